@@ -1,0 +1,1 @@
+"""Command-line edge: click commands that parse, call one api function and render."""

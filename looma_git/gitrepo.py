@@ -1,0 +1,68 @@
+"""Locating a repository: work tree, git dir, common dir, looma's state dir."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from looma_git.errors import NotARepositoryError
+
+
+@dataclass(frozen=True)
+class RepoPaths:
+    """Where a repository lives. `common_dir` is shared by all linked worktrees."""
+
+    worktree: Path | None  # None for a bare repository
+    git_dir: Path
+    common_dir: Path
+
+    @property
+    def is_bare(self) -> bool:
+        return self.worktree is None
+
+    @property
+    def state_dir(self) -> Path:
+        """`<git-common-dir>/looma`: local, never shared, a cache of ledger + transcripts."""
+        return self.common_dir / "looma"
+
+    @property
+    def store_db(self) -> Path:
+        return self.state_dir / "store.db"
+
+
+def find_repo(start: str | os.PathLike[str] | None = None) -> RepoPaths:
+    """Resolve the repository containing `start` (default: cwd) with one `git rev-parse`."""
+    cwd = Path(start) if start is not None else Path.cwd()
+    try:
+        proc = subprocess.run(
+            ["git", "rev-parse", "--is-bare-repository", "--absolute-git-dir", "--git-common-dir",
+             "--show-toplevel"],
+            cwd=cwd, capture_output=True, text=True, check=False,
+        )
+    except (FileNotFoundError, NotADirectoryError) as exc:
+        raise NotARepositoryError(f"cannot run git in {cwd}: {exc}") from exc
+    lines = proc.stdout.splitlines()
+    if proc.returncode != 0 and len(lines) < 3:
+        raise NotARepositoryError(
+            f"not a git repository: {cwd}",
+            hint="run looma inside a git repository (or `git init` first)",
+        )
+    bare = lines[0].strip() == "true"
+    git_dir = Path(lines[1])
+    common = Path(lines[2])
+    if not common.is_absolute():
+        common = (cwd / common).resolve()
+    worktree = None if bare or len(lines) < 4 else Path(lines[3])
+    return RepoPaths(worktree=worktree, git_dir=git_dir, common_dir=common.resolve())
+
+
+def require_worktree(paths: RepoPaths) -> Path:
+    """The work tree, or a clear error in a bare repository."""
+    if paths.worktree is None:
+        raise NotARepositoryError(
+            f"{paths.common_dir} is a bare repository; looma needs a work tree",
+            hint="run looma in a clone with a working tree",
+        )
+    return paths.worktree

@@ -1,0 +1,1 @@
+"""Git hook shims: template, install/uninstall, the queue and its drainer."""

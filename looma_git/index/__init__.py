@@ -1,0 +1,1 @@
+"""The local, rebuildable index: store.db, Tantivy, sqlite-vec and the embedder."""

@@ -1,0 +1,1 @@
+"""Ingestion: the Adapter protocol, the registry and one module per agent."""

@@ -1,0 +1,111 @@
+"""The Adapter protocol and the small value types every adapter and the engine share."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from looma_git.model import NormalizedEvent
+
+
+@dataclass(frozen=True)
+class DiscoveryEnv:
+    """What discovery may look at: the user's home and the relevant environment variables.
+
+    Built by the edge (CLI/hook) from os.environ; adapters never read os.environ themselves.
+    `overrides` maps an agent name to explicit paths from `--source AGENT=PATH`; when an agent
+    has overrides, only those paths are searched for it.
+    """
+
+    home: Path
+    environ: Mapping[str, str] = field(default_factory=dict)
+    overrides: Mapping[str, tuple[Path, ...]] = field(default_factory=dict)
+    platform: str = "linux"  # sys.platform of the edge: "linux", "darwin", "win32"
+
+    def xdg(self, var: str, default_rel: str) -> Path:
+        """An XDG base directory honouring the variable, else `~/<default_rel>`."""
+        value = self.environ.get(var)
+        return Path(value) if value else self.home / default_rel
+
+
+@dataclass(frozen=True)
+class Source:
+    """One thing an adapter reads: a transcript file, a SQLite database or a directory tree."""
+
+    agent: str
+    path: Path
+    kind: str  # "jsonl" | "json" | "sqlite" | "text" | "dir" | "meta"
+    key: str = ""  # stable identity when `path` alone is not enough (e.g. a composer id)
+
+    @property
+    def source_id(self) -> str:
+        return f"{self.agent}:{self.path}{'#' + self.key if self.key else ''}"
+
+
+@dataclass(frozen=True)
+class Cursor:
+    """How far a source was read. Persisted by the engine, opaque except for these fields."""
+
+    offset: int = 0  # bytes of complete lines consumed from an append-only file
+    head_fp: str = ""  # fingerprint of the file head when `offset` was recorded
+    content_hash: str = ""  # hash of a rewritten file / database snapshot already read
+    state: str = ""  # adapter-private JSON (e.g. pending streaming-split merge state)
+
+
+@dataclass(frozen=True)
+class Skip:
+    """A record that was not turned into an event, with a stable reason key and where it was."""
+
+    reason: str  # e.g. "bad_json", "not_object", "truncated_line", "too_large", "too_deep",
+    #              "invalid_utf8", "locked", "unreadable", "unknown_type", "encrypted"
+    location: str  # "path:line" or "path#key"
+
+
+@dataclass
+class ReadResult:
+    """What one `Adapter.read` call produced."""
+
+    events: list[NormalizedEvent]
+    cursor: Cursor
+    skips: list[Skip] = field(default_factory=list)
+    noise: dict[str, int] = field(default_factory=dict)  # dropped-as-noise counts by reason
+    notes: list[str] = field(default_factory=list)  # plain-language facts (e.g. Windsurf)
+
+
+@runtime_checkable
+class Adapter(Protocol):
+    """One agent's on-disk format. Parses and normalizes; nothing else (no store, no env)."""
+
+    name: str  # the agent name, one of looma_git.model.AGENTS
+
+    def discover(self, env: DiscoveryEnv) -> list[Source]:
+        """Every source this agent has under `env` (existing paths only; never raises)."""
+        ...
+
+    def read(self, source: Source, cursor: Cursor | None) -> ReadResult:
+        """Events after `cursor` (None: from the start). Bad records become Skips, never raise."""
+        ...
+
+
+def event_id(*parts: object) -> str:
+    """A content-addressed event id: sha256 over the canonical JSON of `parts`, 32 hex."""
+    blob = json.dumps(parts, sort_keys=True, ensure_ascii=False, separators=(",", ":"),
+                      default=str)
+    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+HEAD_BYTES = 4096
+
+
+def head_fingerprint(path: Path, offset: int) -> str:
+    """sha256 of the first min(offset, 4 KiB) bytes: a file whose head changed under a cursor
+    was truncated or replaced, and is rescanned (events dedupe by id)."""
+    try:
+        with path.open("rb") as fh:
+            return hashlib.sha256(fh.read(min(offset, HEAD_BYTES))).hexdigest()[:16]
+    except OSError:
+        return ""

@@ -1,0 +1,123 @@
+"""Bounded, resumable reading of JSONL files: complete lines only, bad lines become Skips."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from looma_git.ingest.base import Skip
+
+MAX_LINE_BYTES = 16 * 1024 * 1024  # a longer line is skipped ("too_large") without loading it
+CHUNK = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Line:
+    """One complete JSONL record: its parsed object, 1-based line number and end offset."""
+
+    obj: dict[str, Any]
+    lineno: int
+    end: int  # byte offset just past this line's newline
+
+
+def _decode(raw: bytes) -> tuple[str, bool]:
+    """UTF-8 decode; invalid bytes are replaced (and reported) rather than losing the line."""
+    try:
+        return raw.decode("utf-8"), False
+    except UnicodeDecodeError:
+        return raw.decode("utf-8", "replace"), True
+
+
+def _scrub_surrogates(value: Any) -> Any:
+    """Replace lone surrogates (from JSON `\\ud800` escapes) so text is valid UTF-8 downstream."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "replace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_scrub_surrogates(k): _scrub_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrub_surrogates(v) for v in value]
+    return value
+
+
+def parse_json_line(text: str) -> tuple[Any, str | None]:
+    """json.loads with the failure reason instead of an exception (deep nesting included)."""
+    try:
+        return json.loads(text), None
+    except RecursionError:
+        return None, "too_deep"
+    except ValueError:
+        return None, "bad_json"
+
+
+def iter_jsonl(path: Path, start: int = 0, skips: list[Skip] | None = None,
+               max_line: int = MAX_LINE_BYTES) -> Iterator[Line]:
+    """Yield complete object lines from byte offset `start`.
+
+    A final line without a newline is left unread (the agent may still be writing it); its
+    offset is not consumed, so the next run sees it whole. Every other bad line is appended to
+    `skips` with a reason and consumed. Memory stays bounded by `max_line`.
+    """
+    sink = skips if skips is not None else []
+    lineno = 0
+    try:
+        fh = path.open("rb")
+    except OSError:
+        sink.append(Skip("unreadable", str(path)))
+        return
+    with fh:
+        if start:
+            # Count lines before `start` only cheaply: line numbers are for humans, so we
+            # number from the cursor when resuming (location says "+N").
+            fh.seek(start)
+        pos = start
+        while True:
+            raw = fh.readline(max_line + 1)
+            if not raw:
+                return
+            if len(raw) > max_line and not raw.endswith(b"\n"):
+                # Too long: skip to the end of this line without holding it in memory.
+                consumed = len(raw)
+                complete = False
+                while True:
+                    chunk = fh.readline(CHUNK)
+                    if not chunk:
+                        break
+                    consumed += len(chunk)
+                    if chunk.endswith(b"\n"):
+                        complete = True
+                        break
+                if not complete:
+                    return  # a huge partial last line: wait for it to finish
+                lineno += 1
+                pos += consumed
+                sink.append(Skip("too_large", f"{path}:{_loc(start, lineno)}"))
+                continue
+            if not raw.endswith(b"\n"):
+                return  # partial last line
+            lineno += 1
+            pos += len(raw)
+            body = raw.strip()
+            if not body:
+                continue
+            text, bad_utf8 = _decode(body)
+            if bad_utf8:
+                sink.append(Skip("invalid_utf8", f"{path}:{_loc(start, lineno)}"))
+            obj, err = parse_json_line(text)
+            if err:
+                sink.append(Skip(err, f"{path}:{_loc(start, lineno)}"))
+                continue
+            if not isinstance(obj, dict):
+                sink.append(Skip("not_object", f"{path}:{_loc(start, lineno)}"))
+                continue
+            yield Line(obj=_scrub_surrogates(obj), lineno=lineno, end=pos)
+
+
+def _loc(start: int, lineno: int) -> str:
+    return str(lineno) if start == 0 else f"@{start}+{lineno}"

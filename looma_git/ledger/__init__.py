@@ -1,0 +1,1 @@
+"""The ledger: ops, canonical hashing, Lamport order, fold to state, constraints."""

@@ -1,0 +1,1 @@
+"""The MCP server over the api (optional extra)."""

@@ -1,0 +1,1 @@
+"""The refinery: extraction, work signals, resolution, confidence and promotion."""

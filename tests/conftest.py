@@ -1,0 +1,37 @@
+"""Every test runs with a scrubbed git environment: its own HOME, no GIT_* from the caller."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import make_repo
+
+_KEEP = {"PATH", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", "SYSTEMROOT",
+         "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "PYTHONHASHSEED"}
+
+
+@pytest.fixture(autouse=True)
+def scrubbed_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+    """A fresh HOME with a minimal gitconfig; GIT_*, XDG_* and agent variables removed."""
+    home = tmp_path_factory.mktemp("home")
+    for key in list(os.environ):
+        if key not in _KEEP:
+            monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("LOOMA_NO_PROGRESS", "1")
+    (home / ".gitconfig").write_text(
+        "[user]\n\tname = Test User\n\temail = test@example.com\n"
+        "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
+        "[protocol \"file\"]\n\tallow = always\n"
+    )
+    return home
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A real git repository with one commit."""
+    return make_repo(tmp_path / "repo")

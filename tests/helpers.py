@@ -1,0 +1,58 @@
+"""Test helpers: run git and looma against real repositories in temp dirs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = REPO_ROOT / "fixtures"
+
+
+def git(cwd: Path, *args: str, check: bool = True, env: dict[str, str] | None = None,
+        input: str | None = None) -> str:
+    """Run the real git binary; return stdout (stripped of the final newline)."""
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
+                          env=env, input=input)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed ({proc.returncode}): {proc.stderr}")
+    return proc.stdout.rstrip("\n")
+
+
+def looma(cwd: Path, *args: str, check: bool = True, env: dict[str, str] | None = None,
+          input: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run `python -m looma_git ARGS` as a real subprocess (the installed CLI's code path)."""
+    proc = subprocess.run([sys.executable, "-m", "looma_git", *args], cwd=cwd,
+                          capture_output=True, text=True, env=env or dict(os.environ),
+                          input=input, timeout=timeout)
+    if check and proc.returncode != 0:
+        raise AssertionError(
+            f"looma {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def make_repo(path: Path, *, commits: int = 1) -> Path:
+    """A real repository with `commits` commits on main."""
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "-q", "-b", "main")
+    for i in range(commits):
+        (path / f"file{i}.txt").write_text(f"content {i}\n")
+        git(path, "add", "-A")
+        git(path, "commit", "-q", "-m", f"commit {i}")
+    return path
+
+
+def commit_file(repo: Path, relpath: str, content: str, message: str,
+                date: str | None = None) -> str:
+    """Write one file and commit it; return the new sha."""
+    target = repo / relpath
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(content)
+    git(repo, "add", relpath)
+    env = None
+    if date:
+        env = dict(os.environ, GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
+    git(repo, "commit", "-q", "-m", message, env=env)
+    return git(repo, "rev-parse", "HEAD")
