@@ -1,0 +1,96 @@
+"""The refinery's inputs: sessions and their events read from store.db as frozen values."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import defaultdict
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ToolUse:
+    """One tool call of an event, with the repo-relative files it touched."""
+
+    kind: str  # edit | write | read | shell | search | task | web | other
+    name: str
+    command: str | None
+    exit_code: int | None
+    is_error: bool
+    test_outcome: str | None
+    files: tuple[str, ...]  # repo-relative; escaping paths are never here
+
+
+@dataclass(frozen=True)
+class Event:
+    """One stored message of a session."""
+
+    event_id: str
+    seq: int
+    ts: str
+    role: str
+    text: str
+    branch: str | None
+    tools: tuple[ToolUse, ...]
+
+
+@dataclass(frozen=True)
+class Session:
+    """An attributed session with its ordered events."""
+
+    agent: str
+    session_id: str
+    branch: str | None
+    events: tuple[Event, ...]
+
+    @property
+    def key(self) -> str:
+        return f"{self.agent}:{self.session_id}"
+
+
+def load_sessions(conn: sqlite3.Connection) -> list[Session]:
+    """Every stored session in a deterministic order (first event time, agent, id)."""
+    tools: dict[str, list[tuple[int, ToolUse]]] = defaultdict(list)
+    files: dict[tuple[str, int], list[str]] = defaultdict(list)
+    for row in conn.execute(
+        "SELECT event_id, idx, relpath FROM tool_files WHERE relpath IS NOT NULL "
+        "ORDER BY event_id, idx, relpath"
+    ):
+        files[(row[0], row[1])].append(row[2])
+    for row in conn.execute(
+        "SELECT event_id, idx, name, kind, command, exit_code, is_error, test_outcome "
+        "FROM tool_calls ORDER BY event_id, idx"
+    ):
+        fs = tuple(dict.fromkeys(files.get((row[0], row[1]), ())))
+        tools[row[0]].append((row[1], ToolUse(
+            kind=row[3] or "other", name=row[2] or "", command=row[4],
+            exit_code=row[5], is_error=bool(row[6]), test_outcome=row[7], files=fs)))
+    by_session: dict[tuple[str, str], list[Event]] = defaultdict(list)
+    for row in conn.execute(
+        "SELECT event_id, agent, session_id, seq, ts, role, text, branch FROM events "
+        "ORDER BY agent, session_id, seq, event_id"
+    ):
+        by_session[(row[1], row[2])].append(Event(
+            event_id=row[0], seq=row[3] or 0, ts=row[4] or "", role=row[5] or "",
+            text=row[6] or "", branch=row[7],
+            tools=tuple(t for _, t in sorted(tools.get(row[0], []), key=lambda x: x[0]))))
+    branches: dict[tuple[str, str], str | None] = {}
+    for row in conn.execute("SELECT agent, session_id, git_branch FROM sessions"):
+        branches[(row[0], row[1])] = row[2]
+    sessions = [
+        Session(agent=a, session_id=s, branch=branches.get((a, s)) or _first_branch(evs),
+                events=tuple(evs))
+        for (a, s), evs in by_session.items()
+    ]
+    sessions.sort(key=lambda s: (_first_ts(s), s.agent, s.session_id))
+    return sessions
+
+
+def _first_branch(events: list[Event]) -> str | None:
+    for ev in events:
+        if ev.branch:
+            return ev.branch
+    return None
+
+
+def _first_ts(s: Session) -> str:
+    return min((e.ts for e in s.events if e.ts), default="")

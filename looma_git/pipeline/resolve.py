@@ -1,0 +1,161 @@
+"""Resolution: work signals assigned to WorkItem clusters, ledger constraints first, then score."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+
+from rapidfuzz import fuzz
+
+from looma_git.pipeline.signals import WorkSignal, parse_ts
+from looma_git.pipeline.text import title_from_prompt
+
+# Resolution weights (DESIGN §4: file overlap the largest) and thresholds, in one place.
+W_COSINE = 0.20
+W_FILES = 0.45
+W_SHARED = 0.15
+W_TEMPORAL = 0.10
+W_ALIAS = 0.10
+HIGH = 0.45  # assign to the cluster
+LOW = 0.20  # between LOW and HIGH: a new cluster with a weak RELATED edge
+TEMPORAL_HALF_LIFE_S = 6 * 3600
+TRUNK_BRANCHES = frozenset({"main", "master", "trunk", "develop", "HEAD", ""})
+
+
+@dataclass(frozen=True)
+class Seed:
+    """A WorkItem already in the ledger: resolution starts from it and obeys its constraints."""
+
+    id: str
+    title: str
+    files: frozenset[str]
+    aliases: tuple[str, ...]
+    sessions: frozenset[str]  # "agent:session"
+    branch: str | None
+    quarantined: bool = False  # false positive: windows routed here are swallowed
+
+
+@dataclass
+class Cluster:
+    """A WorkItem under construction."""
+
+    id: str
+    seed: Seed | None = None
+    windows: list[WorkSignal] = field(default_factory=list)
+    files: Counter[str] = field(default_factory=Counter)
+    read: Counter[str] = field(default_factory=Counter)
+    terms: Counter[str] = field(default_factory=Counter)
+    aliases: list[str] = field(default_factory=list)
+    branches: Counter[str] = field(default_factory=Counter)
+    commits: set[str] = field(default_factory=set)
+    related: dict[str, float] = field(default_factory=dict)
+    last_ts: float = 0.0
+
+    def add(self, w: WorkSignal) -> None:
+        self.windows.append(w)
+        self.files.update(w.edited)
+        self.read.update(w.read)
+        self.terms.update(w.term_counts())
+        self.commits.update(w.commits)
+        if w.branch and w.branch not in TRUNK_BRANCHES:
+            self.branches[w.branch] += 1
+        alias = title_from_prompt(w.first_prompt) if w.first_prompt else ""
+        if alias and alias != "Untitled work" and alias not in self.aliases:
+            self.aliases.append(alias)
+        self.last_ts = max(self.last_ts, parse_ts(w.end_ts))
+
+    @property
+    def readonly(self) -> bool:
+        return not self.files and not self.commits and not (self.seed and self.seed.files)
+
+    @property
+    def sessions(self) -> set[str]:
+        out = {w.session_key for w in self.windows}
+        if self.seed:
+            out |= set(self.seed.sessions)
+        return out
+
+    def all_files(self) -> set[str]:
+        return set(self.files) | (set(self.seed.files) if self.seed else set())
+
+
+def _cosine(a: Counter[str], b: Counter[str]) -> float:
+    if not a or not b:
+        return 0.0
+    dot = sum(v * b.get(k, 0) for k, v in a.items())
+    na = math.sqrt(sum(v * v for v in a.values()))
+    nb = math.sqrt(sum(v * v for v in b.values()))
+    return dot / (na * nb) if na and nb else 0.0
+
+
+def _overlap(a: set[str] | frozenset[str], b: set[str]) -> float:
+    """Overlap coefficient: a session touching a subset of an effort's files still matches."""
+    if not a or not b:
+        return 0.0
+    return len(a & b) / min(len(a), len(b))
+
+
+def score(w: WorkSignal, c: Cluster) -> tuple[float, dict[str, float]]:
+    """The resolution score of a window against a cluster, with its parts."""
+    files = c.all_files()
+    if w.edited:
+        f = _overlap(w.edited, files)
+    else:
+        f = 0.5 * _overlap(w.read, files)
+    cos = _cosine(w.term_counts(), c.terms)
+    shared = 1.0 if ((w.branch and w.branch not in TRUNK_BRANCHES and
+                      (w.branch in c.branches or (c.seed and c.seed.branch == w.branch)))
+                     or (w.commits & c.commits)) else 0.0
+    t0 = parse_ts(w.start_ts)
+    temporal = 0.0
+    if t0 and c.last_ts:
+        temporal = math.exp(-abs(t0 - c.last_ts) / TEMPORAL_HALF_LIFE_S)
+    alias = 0.0
+    title = title_from_prompt(w.first_prompt) if w.first_prompt else ""
+    names = c.aliases + ([c.seed.title] if c.seed else [])
+    if title and names:
+        alias = max(fuzz.token_set_ratio(title.lower(), n.lower()) for n in names) / 100.0
+    total = (W_COSINE * cos + W_FILES * f + W_SHARED * shared + W_TEMPORAL * temporal
+             + W_ALIAS * alias)
+    return total, {"cosine": cos, "files": f, "shared": shared, "temporal": temporal,
+                   "alias": alias}
+
+
+def _cluster_id(w: WorkSignal) -> str:
+    return "lw_" + hashlib.sha256(w.key.encode()).hexdigest()[:10]
+
+
+def resolve(windows: list[WorkSignal], seeds: list[Seed]) -> list[Cluster]:
+    """Assign windows (in time order) to clusters. Ledger seeds route their own sessions first;
+    a read-only window joins an effort only on a high score and never founds a confident one."""
+    clusters: list[Cluster] = []
+    by_session: dict[str, list[Cluster]] = {}
+    for s in seeds:
+        c = Cluster(id=s.id, seed=s, aliases=list(s.aliases))
+        c.files.update({f: 1 for f in s.files})
+        for f in s.files:
+            for t in f.replace("/", " ").replace(".", " ").split():
+                c.terms[t.lower()] += 1
+        clusters.append(c)
+        for sk in s.sessions:
+            by_session.setdefault(sk, []).append(c)
+    for w in sorted(windows, key=lambda x: (parse_ts(x.start_ts), x.key)):
+        routed = by_session.get(w.session_key)
+        if routed:
+            best = max(routed, key=lambda c: (score(w, c)[0], c.id)) if len(routed) > 1 \
+                else routed[0]
+            best.add(w)
+            continue
+        ranked = sorted(((score(w, c)[0], c.id, c) for c in clusters), key=lambda x: (-x[0], x[1]))
+        top = ranked[0] if ranked else None
+        if top and top[0] >= HIGH:
+            top[2].add(w)
+            continue
+        new = Cluster(id=_cluster_id(w))
+        new.add(w)
+        if top and top[0] > LOW and not w.is_readonly:
+            new.related[top[1]] = round(top[0], 4)
+        clusters.append(new)
+    return [c for c in clusters if c.windows or c.seed]

@@ -1,0 +1,142 @@
+"""Work signals: sessions cut into windows, with the git facts each window carries."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime
+
+from looma_git.pipeline.inputs import Session
+from looma_git.pipeline.text import path_terms, tokens
+
+WINDOW_GAP_S = 3 * 3600  # a pause this long starts a new window of the same session
+
+_SHA = re.compile(r"\b[0-9a-f]{7,40}\b")
+_PR_URL = re.compile(r"https?://[^\s/]+/[\w.\-]+/[\w.\-]+/pulls?/(\d+)")
+_PR_REF = re.compile(r"\b(?:PR|pull request|pull/)\s*#?(\d{1,6})\b", re.I)
+_BRANCH_CMD = re.compile(
+    r"git\s+(?:checkout\s+-[bB]|switch\s+-[cC]|branch)\s+([A-Za-z0-9._/\-]+)")
+
+
+@dataclass(frozen=True)
+class WorkSignal:
+    """What one window of one session worked on."""
+
+    key: str  # "agent:session#n"
+    agent: str
+    session_id: str
+    index: int
+    start_ts: str
+    end_ts: str
+    edited: frozenset[str]
+    read: frozenset[str]
+    commands: tuple[tuple[str, int | None, str | None], ...]
+    commits: frozenset[str]  # full shas mentioned and validated by object existence
+    branch: str | None
+    prs: frozenset[str]
+    terms: tuple[tuple[str, int], ...]  # top topic terms with counts
+    first_prompt: str
+    event_ids: tuple[str, ...]
+
+    @property
+    def session_key(self) -> str:
+        return f"{self.agent}:{self.session_id}"
+
+    @property
+    def is_readonly(self) -> bool:
+        """Only read: no edits, no commits. Never creates a high-confidence WorkItem."""
+        return not self.edited and not self.commits
+
+    def term_counts(self) -> Counter[str]:
+        return Counter(dict(self.terms))
+
+
+def parse_ts(ts: str) -> float:
+    """Seconds since the epoch for an ISO timestamp; 0 when unknown."""
+    if not ts:
+        return 0.0
+    try:
+        return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return 0.0
+
+
+def windows_of(session: Session, known: frozenset[str],
+               sha_lookup: dict[str, str]) -> list[WorkSignal]:
+    """Cut a session at long pauses; extract each window's deterministic signals."""
+    groups: list[list[int]] = []
+    last = None
+    for i, ev in enumerate(session.events):
+        t = parse_ts(ev.ts)
+        if not groups or (last and t and t - last >= WINDOW_GAP_S):
+            groups.append([])
+        groups[-1].append(i)
+        if t:
+            last = t
+    out = []
+    for n, idxs in enumerate(groups):
+        evs = [session.events[i] for i in idxs]
+        edited: set[str] = set()
+        read: set[str] = set()
+        commands: list[tuple[str, int | None, str | None]] = []
+        commits: set[str] = set()
+        prs: set[str] = set()
+        branch = session.branch
+        terms: Counter[str] = Counter()
+        first_prompt = ""
+        for ev in evs:
+            for tool in ev.tools:
+                valid = [f for f in tool.files if f in known]
+                if tool.kind in ("edit", "write"):
+                    edited.update(valid)
+                elif tool.kind == "read":
+                    read.update(valid)
+                if tool.kind == "shell" and tool.command:
+                    commands.append((tool.command[:300], tool.exit_code, tool.test_outcome))
+                    m = _BRANCH_CMD.search(tool.command)
+                    if m:
+                        branch = m.group(1)
+                    for sha in _SHA.findall(tool.command):
+                        if sha in sha_lookup:
+                            commits.add(sha_lookup[sha])
+            if ev.branch and not branch:
+                branch = ev.branch
+            if ev.role in ("user", "assistant"):
+                for sha in _SHA.findall(ev.text):
+                    if sha in sha_lookup:
+                        commits.add(sha_lookup[sha])
+                prs.update(_PR_URL.findall(ev.text))
+                prs.update(_PR_REF.findall(ev.text))
+                weight = 2 if ev.role == "user" else 1
+                for tok in tokens(ev.text[:4000]):
+                    terms[tok] += weight
+                if ev.role == "user" and not first_prompt and ev.text.strip():
+                    first_prompt = ev.text.strip()[:500]
+        for f in edited:
+            for t in path_terms(f):
+                terms[t] += 3
+        ts = [e.ts for e in evs if e.ts]
+        top = tuple(sorted(terms.items(), key=lambda kv: (-kv[1], kv[0]))[:40])
+        out.append(WorkSignal(
+            key=f"{session.agent}:{session.session_id}#{n}", agent=session.agent,
+            session_id=session.session_id, index=n, start_ts=min(ts, default=""),
+            end_ts=max(ts, default=""), edited=frozenset(edited), read=frozenset(read),
+            commands=tuple(commands), commits=frozenset(commits), branch=branch,
+            prs=frozenset(prs), terms=top, first_prompt=first_prompt,
+            event_ids=tuple(e.event_id for e in evs)))
+    return out
+
+
+def sha_candidates(sessions: list[Session]) -> list[str]:
+    """Every sha-looking token in any session (to validate in one git call)."""
+    found: set[str] = set()
+    for s in sessions:
+        for ev in s.events:
+            if ev.role in ("user", "assistant"):
+                found.update(_SHA.findall(ev.text))
+            for tool in ev.tools:
+                if tool.command:
+                    found.update(_SHA.findall(tool.command))
+    # Pure-digit tokens are numbers, not shas.
+    return sorted(s for s in found if not s.isdigit())

@@ -1,0 +1,85 @@
+"""Small text utilities shared by the refinery: tokens, stopwords, titles."""
+
+from __future__ import annotations
+
+import re
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_\-]{2,}")
+
+STOPWORDS = frozenset("""
+a about above after again all also am an and any are as at be because been before being
+below between both but by can could did do does doing done don down during each few for from
+further get got had has have having he her here hers him his how i if in into is it its itself
+just let lets like make me might more most must my need no nor not now of off on once only or
+other our ours out over own please same she should so some such than that the their theirs them
+then there these they this those through to too under until up us use used using very want was
+we were what when where which while who whom why will with would you your yours yes okay ok
+sure thanks thank great good file files code change changes update updated add added now new
+run running test tests check looks look see think going also can't won't it's i'll we'll let's
+implement implementing implemented fix fixed fixing work working task first next still then
+should could would one two three via into onto within without able done way right maybe
+""".split())
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-cased content words (stopwords removed, trailing plural 's' folded)."""
+    out: list[str] = []
+    for m in _WORD.finditer(text):
+        w = m.group(0).lower().strip("-_")
+        if len(w) < 3 or w in STOPWORDS:
+            continue
+        if len(w) > 4 and w.endswith("s") and not w.endswith("ss"):
+            w = w[:-1]
+        out.append(w)
+    return out
+
+
+def path_terms(path: str) -> list[str]:
+    """Topic terms from a file path: its directory names and stem."""
+    parts = re.split(r"[/\\._\-]", path.lower())
+    return [p for p in parts if len(p) >= 3 and p not in STOPWORDS
+            and p not in {"py", "tests", "test", "src", "lib", "init", "main", "index"}]
+
+
+_LEAD = re.compile(
+    r"^(?:hi|hey|hello|ok(?:ay)?|so|now|please|pls|can you|could you|would you|"
+    r"i want you to|i'd like you to|i need you to|let's|lets|we need to|we should|help me|"
+    r"i want to|go ahead and)\b[\s,:]*", re.I)
+
+
+def title_from_prompt(prompt: str, max_words: int = 7) -> str:
+    """A short Title Case title from the first user prompt of a window."""
+    text = re.sub(r"```.*?```", " ", prompt, flags=re.S)
+    text = re.sub(r"\s+", " ", text).strip()
+    first = re.split(r"(?<=[.!?])\s|\n", text, maxsplit=1)[0]
+    prev = None
+    while prev != first:
+        prev = first
+        first = _LEAD.sub("", first).strip()
+    words = [w.strip(".,;:!?\"'()[]") for w in first.split()]
+    words = [w for w in words if w][:max_words]
+    if not words:
+        return "Untitled work"
+    small = {"a", "an", "the", "of", "to", "in", "on", "for", "and", "or", "with", "from", "by"}
+    titled = [w if (w.isupper() and len(w) > 1) or any(c.isupper() for c in w[1:])
+              else (w if (i and w.lower() in small) else w[:1].upper() + w[1:])
+              for i, w in enumerate(words)]
+    return " ".join(titled)
+
+
+KIND_RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("bugfix", ("fix", "bug", "broken", "crash", "error", "regression", "fails", "failing",
+                "issue", "expires", "race")),
+    ("migration", ("migrate", "migration", "upgrade", "port ")),
+    ("refactor", ("refactor", "rename", "clean up", "cleanup", "restructure", "extract ")),
+    ("investigation", ("investigate", "why does", "figure out", "look into", "profile")),
+)
+
+
+def kind_from_text(text: str) -> str:
+    """feature | bugfix | refactor | migration | investigation from the opening request."""
+    low = text.lower()
+    for kind, keys in KIND_RULES:
+        if any(k in low for k in keys):
+            return kind
+    return "feature"
