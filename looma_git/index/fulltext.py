@@ -1,0 +1,355 @@
+"""The Tantivy full-text index over generic documents: schema, safe query building, writes, snippets."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from looma_git.errors import InvalidDataError, LockError, ReadOnlyError
+from looma_git.index.meta import file_lock
+
+if TYPE_CHECKING:
+    import tantivy
+
+DOC_TYPES = frozenset({"message", "workitem", "memory", "session"})
+
+TITLE_BOOST = 3.0
+BODY_BOOST = 1.0
+SNIPPET_CHARS = 160
+MARK_OPEN, MARK_CLOSE = "«", "»"
+
+# Tantivy needs >= 15 MB heap per writer thread; 50 MB keeps bulk loads to few flushes.
+_WRITER_HEAP = 50_000_000
+# Tantivy's own lock can still be busy briefly after our flock is granted (a writer from a
+# process that does not use our lock, or one still dropping): retry this long.
+_LOCKBUSY_RETRY_SECONDS = 5.0
+# Files Tantivy creates in an index directory; only these are removed on rebuild, so a
+# wrong path handed to us can never cost the caller unrelated files.
+_TANTIVY_FILE = re.compile(r"^(meta\.json|\.managed\.json|\.tantivy-.*\.lock|[0-9a-f]{32}(\.\d+)?\.\w+)$")
+
+
+@dataclass(frozen=True)
+class Doc:
+    """One document to index. `doc_id` is the unique key; `ts` is a Unix timestamp."""
+
+    doc_id: str
+    doc_type: str
+    title: str = ""
+    body: str = ""
+    ts: int = 0
+    workitem: str | None = None
+    agent: str | None = None
+    session: str | None = None
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One search result; `snippet` is plain text with matched terms wrapped in «».."""
+
+    doc_id: str
+    doc_type: str
+    workitem: str | None
+    session: str | None
+    title: str
+    score: float
+    snippet: str
+    ts: int = 0
+
+
+def _build_schema() -> tantivy.Schema:
+    import tantivy
+
+    sb = tantivy.SchemaBuilder()
+    sb.add_text_field("doc_id", stored=True, tokenizer_name="raw")
+    sb.add_text_field("doc_type", stored=True, tokenizer_name="raw")
+    sb.add_text_field("workitem", stored=True, tokenizer_name="raw")
+    sb.add_text_field("agent", stored=False, tokenizer_name="raw")
+    sb.add_text_field("session", stored=True, tokenizer_name="raw")
+    sb.add_text_field("title", stored=True, tokenizer_name="en_stem")
+    sb.add_text_field("body", stored=True, tokenizer_name="en_stem")
+    sb.add_integer_field("ts", stored=True, indexed=True, fast=True)
+    return sb.build()
+
+
+def _build_analyzer() -> tantivy.TextAnalyzer:
+    """The same pipeline as Tantivy's built-in `en_stem`, so query terms equal indexed terms."""
+    import tantivy
+
+    return (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+        .filter(tantivy.Filter.remove_long(40))
+        .filter(tantivy.Filter.lowercase())
+        .filter(tantivy.Filter.stemmer("english"))
+        .build()
+    )
+
+
+def _check_doc(doc: Doc) -> None:
+    if not isinstance(doc.doc_id, str) or not doc.doc_id:
+        raise InvalidDataError(f"document id must be a non-empty string, got {doc.doc_id!r}")
+    if doc.doc_type not in DOC_TYPES:
+        raise InvalidDataError(
+            f"document {doc.doc_id!r} has unknown type {doc.doc_type!r}",
+            hint=f"one of {', '.join(sorted(DOC_TYPES))}",
+        )
+
+
+def _to_tantivy(doc: Doc) -> tantivy.Document:
+    import tantivy
+
+    _check_doc(doc)
+    fields: dict[str, Any] = {
+        "doc_id": doc.doc_id,
+        "doc_type": doc.doc_type,
+        "title": doc.title or "",
+        "body": doc.body or "",
+        "ts": int(doc.ts),
+    }
+    # Absent keys stay absent (not ""), so a term filter on "" never matches them.
+    for key in ("workitem", "agent", "session"):
+        value = getattr(doc, key)
+        if value:
+            fields[key] = value
+    return tantivy.Document(**fields)
+
+
+def mark_ranges(text: str, ranges: Iterable[tuple[int, int]]) -> str:
+    """Wrap the UTF-8 byte ranges Tantivy reports as highlighted in «» (plain text out)."""
+    raw = text.encode("utf-8")
+    out: list[bytes] = []
+    pos = 0
+    for start, end in sorted(ranges):
+        if start < pos or end <= start or end > len(raw):
+            continue
+        out += [raw[pos:start], MARK_OPEN.encode(), raw[start:end], MARK_CLOSE.encode()]
+        pos = end
+    out.append(raw[pos:])
+    return b"".join(out).decode("utf-8", errors="replace")
+
+
+def _first(doc: tantivy.Document, field: str) -> Any:
+    values = doc.to_dict().get(field) or []
+    return values[0] if values else None
+
+
+class FullTextIndex:
+    """A Tantivy index in `dir`. Opening never fails on a bad directory: it rebuilds.
+
+    After construction `rebuilt` is True when an existing index was discarded (schema
+    mismatch or corruption) and `created` is True when there was none; in either case
+    `needs_populate` tells the caller to re-add every document.
+    """
+
+    def __init__(self, dir: Path, *, lock_timeout: float = 10.0, writer_threads: int = 1) -> None:
+        self.dir = Path(dir)
+        self.lock_path = self.dir.parent / f"{self.dir.name}.writer.lock"
+        self.lock_timeout = lock_timeout
+        self.writer_threads = max(1, writer_threads)
+        self.rebuilt = False
+        self.created = False
+        self.rebuild_reason: str | None = None
+        self._schema = _build_schema()
+        self._analyzer = _build_analyzer()
+        self._index = self._open()
+
+    @property
+    def needs_populate(self) -> bool:
+        """True when the index is empty because it was just created or rebuilt."""
+        return self.rebuilt or self.created
+
+    # -- opening ------------------------------------------------------------------------
+
+    def _open(self) -> tantivy.Index:
+
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+        except PermissionError as exc:
+            raise ReadOnlyError(f"cannot create index directory {self.dir}: {exc.strerror}") from exc
+        existed = (self.dir / "meta.json").exists()
+        try:
+            index = self._open_checked()
+        except ValueError as exc:
+            # Schema mismatch and corrupt/missing files both surface as ValueError; either
+            # way the index is a cache, so discard it under the writer lock and start over.
+            with file_lock(self.lock_path, self.lock_timeout):
+                index = self._rebuild(str(exc))
+        else:
+            self.created = not existed
+        return index
+
+    def _open_checked(self) -> tantivy.Index:
+        import tantivy
+
+        index = tantivy.Index(self._schema, path=str(self.dir))
+        _ = index.searcher().num_docs  # opens every segment: catches missing/truncated files
+        return index
+
+    def _rebuild(self, reason: str) -> tantivy.Index:
+        import tantivy
+
+        try:  # another process may have rebuilt it while we waited for the lock
+            index = self._open_checked()
+        except ValueError:
+            pass
+        else:
+            self.rebuilt, self.rebuild_reason = True, reason
+            return index
+        for entry in self.dir.iterdir():
+            if entry.is_file() and _TANTIVY_FILE.match(entry.name):
+                entry.unlink()
+        try:
+            index = tantivy.Index(self._schema, path=str(self.dir))
+        except ValueError as exc:
+            raise InvalidDataError(
+                f"cannot rebuild the full-text index in {self.dir}: {exc}",
+                hint="remove the directory; it is a cache that `looma reindex` recreates",
+            ) from exc
+        self.rebuilt, self.rebuild_reason = True, reason
+        return index
+
+    # -- writing ------------------------------------------------------------------------
+
+    @contextmanager
+    def _writer(self) -> Iterator[tantivy.IndexWriter]:
+        """A Tantivy writer held under the looma flock; commits on success, rolls back on error."""
+        with file_lock(self.lock_path, self.lock_timeout):
+            deadline = time.monotonic() + _LOCKBUSY_RETRY_SECONDS
+            while True:
+                try:
+                    writer = self._index.writer(heap_size=_WRITER_HEAP, num_threads=self.writer_threads)
+                    break
+                except ValueError as exc:
+                    if "LockBusy" not in str(exc) or time.monotonic() >= deadline:
+                        if "LockBusy" in str(exc):
+                            raise LockError(f"the full-text index in {self.dir} is locked by another writer") from exc
+                        raise
+                    time.sleep(0.05)
+            try:
+                yield writer
+            except BaseException:
+                writer.rollback()
+                raise
+            writer.commit()
+            writer.wait_merging_threads()
+        self._index.reload()
+
+    def add_many(self, docs: Iterable[Doc], *, replace: bool = True) -> int:
+        """Index `docs` in one writer commit and return how many were added.
+
+        With `replace` (the default) an existing document with the same id is replaced;
+        pass False only when the index is known not to hold these ids (a fresh build).
+        """
+        count = 0
+        with self._writer() as writer:
+            for doc in docs:
+                tdoc = _to_tantivy(doc)
+                if replace:
+                    writer.delete_documents_by_term("doc_id", doc.doc_id)
+                writer.add_document(tdoc)
+                count += 1
+        return count
+
+    def upsert(self, doc: Doc) -> None:
+        """Add `doc`, replacing any document with the same id."""
+        self.add_many([doc])
+
+    def delete(self, doc_id: str) -> None:
+        """Remove the document with this id (no error if absent)."""
+        self.delete_many([doc_id])
+
+    def delete_many(self, doc_ids: Iterable[str]) -> None:
+        """Remove these ids in one commit."""
+        with self._writer() as writer:
+            for doc_id in doc_ids:
+                writer.delete_documents_by_term("doc_id", doc_id)
+
+    def clear(self) -> None:
+        """Remove every document (the directory and schema stay)."""
+        with self._writer() as writer:
+            writer.delete_all_documents()
+
+    # -- reading ------------------------------------------------------------------------
+
+    def count(self) -> int:
+        """Number of live documents in the latest commit."""
+        self._index.reload()
+        return int(self._index.searcher().num_docs)
+
+    def terms(self, text: str) -> list[str]:
+        """`text` analysed exactly as indexed (en_stem), deduplicated in order."""
+        seen: dict[str, None] = {}
+        for term in self._analyzer.analyze(text or ""):
+            seen.setdefault(term, None)
+        return list(seen)
+
+    def _query(self, terms: Sequence[str], types: Iterable[str] | None, workitem: str | None) -> tantivy.Query:
+        from tantivy import Occur, Query
+
+        # Strategy B (LIBRARIES.md §3): no query language, so no user text can be a syntax
+        # error; each term may match title (boosted) or body.
+        should = []
+        for term in terms:
+            should.append((Occur.Should, Query.boost_query(Query.term_query(self._schema, "title", term), TITLE_BOOST)))
+            should.append((Occur.Should, Query.boost_query(Query.term_query(self._schema, "body", term), BODY_BOOST)))
+        text_q = Query.boolean_query(should)
+        must = [(Occur.Must, text_q)]
+        if types is not None:
+            type_list = sorted(set(types))
+            if not type_list:
+                return Query.empty_query()
+            must.append((Occur.Must, Query.boolean_query(
+                [(Occur.Should, Query.term_query(self._schema, "doc_type", t)) for t in type_list])))
+        if workitem is not None:
+            must.append((Occur.Must, Query.term_query(self._schema, "workitem", workitem)))
+        return Query.boolean_query(must) if len(must) > 1 else text_q
+
+    def search(self, text: str, *, types: Iterable[str] | None = None, workitem: str | None = None,
+               limit: int = 20, offset: int = 0) -> list[Hit]:
+        """BM25 search of title (boosted) and body; [] when `text` has no searchable terms.
+
+        `text` is never parsed as a query language: `what's`, `k8s: deploy`, `(x`, `NOT safe`
+        are all just words. `types` restricts doc_type, `workitem` restricts to one WorkItem.
+        """
+        import tantivy
+
+        terms = self.terms(text)
+        if not terms or limit <= 0:
+            return []
+        query = self._query(terms, types, workitem)
+        self._index.reload()  # pick up commits made by other processes
+        searcher = self._index.searcher()
+        result = searcher.search(query, limit, count=False, offset=max(0, offset))
+        if not result.hits:
+            return []
+        body_gen = tantivy.SnippetGenerator.create(searcher, query, self._schema, "body")
+        body_gen.set_max_num_chars(SNIPPET_CHARS)
+        hits: list[Hit] = []
+        for score, address in result.hits:
+            doc = searcher.doc(address)
+            hits.append(Hit(
+                doc_id=str(_first(doc, "doc_id")),
+                doc_type=str(_first(doc, "doc_type")),
+                workitem=_first(doc, "workitem"),
+                session=_first(doc, "session"),
+                title=str(_first(doc, "title") or ""),
+                score=float(score),
+                snippet=self._snippet(body_gen, doc),
+                ts=int(_first(doc, "ts") or 0),
+            ))
+        return hits
+
+    def _snippet(self, body_gen: tantivy.SnippetGenerator, doc: tantivy.Document) -> str:
+        snippet = body_gen.snippet_from_doc(doc)
+        ranges = [(h.start, h.end) for h in snippet.highlighted()]
+        if ranges:
+            return mark_ranges(snippet.fragment(), ranges)
+        # The match was in the title only: show the head of the body, unmarked.
+        body = str(_first(doc, "body") or "")
+        if len(body) <= SNIPPET_CHARS:
+            return body
+        return body[:SNIPPET_CHARS].rsplit(" ", 1)[0] + "…"
