@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,8 @@ class Line:
     obj: dict[str, Any]
     lineno: int
     end: int  # byte offset just past this line's newline
+    start: int = -1  # byte offset of the line's first byte
+    raw: str = ""  # the decoded line text (as read, stripped)
 
 
 def _decode(raw: bytes) -> tuple[str, bool]:
@@ -44,6 +47,11 @@ def _scrub_surrogates(value: Any) -> Any:
     if isinstance(value, list):
         return [_scrub_surrogates(v) for v in value]
     return value
+
+
+# Lone surrogates can only enter through a JSON `\\uD8xx`..`\\uDFxx` escape (decoded UTF-8 never
+# holds one), so only lines containing such an escape need the (recursive) scrub.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
 def parse_json_line(text: str) -> tuple[Any, str | None]:
@@ -116,7 +124,18 @@ def iter_jsonl(path: Path, start: int = 0, skips: list[Skip] | None = None,
             if not isinstance(obj, dict):
                 sink.append(Skip("not_object", f"{path}:{_loc(start, lineno)}"))
                 continue
-            yield Line(obj=_scrub_surrogates(obj), lineno=lineno, end=pos)
+            if _SURROGATE_ESCAPE.search(text):
+                try:
+                    scrubbed = _scrub_surrogates(obj)
+                except RecursionError:
+                    sink.append(Skip("too_deep", f"{path}:{_loc(start, lineno)}"))
+                    continue
+                if scrubbed != obj:  # a valid surrogate pair (emoji) is not a defect
+                    # Counted, not dropped: the line is kept with U+FFFD in place.
+                    sink.append(Skip("lone_surrogate", f"{path}:{_loc(start, lineno)}"))
+                    obj = scrubbed
+                    text = json.dumps(obj, ensure_ascii=False)
+            yield Line(obj=obj, lineno=lineno, end=pos, start=pos - len(raw), raw=text)
 
 
 def _loc(start: int, lineno: int) -> str:

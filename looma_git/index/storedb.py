@@ -1,0 +1,107 @@
+"""The local store.db connection (stdlib sqlite3, WAL) and the ingest tables' schema."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from looma_git.errors import InvalidDataError, ReadOnlyError
+from looma_git.gitrepo import RepoPaths
+
+SCHEMA_VERSION = "1"
+BUSY_TIMEOUT_MS = 10_000
+
+_META = "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT)"
+
+# The refinery reads these tables: keep names and columns stable (add columns, never rename).
+_INGEST_SCHEMA = """
+CREATE TABLE IF NOT EXISTS sessions(agent TEXT, session_id TEXT, project_root TEXT, git_remote TEXT,
+  git_branch TEXT, first_ts TEXT, last_ts TEXT, event_count INTEGER, source_path TEXT,
+  parent_session TEXT, is_subagent INTEGER DEFAULT 0, PRIMARY KEY(agent, session_id));
+CREATE TABLE IF NOT EXISTS events(event_id TEXT PRIMARY KEY, agent TEXT, session_id TEXT, seq INTEGER,
+  ts TEXT, role TEXT, model TEXT, branch TEXT, text TEXT, raw_json TEXT, schema_version TEXT,
+  ingested_at INTEGER, extra TEXT);
+CREATE INDEX IF NOT EXISTS events_session ON events(agent, session_id, seq);
+CREATE INDEX IF NOT EXISTS events_ingested ON events(ingested_at);
+CREATE TABLE IF NOT EXISTS tool_calls(event_id TEXT, idx INTEGER, name TEXT, kind TEXT, command TEXT,
+  exit_code INTEGER, is_error INTEGER, test_outcome TEXT, PRIMARY KEY(event_id, idx));
+CREATE TABLE IF NOT EXISTS tool_files(event_id TEXT, idx INTEGER, raw_path TEXT, relpath TEXT, op TEXT);
+CREATE INDEX IF NOT EXISTS tool_files_event ON tool_files(event_id);
+CREATE INDEX IF NOT EXISTS tool_files_relpath ON tool_files(relpath);
+CREATE TABLE IF NOT EXISTS cursors(source_id TEXT PRIMARY KEY, agent TEXT, path TEXT, "offset" INTEGER,
+  head_fp TEXT, content_hash TEXT, state TEXT, size INTEGER, mtime_ns INTEGER, updated_at INTEGER);
+CREATE TABLE IF NOT EXISTS ingest_counts(run_id INTEGER, kind TEXT, key TEXT, n INTEGER);
+"""
+
+
+def connect(paths: RepoPaths, *, readonly: bool = False) -> sqlite3.Connection:
+    """Open `<git-common-dir>/looma/store.db` (creating the state dir and meta table when writable).
+
+    WAL journal, synchronous=NORMAL, busy_timeout, rows as sqlite3.Row. A read-only connection
+    never creates anything; it fails with InvalidDataError when the store does not exist yet.
+    """
+    db = paths.store_db
+    if readonly:
+        if not db.exists():
+            raise InvalidDataError(f"no looma store at {db}", hint="run `looma ingest` first")
+        conn = _open(f"file:{db}?mode=ro", uri=True)
+    else:
+        try:
+            paths.state_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ReadOnlyError(f"cannot create {paths.state_dir}: {exc}") from exc
+        conn = _open(str(db))
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute(_META)
+            conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)",
+                         (SCHEMA_VERSION,))
+            conn.commit()
+        except sqlite3.OperationalError as exc:
+            conn.close()
+            if "readonly" in str(exc) or "read-only" in str(exc):
+                raise ReadOnlyError(f"{db} is not writable: {exc}") from exc
+            raise InvalidDataError(f"cannot use {db}: {exc}") from exc
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise InvalidDataError(f"{db} is not a usable SQLite database: {exc}",
+                                   hint="delete it and run `looma reindex`") from exc
+    return conn
+
+
+def _open(target: str, *, uri: bool = False) -> sqlite3.Connection:
+    try:
+        conn = sqlite3.connect(target, uri=uri, timeout=BUSY_TIMEOUT_MS / 1000,
+                               isolation_level=None, check_same_thread=False)
+    except sqlite3.Error as exc:
+        raise InvalidDataError(f"cannot open {target}: {exc}") from exc
+    conn.row_factory = sqlite3.Row
+    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA foreign_keys=OFF")
+    return conn
+
+
+def ensure_schema(conn: sqlite3.Connection) -> None:
+    """Create the ingest tables (sessions, events, tool_calls, tool_files, cursors, counts)."""
+    conn.executescript(_INGEST_SCHEMA)
+    cols = {row[1] for row in conn.execute("PRAGMA table_info(events)")}
+    if "extra" not in cols:  # stores created before the column existed
+        conn.execute("ALTER TABLE events ADD COLUMN extra TEXT")
+
+
+def get_meta(conn: sqlite3.Connection, key: str) -> str | None:
+    """One value of the meta table (None when absent)."""
+    row = conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
+    """Set one meta value (the caller owns the transaction)."""
+    conn.execute("INSERT INTO meta(key, value) VALUES(?, ?) "
+                 "ON CONFLICT(key) DO UPDATE SET value=excluded.value", (key, value))
+
+
+def store_path(paths: RepoPaths) -> Path:
+    """Where store.db lives for this clone (shared by all worktrees)."""
+    return paths.store_db
