@@ -113,9 +113,9 @@ def windows_of(session: Session, known: frozenset[str],
                     terms[tok] += weight
                 if ev.role == "user" and not first_prompt and ev.text.strip():
                     first_prompt = ev.text.strip()[:500]
-        for f in edited:
-            for t in path_terms(f):
-                terms[t] += 3
+        for path in edited:
+            for term in path_terms(path):
+                terms[term] += 3
         ts = [e.ts for e in evs if e.ts]
         top = tuple(sorted(terms.items(), key=lambda kv: (-kv[1], kv[0]))[:40])
         out.append(WorkSignal(

@@ -1,0 +1,190 @@
+"""Library surface of the refinery: run a pass over store.db + git + ledger and publish."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from looma_git.gitrepo import RepoPaths, require_worktree
+from looma_git.pipeline.inputs import load_sessions
+from looma_git.pipeline.promote import (
+    eligible,
+    plan_links,
+    plan_memories,
+    plan_workitems,
+)
+from looma_git.pipeline.refine import RefineInput, RefineResult, refine
+from looma_git.pipeline.resolve import Seed
+from looma_git.pipeline.signals import sha_candidates
+from looma_git.store import gitfacts
+
+LOCAL_SCHEMA = """
+CREATE TABLE IF NOT EXISTS refine_workitems(id TEXT PRIMARY KEY, ledger_id TEXT, promoted INTEGER,
+  json TEXT);
+CREATE TABLE IF NOT EXISTS refine_memories(id TEXT PRIMARY KEY, ledger_id TEXT, workitem TEXT,
+  promoted INTEGER, json TEXT);
+CREATE TABLE IF NOT EXISTS refine_meta(key TEXT PRIMARY KEY, value TEXT);
+"""
+
+
+@dataclass
+class RefineReport:
+    """What a pass did."""
+
+    sessions: int = 0
+    windows: int = 0
+    workitems: int = 0
+    promoted: int = 0
+    candidates: int = 0
+    memories: int = 0
+    links: int = 0
+    ops_written: int = 0
+    ops: dict[str, int] = field(default_factory=dict)
+
+
+def _g(obj: Any, name: str, default: Any = None) -> Any:
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def _session_keys(item: Any) -> frozenset[str]:
+    out = set()
+    for s in _g(item, "sessions", ()) or ():
+        agent, sid = _g(s, "agent"), _g(s, "id")
+        if agent and sid:
+            out.add(f"{agent}:{sid}")
+    return frozenset(out)
+
+
+def seeds_from_state(state: Any) -> tuple[list[Seed], dict[str, str], frozenset[tuple[str, str]],
+                                          frozenset[tuple[str, str]]]:
+    """Ledger WorkItems as resolution seeds, user overrides, forbidden and live links."""
+    seeds: list[Seed] = []
+    overrides: dict[str, str] = {}
+    items = _g(state, "workitems", {}) or {}
+    for wid, item in sorted(items.items()):
+        if _g(item, "merged_into") or _g(item, "status") == "split":
+            continue
+        fp = bool(_g(item, "false_positive"))
+        if _g(item, "split_into"):
+            continue
+        seeds.append(Seed(
+            id=wid, title=_g(item, "title", "") or "", files=frozenset(_g(item, "files", ()) or ()),
+            aliases=tuple(_g(item, "aliases", ()) or ()), sessions=_session_keys(item),
+            branch=_g(item, "branch"), quarantined=fp))
+        forced = _g(item, "forced")
+        if forced == "promote":
+            overrides[wid] = "force-promote"
+        elif forced == "reject":
+            overrides[wid] = "reject"
+        elif fp:
+            overrides[wid] = "false-positive"
+        elif _g(item, "merge_target") or any(
+                _g(other, "merged_into") == wid for other in items.values()):
+            overrides[wid] = "merge-target"
+    constraints = _g(state, "constraints")
+    forbidden = frozenset(tuple(x) for x in (_g(constraints, "user_unlinked", ()) or ()))
+    links = _g(state, "links", {}) or {}
+    live = frozenset((sha, wi) for (sha, wi) in links)
+    return seeds, overrides, forbidden, live
+
+
+def run_pass(paths: RepoPaths, state: Any, conn: sqlite3.Connection,
+             commits_revs: tuple[str, ...] = ("--all",)) -> RefineResult:
+    """One pure refinery pass over what is stored locally and in git."""
+    worktree = require_worktree(paths)
+    sessions = load_sessions(conn)
+    commits = gitfacts.list_commits(worktree, revs=commits_revs)
+    known = gitfacts.known_paths(worktree)
+    sha_lookup = gitfacts.existing_objects(worktree, sha_candidates(sessions))
+    seeds, overrides, forbidden, live = seeds_from_state(state)
+    return refine(RefineInput(
+        sessions=tuple(sessions), commits=tuple(commits), known_paths=known,
+        sha_lookup=sha_lookup, seeds=tuple(seeds), forbidden_links=forbidden,
+        ledger_links=live, overrides=tuple(sorted(overrides.items()))))
+
+
+def _id_map(result: RefineResult, created: list[Any]) -> dict[str, str]:
+    """Local cluster id -> ledger WorkItem id (seed, or derived from its create op)."""
+    id_map = {w.id: w.seed_id for w in result.workitems if w.seed_id and eligible(w)}
+    for op in created:
+        payload = _g(op, "payload", {}) or {}
+        local = payload.get("local_id")
+        new_id = _g(op, "created_id") or ("wi_" + _g(op, "id")[:10])
+        if local:
+            id_map[local] = new_id
+    return id_map
+
+
+def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
+                       commits_revs: tuple[str, ...] = ("--all",)) -> RefineReport:
+    """Run a pass and publish promotions, links and memories as system ops."""
+    from looma_git.api import ledger
+    from looma_git.index import storedb
+    from looma_git.ledger.ops import OpDraft
+    from looma_git.redact import redact_text
+
+    conn = storedb.connect(paths)
+    try:
+        storedb.ensure_schema(conn)
+        conn.executescript(LOCAL_SCHEMA)
+        state = ledger.load_state(paths)
+        result = run_pass(paths, state, conn, commits_revs)
+        report = RefineReport(sessions=len({w.session_key for w in result.windows}),
+                              windows=len(result.windows), workitems=len(result.workitems))
+
+        def write(drafts: list[dict[str, Any]]) -> list[Any]:
+            if not drafts:
+                return []
+            ops = ledger.append(paths, [OpDraft(**d) for d in drafts], actor="system")
+            report.ops_written += len(ops)
+            for d in drafts:
+                report.ops[d["op"]] = report.ops.get(d["op"], 0) + 1
+            return list(ops)
+
+        items = _g(state, "workitems", {}) or {}
+        created = write(plan_workitems(result, items, redact_text))
+        id_map = _id_map(result, [op for op in created if _g(op, "op") == "workitem.create"])
+        state = ledger.load_state(paths) if created else state
+        live = {(sha, wi) for (sha, wi) in (_g(state, "links", {}) or {})}
+        titles = {wid: _g(it, "title", "") for wid, it in (_g(state, "workitems", {}) or {}).items()}
+        new_links = [ln for ln in result.links if ln.workitem in id_map
+                     and (ln.sha, id_map[ln.workitem]) not in live]
+        pids = gitfacts.patch_ids(require_worktree(paths), sorted({ln.sha for ln in new_links}))
+        write(plan_links(result.links, id_map, live, titles, pids, by))
+        memories = _g(state, "memories", {}) or {}
+        promoted = write(plan_memories(result.memories, id_map, memories, redact_text))
+        if promoted:
+            state = ledger.load_state(paths)
+            # Supersessions need both memories in the ledger: a second, usually empty, plan.
+            write([d for d in plan_memories(result.memories, id_map,
+                                            _g(state, "memories", {}) or {}, redact_text)
+                   if d["op"] == "memory.update"])
+        _save_local(conn, result, id_map)
+        report.promoted = len(id_map)
+        report.candidates = sum(1 for w in result.workitems if w.id not in id_map
+                                and not w.quarantined)
+        report.memories = len(result.memories)
+        report.links = len(result.links)
+        return report
+    finally:
+        conn.close()
+
+
+def _save_local(conn: sqlite3.Connection, result: RefineResult, id_map: dict[str, str]) -> None:
+    """The local graph (candidates included) for `work --all`, `ask` and health."""
+    with conn:
+        conn.execute("DELETE FROM refine_workitems")
+        conn.execute("DELETE FROM refine_memories")
+        conn.executemany(
+            "INSERT INTO refine_workitems(id, ledger_id, promoted, json) VALUES (?,?,?,?)",
+            [(w.id, id_map.get(w.id), int(w.id in id_map),
+              json.dumps(asdict(w), sort_keys=True, default=str)) for w in result.workitems])
+        conn.executemany(
+            "INSERT OR REPLACE INTO refine_memories(id, ledger_id, workitem, promoted, json) "
+            "VALUES (?,?,?,?,?)",
+            [(m.id, None, id_map.get(m.workitem or "", m.workitem), int(m.workitem in id_map),
+              json.dumps(asdict(m), sort_keys=True, default=str)) for m in result.memories])
