@@ -1,0 +1,1 @@
+"""Retrieval: goal matching, resume outcome and bundle assembly; pure functions over records."""
