@@ -66,7 +66,7 @@ def build(item: ItemRecord, git: dict[str, Any], commits: list[dict[str, Any]],
             b.used += _cost(e)
     if b.used > budget:
         b.protected_over_budget = True
-    optional = [("commits", commits), ("architecture",
+    optional: list[tuple[str, list[Any]]] = [("commits", commits), ("architecture",
                                        [mem(m) for m in active if m.kind == "architecture"]),
                 ("sessions", sessions), ("files", list(item.files))]
     for section, entries in optional:
