@@ -1,0 +1,388 @@
+"""Secret redaction: known credential shapes, then a Shannon-entropy fallback with an allowlist."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+PLACEHOLDER = "[REDACTED:{kind}]"
+_PLACEHOLDER_PREFIX = "[REDACTED:"
+
+
+@dataclass(frozen=True)
+class Redaction:
+    """The redacted text and how many secrets of each kind were replaced."""
+
+    text: str
+    hits: dict[str, int] = field(default_factory=dict)
+
+
+def _ph(kind: str) -> str:
+    return PLACEHOLDER.format(kind=kind)
+
+
+# --- pass (a): known credential shapes -------------------------------------------------
+# Each rule is (kind, triggers, regex, replacer). `triggers` are plain substrings: the regex
+# only runs when one of them occurs, so prose without any trigger costs a few memchr scans.
+# All quantifiers are bounded or possessive so no input can make a rule backtrack badly.
+
+_Rule = tuple[str, tuple[str, ...], "re.Pattern[str]", Callable[["re.Match[str]"], str] | None]
+
+_ANTHROPIC = re.compile(r"\bsk-ant-(?:api\d\d|oat\d\d|admin\d\d|sid\d\d)-[A-Za-z0-9_\-]{20,}+")
+# `sk-` keys must contain a digit so kebab-case words like `sk-learn-style-wrapper` survive.
+_OPENAI = re.compile(
+    r"\bsk-(?:proj-|svcacct-|admin-|None-)?(?=[A-Za-z0-9_\-]{0,200}\d)[A-Za-z0-9_\-]{20,}+")
+_GITHUB = re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}+|github_pat_[A-Za-z0-9_]{22,}+)")
+_AWS_ID = re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}\b")
+_AWS_SECRET = re.compile(
+    r"(?i:(aws_?secret_?access_?key|aws_?secret_?key|secret_?access_?key|aws_?secret))"
+    r"([\"']?\s{0,8}(?:=|:|=>)\s{0,8}[\"']?)([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])")
+_SLACK_TOKEN = re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}+")
+_SLACK_HOOK = re.compile(
+    r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/\-]{10,}+")
+_GOOGLE = re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])")
+_STRIPE = re.compile(r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}+|\bwhsec_[A-Za-z0-9]{24,}+")
+_JWT = re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}+\.[A-Za-z0-9_\-]{8,}+\.[A-Za-z0-9_\-]*+")
+_BEARER = re.compile(r"\b([Bb]earer|BEARER)(\s{1,4})(?!\[REDACTED:)([A-Za-z0-9._~+/\-]{16,}+=*+)")
+_URL_PASSWORD = re.compile(
+    r"\b([a-zA-Z][a-zA-Z0-9+.\-]{0,30}://)([^\s:/@\"'<>]{0,256}):(?!\[REDACTED:)([^\s@/\"'<>]{1,256})@")
+
+
+def _repl_url(m: re.Match[str]) -> str:
+    return f"{m.group(1)}{m.group(2)}:{_ph('url_password')}@"
+
+
+def _repl_aws_secret(m: re.Match[str]) -> str:
+    return f"{m.group(1)}{m.group(2)}{_ph('aws_secret_key')}"
+
+
+def _repl_bearer(m: re.Match[str]) -> str:
+    # "Bearer authentication_scheme_words" is prose, not a token.
+    if not any(c.isdigit() for c in m.group(3)) and _wordlike(m.group(3)):
+        return m.group(0)
+    return f"{m.group(1)}{m.group(2)}{_ph('bearer_token')}"
+
+
+_RULES: list[_Rule] = [
+    ("anthropic_key", ("sk-ant-",), _ANTHROPIC, None),
+    ("openai_key", ("sk-",), _OPENAI, None),
+    ("github_token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"), _GITHUB, None),
+    ("aws_access_key_id", ("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "AIPA",
+                           "ANPA", "ANVA", "APKA"), _AWS_ID, None),
+    ("slack_webhook", ("hooks.slack.com",), _SLACK_HOOK, None),
+    ("slack_token", ("xox",), _SLACK_TOKEN, None),
+    ("google_api_key", ("AIza",), _GOOGLE, None),
+    ("stripe_key", ("_live_", "_test_", "whsec_"), _STRIPE, None),
+    ("jwt", ("eyJ",), _JWT, None),
+    ("url_password", ("://",), _URL_PASSWORD, _repl_url),
+    ("bearer_token", ("Bearer", "bearer", "BEARER"), _BEARER, _repl_bearer),
+]
+
+# --- PEM private keys --------------------------------------------------------------------
+_PEM_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]{1,20} ){0,4}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_END = re.compile(r"-----END (?:[A-Z0-9]{1,20} ){0,4}PRIVATE KEY(?: BLOCK)?-----")
+# A truncated key (no END line) runs while the text still looks like key material: base64,
+# header lines, real newlines, or `\n` escapes when the key sits inside a JSON string.
+_PEM_BODY = re.compile(r"(?:[A-Za-z0-9+/=\r\n:,\-]|\\{1,4}[nr])*+")
+_PEM_MAX = 64 * 1024
+
+
+def _redact_pem(text: str, hits: Counter[str]) -> str:
+    if "PRIVATE KEY" not in text:
+        return text
+    out: list[str] = []
+    pos = 0
+    # The first END after a BEGIN is searched once and reused by later BEGINs before it, so
+    # thousands of BEGIN lines without an END cost one scan, not one scan each.
+    end_m: re.Match[str] | None = None
+    end_searched_from = -1
+    while True:
+        m = _PEM_BEGIN.search(text, pos)
+        if m is None:
+            break
+        if end_searched_from < 0 or (end_m is not None and end_m.start() < m.end()):
+            end_m = _PEM_END.search(text, m.end())
+            end_searched_from = m.end()
+        if end_m is not None and end_m.start() - m.end() <= _PEM_MAX:
+            stop = end_m.end()
+        else:  # truncated: swallow what still looks like key material
+            body = _PEM_BODY.match(text, m.end(), min(len(text), m.end() + _PEM_MAX))
+            stop = body.end() if body else m.end()
+        out.append(text[pos:m.start()])
+        out.append(_ph("private_key"))
+        hits["private_key"] += 1
+        pos = stop
+    if not out:
+        return text
+    out.append(text[pos:])
+    return "".join(out)
+
+
+# --- credential-named assignments ----------------------------------------------------------
+# Anchored on the keyword (never on a leading identifier run, which would backtrack); the
+# keyword must end the name (`max_tokens=`, `token_count:` do not match) and the name boundary
+# before it is checked in the replacer.
+_ASSIGN = re.compile(
+    r"(?i:(password|passwd|passphrase|pwd|pass|secret|token|api[_\-]?key|apikey|"
+    r"access[_\-]?key|secret[_\-]?key|private[_\-]?key|signing[_\-]?key|client[_\-]?secret|"
+    r"credentials?|auth))"
+    r"((?:\\?[\"'])?\s{0,8}(?:=|:|=>)\s{0,8})"
+    r"(?:(\\?[\"'])((?:[^\"'\\\n]|\\[^\"'\n]){1,512}+)(\\?[\"'])|([^\s,;\"'`(){}\[\]<>]{1,512}+))")
+# Lowercase literals every _ASSIGN / _AUTH_HEADER / _AWS_SECRET match starts with: the
+# case-insensitive patterns are only tried at these offsets (a regex scan over the whole text
+# at every position is what made prose slow).
+_ASSIGN_STARTS = ("pass", "pwd", "secret", "token", "api", "access", "private", "signing",
+                  "client", "credential", "auth")
+_AUTH_STARTS = ("authorization", "x-api-key", "api-key", "x-auth-token", "private-token")
+_AWS_STARTS = ("aws", "secret")
+_AUTH_HEADER = re.compile(
+    r"(?i:(authorization|x-api-key|api-key|x-auth-token|private-token)(\\?[\"']?\s{0,4}:\s{0,4}\\?[\"']?))"
+    r"(?:(?i:(bearer|basic|token|bot|digest))\s{1,4})?(?!\[REDACTED:)([A-Za-z0-9._~+/=\-]{8,}+)")
+_DOTTED_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\[.*)?")
+_PLACEHOLDER_VALUE = re.compile(
+    r"\*+|x+|X+|\.\.\.|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{.*\}\}|%\(?\w*\)?s|"
+    r"\$[0-9]|(?i:none|null|nil|true|false|undefined|redacted|changeme|your[-_a-z]*|str|string|bytes|int|bool|optional.*)")
+_TYPEISH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _value_is_secret(value: str, quoted: bool) -> bool:
+    """Whether an assigned value should be hidden: literal, not a placeholder or a code reference."""
+    if not value or value.startswith(_PLACEHOLDER_PREFIX) or _PLACEHOLDER_VALUE.fullmatch(value):
+        return False
+    if quoted:
+        return True
+    # Bare values are often code (`token = get_token`, `password: str`): hide only literals
+    # that look like secrets (a digit, a symbol, mixed case) or are long.
+    if _DOTTED_IDENT.fullmatch(value) or value.isdigit():
+        return False
+    if _TYPEISH.fullmatch(value) and not any(c.isdigit() for c in value) and len(value) < 16:
+        return False
+    return len(value) >= 4
+
+
+def _assign_repl(hits: Counter[str]) -> Callable[[re.Match[str]], str]:
+    def repl(m: re.Match[str]) -> str:
+        start = m.start(1)
+        text = m.string
+        if start > 0:
+            prev = text[start - 1]
+            first = text[start]
+            # `bypass=`, `mytoken=`: the keyword is the tail of another lowercase word.
+            if prev.isalnum() and not (prev.islower() and first.isupper()) and not (
+                    prev.isupper() and first.isupper()) and not prev.isdigit():
+                return m.group(0)
+        if m.group(4) is not None:
+            if not _value_is_secret(m.group(4), True):
+                return m.group(0)
+            hits["credential"] += 1
+            return f"{m.group(1)}{m.group(2)}{m.group(3)}{_ph('credential')}{m.group(5)}"
+        value = m.group(6)
+        if not _value_is_secret(value, False):
+            return m.group(0)
+        hits["credential"] += 1
+        return f"{m.group(1)}{m.group(2)}{_ph('credential')}"
+    return repl
+
+
+def _auth_repl(hits: Counter[str]) -> Callable[[re.Match[str]], str]:
+    def repl(m: re.Match[str]) -> str:
+        scheme = m.group(3)
+        if scheme is None and m.group(4).lower() in {"bearer", "basic", "token"}:
+            return m.group(0)
+        hits["bearer_token"] += 1
+        head = f"{m.group(1)}{m.group(2)}" + (f"{scheme} " if scheme else "")
+        return head + _ph("bearer_token")
+    return repl
+
+
+# --- pass (b): entropy fallback ------------------------------------------------------------
+_TOKEN = re.compile(r"[A-Za-z0-9_+/=\-]{24,}+")
+_HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_DIGEST_CTX = re.compile(r"(?i:(?:sha(?:1|224|256|384|512)|md5|blake2b?|sha3-\d{3})[:\-=]\s{0,2})$")
+_DIGEST_TOKEN = re.compile(r"(?i:(?:sha(?:1|224|256|384|512)|md5)-)([A-Za-z0-9+/]{20,}={0,2})")
+# base64 of sha1, sha256, sha384, sha512 digests, padded and unpadded (ssh fingerprints)
+_DIGEST_B64_LENS = {27, 28, 43, 44, 64, 86, 88}
+_VOWELS = frozenset("aeiouyAEIOUY")
+ENTROPY_MIN_LEN = 24
+ENTROPY_MIN_BITS = 4.0
+
+
+def shannon_entropy(s: str) -> float:
+    """Bits per character of `s` (0 for an empty string)."""
+    n = len(s)
+    if n == 0:
+        return 0.0
+    # H = log2(n) - sum(c*log2(c))/n : one pass over the counts, no per-count division.
+    return math.log2(n) - sum(c * math.log2(c) for c in Counter(s).values() if c > 1) / n
+
+
+_RUNS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_VOWEL = re.compile(r"[aeiouyAEIOUY]")
+_DIGIT = re.compile(r"[0-9]")
+_UPPER = re.compile(r"[A-Z]")
+_LOWER = re.compile(r"[a-z]")
+
+
+def _wordlike(s: str) -> bool:
+    """Identifier or prose-ish: long letter runs (camelCase words count) with natural vowels.
+
+    Random base62 has a mean same-case run of ~1.7 letters and ~19% vowels; identifiers
+    like `TestOAuthLoginRedirects` or `session_refresh_timeout` have runs of 4+ and ~35%.
+    """
+    runs = _RUNS.findall(s)
+    if not runs:
+        return False
+    letters = sum(map(len, runs))
+    if letters < len(s) * 0.5:
+        return False
+    return letters / len(runs) >= 3.0 and len(_VOWEL.findall(s)) / letters >= 0.25
+
+
+def _pathlike(s: str) -> bool:
+    """`src/components/UserCard/index`: slash-separated, every long segment word-like."""
+    parts = [p for p in s.split("/") if p]
+    if len(parts) < 2:
+        return False
+    return all(len(p) < 6 or _wordlike(p) or _HEX.fullmatch(p) for p in parts)
+
+
+def _is_allowed(tok: str, text: str, start: int) -> bool:
+    if _HEX.fullmatch(tok) or _UUID.fullmatch(tok):
+        return True
+    if _DIGEST_CTX.search(text, max(0, start - 12), start):
+        return _HEX.fullmatch(tok) is not None or len(tok) in _DIGEST_B64_LENS
+    d = _DIGEST_TOKEN.fullmatch(tok)
+    if d and len(d.group(1)) in _DIGEST_B64_LENS:
+        return True
+    return _pathlike(tok) or _wordlike(tok)
+
+
+def _looks_random(tok: str) -> bool:
+    has_digit = _DIGIT.search(tok) is not None
+    has_upper = _UPPER.search(tok) is not None
+    has_lower = _LOWER.search(tok) is not None
+    classes = has_digit + has_upper + has_lower
+    if classes < 2 or not (has_upper or has_lower):
+        return False
+    bits = shannon_entropy(tok)
+    if classes == 3:
+        return bits >= ENTROPY_MIN_BITS
+    # Two classes only (e.g. lowercase+digits): demand a bit more randomness.
+    return bits >= ENTROPY_MIN_BITS + 0.25
+
+
+def _entropy_repl(hits: Counter[str]) -> Callable[[re.Match[str]], str]:
+    def repl(m: re.Match[str]) -> str:
+        tok = m.group(0)
+        if not _looks_random(tok) or _is_allowed(tok, m.string, m.start()):
+            return tok
+        hits["high_entropy"] += 1
+        return _ph("high_entropy")
+    return repl
+
+
+def _sub_at(text: str, low: str, starts: tuple[str, ...], pattern: re.Pattern[str],
+            repl: Callable[[re.Match[str]], str]) -> str:
+    """`pattern.sub(repl, text)`, trying the pattern only where a start literal occurs in `low`.
+
+    `low` is `text.lower()` (passed in so callers lower once).
+    """
+    if len(low) != len(text):  # a few Unicode letters change length when lowered
+        return pattern.sub(repl, text)
+    offsets: set[int] = set()
+    for lit in starts:
+        i = low.find(lit)
+        while i >= 0:
+            offsets.add(i)
+            i = low.find(lit, i + 1)
+    if not offsets:
+        return text
+    out: list[str] = []
+    last = 0
+    for i in sorted(offsets):
+        if i < last:
+            continue
+        m = pattern.match(text, i)
+        if m is None:
+            continue
+        out.append(text[last:i])
+        out.append(repl(m))
+        last = m.end()
+    if not out:
+        return text
+    out.append(text[last:])
+    return "".join(out)
+
+
+# --- public API --------------------------------------------------------------------------
+
+def redact(text: str) -> Redaction:
+    """Replace every secret in `text` by `[REDACTED:<kind>]`; report the hits by kind."""
+    hits: Counter[str] = Counter()
+    out = _redact_pem(text, hits)
+    for kind, triggers, pattern, replacer in _RULES:
+        for t in triggers:
+            if t in out:
+                break
+        else:
+            continue
+        if replacer is None:
+            out, n = pattern.subn(_ph(kind), out)
+            if n:
+                hits[kind] += n
+        else:
+            out = pattern.sub(_counting(replacer, hits, kind), out)
+    low = out.lower()
+    for starts, pattern, repl in (
+            (_AWS_STARTS, _AWS_SECRET, _counting(_repl_aws_secret, hits, "aws_secret_key")),
+            (_AUTH_STARTS, _AUTH_HEADER, _auth_repl(hits)),
+            (_ASSIGN_STARTS, _ASSIGN, _assign_repl(hits))):
+        new = _sub_at(out, low, starts, pattern, repl)
+        if new is not out:
+            out, low = new, new.lower()
+    out = _TOKEN.sub(_entropy_repl(hits), out)
+    return Redaction(out, dict(hits))
+
+
+def _counting(fn: Callable[[re.Match[str]], str], hits: Counter[str],
+              kind: str) -> Callable[[re.Match[str]], str]:
+    def repl(m: re.Match[str]) -> str:
+        new = fn(m)
+        if new != m.group(0):
+            hits[kind] += 1
+        return new
+    return repl
+
+
+def redact_text(text: str) -> str:
+    """`redact(text).text`: the text with secrets replaced."""
+    return redact(text).text
+
+
+def redact_obj(value: Any) -> tuple[Any, dict[str, int]]:
+    """Redact every string inside nested dicts/lists/tuples; return a new object and the hits.
+
+    Keys are kept as they are (they name fields, they do not hold secrets); non-string
+    leaves pass through unchanged.
+    """
+    hits: Counter[str] = Counter()
+
+    def walk(v: Any) -> Any:
+        if isinstance(v, str):
+            r = redact(v)
+            hits.update(r.hits)
+            return r.text
+        if isinstance(v, dict):
+            return {k: walk(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [walk(x) for x in v]
+        if isinstance(v, tuple):
+            return tuple(walk(x) for x in v)
+        return v
+
+    return walk(value), dict(hits)

@@ -1,0 +1,66 @@
+"""Benchmark: redaction throughput (MB/s) on realistic transcript text; prints, never asserts.
+
+Run: .venv/bin/python tests/bench/bench_redact.py [PATH ...]
+Defaults to the real agent transcripts under /work/shared/fixtures-real (or fixtures/),
+repeated to ~8 MB, plus a prose-only sample and a secret-dense sample.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+from looma_git.redact import redact
+
+ROOTS = [Path("/work/shared/fixtures-real"), Path(__file__).resolve().parents[2] / "fixtures"]
+
+
+def _corpus(paths: list[Path]) -> str:
+    chunks: list[str] = []
+    for root in paths:
+        files = [root] if root.is_file() else sorted(root.rglob("*"))
+        for f in files:
+            if f.is_file() and f.suffix in {".jsonl", ".json", ".md", ".txt", ".py"}:
+                try:
+                    chunks.append(f.read_text(encoding="utf-8", errors="replace"))
+                except OSError:
+                    continue
+    return "\n".join(chunks)
+
+
+def _rate(label: str, text: str, target: int = 8_000_000) -> None:
+    reps = max(1, target // max(1, len(text)))
+    sample = text * reps
+    mb = len(sample.encode()) / 1e6
+    # Redact line by line, the way ingestion sees records.
+    lines = sample.splitlines()
+    t0 = time.perf_counter()
+    hits = 0
+    for line in lines:
+        hits += sum(redact(line).hits.values())
+    dt = time.perf_counter() - t0
+    print(f"{label:>14}: {mb:6.1f} MB in {dt:5.2f}s = {mb / dt:6.1f} MB/s  (hits {hits})")
+
+
+def main() -> None:
+    paths = [Path(p) for p in sys.argv[1:]] or [p for p in ROOTS if p.exists()]
+    text = _corpus(paths)
+    print(f"corpus: {len(text) / 1e6:.2f} MB from {', '.join(map(str, paths))}")
+    _rate("transcripts", text)
+    prose = ("We decided to use PKCE instead of the implicit flow because the SPA cannot "
+             "keep a client secret. The session expires when the refresh races. ") * 2000
+    _rate("prose", prose)
+    dense = ("export GITHUB_TOKEN=ghp_R4nd0mT0k3nV4lu3F0rT3st1ngPurp0s3s1 password=hunter2 "
+             "commit 3f2a9c1d4e5b6a7f8e9d0c1b2a3f4e5d6c7b8a9f\n") * 2000
+    _rate("secret-dense", dense, target=2_000_000)
+    # Peak memory in a separate pass: tracemalloc itself slows allocation-heavy code.
+    tracemalloc.start()
+    redact(text)
+    _, peak = tracemalloc.get_traced_memory()
+    print(f"peak traced memory redacting the corpus as one string: {peak / 1e6:.1f} MB")
+
+
+if __name__ == "__main__":
+    main()
