@@ -56,6 +56,8 @@ def default_model_files() -> tuple[Path, Path]:
         pkg: Any = importlib.import_module(MODEL_PACKAGE)
     except ImportError:
         raise EmbedderUnavailable(f"the embedding model package `{MODEL_PACKAGE}` is not installed") from None
+    if not getattr(pkg, "__file__", None):
+        raise EmbedderUnavailable(f"`{MODEL_PACKAGE}` is not a regular package (no __init__.py)")
     model_path = Path(pkg.__file__).parent / "model.onnx"
     expected = getattr(pkg, "SHA256", None)
     if not isinstance(expected, str) or expected.lower() != MODEL_SHA256:
