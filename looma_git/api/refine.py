@@ -86,7 +86,7 @@ def seeds_from_state(state: Any) -> tuple[list[Seed], dict[str, str], frozenset[
                 _g(other, "merged_into") == wid for other in items.values()):
             overrides[wid] = "merge-target"
     constraints = _g(state, "constraints")
-    forbidden = frozenset(tuple(x) for x in (_g(constraints, "user_unlinked", ()) or ()))
+    forbidden = frozenset(tuple(x) for x in (_g(constraints, "unlinked", ()) or ()))
     links = _g(state, "links", {}) or {}
     live = frozenset((sha, wi) for (sha, wi) in links)
     return seeds, overrides, forbidden, live
@@ -113,8 +113,8 @@ def _id_map(result: RefineResult, created: list[Any]) -> dict[str, str]:
     for op in created:
         payload = _g(op, "payload", {}) or {}
         local = payload.get("local_id")
-        new_id = _g(op, "created_id") or ("wi_" + _g(op, "id")[:10])
-        if local:
+        new_id = op.created_id() if hasattr(op, "created_id") else None
+        if local and new_id:
             id_map[local] = new_id
     return id_map
 

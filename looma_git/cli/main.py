@@ -17,6 +17,16 @@ COMMANDS: dict[str, str] = {
     "init": "looma_git.cli.init_cmd:init_cmd",
     "verify": "looma_git.cli.verify_cmd:verify_cmd",
     "log": "looma_git.cli.log_cmd:log_cmd",
+    "work": "looma_git.cli.work_cmd:work_cmd",
+    "resume": "looma_git.cli.resume_cmd:resume_cmd",
+    "ask": "looma_git.cli.ask_cmd:ask_cmd",
+    "timeline": "looma_git.cli.ask_cmd:timeline_cmd",
+    "recall": "looma_git.cli.ask_cmd:recall_cmd",
+    "reprocess": "looma_git.cli.refine_cmd:reprocess_cmd",
+    "backfill": "looma_git.cli.refine_cmd:backfill_cmd",
+    "reindex": "looma_git.cli.refine_cmd:reindex_cmd",
+    "hooks": "looma_git.cli.hooks_cmd:hooks_group",
+    "hook": "looma_git.cli.hooks_cmd:hook_group",
 }
 
 

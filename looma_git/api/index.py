@@ -1,0 +1,172 @@
+"""Library surface of the local index: reindex from the ledger + local events, keep it fresh."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from looma_git.gitrepo import RepoPaths
+from looma_git.retrieval.records import ItemRecord, from_ledger
+
+LEDGER_REF = "refs/looma/ledger"
+MESSAGE_CHARS = 4000
+
+
+@dataclass
+class ReindexReport:
+    """What a reindex did."""
+
+    workitems: int = 0
+    memories: int = 0
+    messages: int = 0
+    vectors: int = 0
+    embedder: str | None = None  # model id, or None when running lexically
+    embedder_reason: str | None = None
+    ledger_commit: str | None = None
+    rebuilt: bool = False
+    duration_s: float = 0.0
+
+
+def ledger_head(paths: RepoPaths) -> str | None:
+    """The current ledger commit, or None before the first write."""
+    proc = subprocess.run(["git", f"--git-dir={paths.common_dir}", "rev-parse", "-q", "--verify",
+                           LEDGER_REF + "^{commit}"], capture_output=True, text=True, check=False)
+    return proc.stdout.strip() or None
+
+
+def fulltext_dir(paths: RepoPaths) -> Path:
+    return paths.state_dir / "tantivy"
+
+
+def vectors_path(paths: RepoPaths) -> Path:
+    return paths.state_dir / "vectors.db"
+
+
+def _item_docs(items: list[ItemRecord]) -> list[Any]:
+    from looma_git.index.fulltext import Doc
+
+    docs = []
+    for it in items:
+        docs.append(Doc(doc_id=it.id, doc_type="workitem", title=it.title,
+                        body=" ".join([" ".join(it.aliases), " ".join(it.files), it.summary]),
+                        workitem=it.id))
+        for m in it.memories:
+            docs.append(Doc(doc_id=m.id, doc_type="memory", title=m.kind, body=m.text,
+                            workitem=it.id))
+    return docs
+
+
+def _message_docs(conn: Any, since: int) -> tuple[list[Any], int]:
+    from looma_git.index.fulltext import Doc
+    from looma_git.pipeline.signals import parse_ts
+
+    docs = []
+    mark = since
+    for row in conn.execute(
+            "SELECT event_id, agent, session_id, ts, role, text, ingested_at FROM events "
+            "WHERE ingested_at > ? AND role IN ('user','assistant') AND text != '' "
+            "ORDER BY ingested_at, event_id", (since,)):
+        docs.append(Doc(doc_id=row[0], doc_type="message", title=row[4],
+                        body=(row[5] or "")[:MESSAGE_CHARS], ts=int(parse_ts(row[3] or "")),
+                        agent=row[1], session=row[2]))
+        mark = max(mark, int(row[6] or 0))
+    return docs, mark
+
+
+def load_items(paths: RepoPaths) -> tuple[Any, list[ItemRecord]]:
+    """The ledger fold and its live WorkItems as retrieval records."""
+    from looma_git.api import ledger
+
+    state = ledger.load_state(paths)
+    return state, from_ledger(state)
+
+
+def reindex(paths: RepoPaths, *, full: bool = True) -> ReindexReport:
+    """Rebuild (full) or refresh the Tantivy index and vectors from the ledger + local events."""
+    from looma_git.index import storedb
+    from looma_git.index.fulltext import FullTextIndex
+    from looma_git.index.meta import IndexMeta, index_writer_lock, now_iso, read_meta, write_meta
+
+    t0 = time.perf_counter()
+    report = ReindexReport()
+    paths.state_dir.mkdir(parents=True, exist_ok=True)
+    with index_writer_lock(paths.state_dir):
+        head = ledger_head(paths)
+        _state, items = load_items(paths)
+        ft = FullTextIndex(fulltext_dir(paths))
+        meta = read_meta(paths.state_dir)
+        full = full or ft.needs_populate or meta is None
+        report.rebuilt = full
+        conn = storedb.connect(paths)
+        try:
+            storedb.ensure_schema(conn)
+            old_ids = json.loads(storedb.get_meta(conn, "index_item_ids") or "[]")
+            since = 0 if full else int(storedb.get_meta(conn, "index_events_mark") or 0)
+            if full:
+                ft.clear()
+            else:
+                ft.delete_many(old_ids)
+            docs = _item_docs(items)
+            ft.add_many(docs)
+            report.workitems = len(items)
+            report.memories = sum(len(it.memories) for it in items)
+            msgs, mark = _message_docs(conn, since)
+            if msgs:
+                ft.add_many(msgs)
+            report.messages = len(msgs)
+            storedb.set_meta(conn, "index_item_ids", json.dumps(sorted(d.doc_id for d in docs)))
+            storedb.set_meta(conn, "index_events_mark", str(mark))
+        finally:
+            conn.close()
+        model_id = _embed(paths, items, report)
+        write_meta(paths.state_dir, IndexMeta(ledger_commit=head, model_id=model_id,
+                                              built_at=now_iso()))
+    report.ledger_commit = head
+    report.duration_s = round(time.perf_counter() - t0, 3)
+    return report
+
+
+def _embed(paths: RepoPaths, items: list[ItemRecord], report: ReindexReport) -> str | None:
+    """Vectors for WorkItem summaries and memories; lexical-only when no model is installed."""
+    from looma_git.index.embedder import load_default_with_reason
+
+    embedder, reason = load_default_with_reason()
+    if embedder is None:
+        report.embedder_reason = reason
+        return None
+    from looma_git.errors import LoomaError
+    from looma_git.index.vectors import VectorStore
+
+    texts: list[tuple[str, str, str]] = []
+    for it in items:
+        texts.append((it.id, "workitem", f"{it.title}. {' '.join(it.aliases)}. {it.summary}"))
+        texts.extend((m.id, "memory", m.text) for m in it.memories)
+    try:
+        with VectorStore(vectors_path(paths), embedder.dim, embedder.model_id) as vs:
+            vs.clear()
+            if texts:
+                vecs = embedder.embed([t for _, _, t in texts])
+                vs.upsert_many([(i, k, v) for (i, k, _), v in zip(texts, vecs, strict=True)])
+            report.vectors = len(texts)
+    except LoomaError as exc:
+        report.embedder_reason = exc.message
+        return None
+    report.embedder = embedder.model_id
+    return embedder.model_id
+
+
+def ensure_fresh(paths: RepoPaths) -> bool:
+    """Refresh the index when the ledger moved, events arrived, or it is missing/corrupt.
+    Returns True when work was done."""
+    from looma_git.index.meta import read_meta
+
+    meta = read_meta(paths.state_dir)
+    head = ledger_head(paths)
+    if meta is None or meta.is_stale(head) or not fulltext_dir(paths).exists():
+        reindex(paths, full=meta is None)
+        return True
+    return False

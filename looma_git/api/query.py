@@ -1,0 +1,289 @@
+"""Library surface of the read commands: work, resume, ask, timeline, recall."""
+
+from __future__ import annotations
+
+import json
+import string
+from typing import Any
+
+from looma_git.errors import AmbiguousError, NotFoundError
+from looma_git.gitrepo import RepoPaths, require_worktree
+from looma_git.retrieval import bundle as bundle_mod
+from looma_git.retrieval import match
+from looma_git.retrieval.records import ItemRecord
+from looma_git.schemas import (
+    AskOut,
+    CandidateOut,
+    FactOut,
+    ResumeOut,
+    SessionRef,
+    TimelineEntry,
+    TimelineOut,
+    WorkItemOut,
+    WorkOut,
+)
+
+LAST_RESUME = "last-resume.json"
+
+
+def _items(paths: RepoPaths) -> list[ItemRecord]:
+    from looma_git.api.index import load_items
+
+    return load_items(paths)[1]
+
+
+def _work_out(it: ItemRecord) -> WorkItemOut:
+    return WorkItemOut(
+        id=it.id, title=it.title, kind=it.kind, status=it.status, lifecycle=it.lifecycle,
+        confidence=round(it.confidence, 2), band=it.band, files=list(it.files),
+        commits=[c.sha for c in it.commits],
+        sessions=[SessionRef(agent=a, id=s) for a, s in it.sessions], promoted=it.promoted,
+        branch=it.branch, summary=it.summary, features=dict(it.features))
+
+
+def work(paths: RepoPaths, *, status: str | None = None) -> WorkOut:
+    """Every live WorkItem, most confident first (ties by id: deterministic)."""
+    items = [it for it in _items(paths) if status is None or it.status == status]
+    items.sort(key=lambda it: (-round(it.confidence, 2), it.title.lower(), it.id))
+    return WorkOut(workitems=[_work_out(it) for it in items])
+
+
+def _candidate(m: match.Match, letter: str) -> CandidateOut:
+    it = m.item
+    return CandidateOut(
+        id=it.id, letter=letter, title=it.title, kind=it.kind, status=it.status,
+        confidence=round(it.confidence, 2), band=it.band, match=m.score,
+        matched_terms=list(m.matched_terms), files=list(it.files),
+        commits=[c.sha for c in it.commits],
+        sessions=[SessionRef(agent=a, id=s) for a, s in it.sessions], last_active=it.updated)
+
+
+def _semantic(paths: RepoPaths, goal: str) -> dict[str, float] | None:
+    """Cosine of the goal against WorkItem vectors, when a model and vectors exist."""
+    from looma_git.api.index import vectors_path
+
+    if not vectors_path(paths).exists():
+        return None
+    try:
+        from looma_git.index.embedder import load_default
+        from looma_git.index.vectors import VectorStore
+
+        emb = load_default()
+        if emb is None:
+            return None
+        vec = emb.embed([goal])[0]
+        with VectorStore(vectors_path(paths), emb.dim, emb.model_id) as vs:
+            return {doc: 1.0 - dist for doc, dist in vs.knn(vec, 50, kind="workitem")}
+    except Exception:  # the vector path is an optional boost; lexical matching stands alone
+        return None
+
+
+def _git_commits(paths: RepoPaths, shas: list[str]) -> list[dict[str, Any]]:
+    from looma_git.store.gitfacts import list_commits
+
+    if not shas:
+        return []
+    info = {c.sha: c for c in list_commits(require_worktree(paths), revs=tuple(shas[-50:]),
+                                           limit=None)}
+    out = []
+    for sha in shas:
+        c = info.get(sha)
+        out.append({"sha": sha[:12], "subject": c.subject if c else "(not in this clone)",
+                    "date": c.ts if c else ""})
+    out.sort(key=lambda d: d["date"], reverse=True)
+    return out
+
+
+def _session_rows(paths: RepoPaths, sessions: tuple[tuple[str, str], ...]) -> list[dict[str, Any]]:
+    rows = {(a, s): {"agent": a, "id": s} for a, s in sessions}
+    if paths.store_db.exists():
+        from looma_git.index import storedb
+
+        conn = storedb.connect(paths, readonly=True)
+        try:
+            for a, s in sessions:
+                r = conn.execute("SELECT first_ts, last_ts, event_count FROM sessions "
+                                 "WHERE agent=? AND session_id=?", (a, s)).fetchone()
+                if r:
+                    rows[(a, s)].update(first=r[0], last=r[1], events=r[2])
+        except Exception:
+            pass
+        finally:
+            conn.close()
+    return sorted(rows.values(), key=lambda r: str(r.get("last") or ""), reverse=True)
+
+
+def resume(paths: RepoPaths, goal: str | None = None, *, work_ref: str | None = None,
+           budget: int = bundle_mod.DEFAULT_BUDGET) -> ResumeOut:
+    """confident (one bundle) / ambiguous (near-ties side by side) / cold (say so)."""
+    from looma_git.api.index import ensure_fresh
+    from looma_git.store.gitfacts import head_state
+
+    ensure_fresh(paths)
+    items = _items(paths)
+    letters = string.ascii_uppercase
+    if work_ref:
+        item = resolve_workitem(paths, work_ref, items)
+        m = match.Match(item=item, score=1.0, coverage=1.0, title=1.0, semantic=None,
+                        matched_terms=())
+        state, chosen = "confident", [m]
+    elif goal:
+        ranked = match.rank(goal, items, _semantic(paths, goal))
+        state, chosen = match.outcome(ranked)
+    else:
+        recent = sorted(items, key=lambda it: (it.updated, it.confidence), reverse=True)
+        chosen = [match.Match(item=it, score=1.0, coverage=0, title=0, semantic=None,
+                              matched_terms=()) for it in recent[:2]]
+        if not chosen:
+            state = "cold"
+        elif len(chosen) == 1 or recent[0].updated != recent[1].updated:
+            state, chosen = "confident", chosen[:1]
+        else:
+            state = "ambiguous"
+    cands = [_candidate(m, letters[i]) for i, m in enumerate(chosen)]
+    out = ResumeOut(state=state, goal=goal, candidates=cands, bundle=None)  # type: ignore[arg-type]
+    if state == "confident":
+        item = chosen[0].item
+        git = head_state(require_worktree(paths))
+        b = bundle_mod.build(item, git, _git_commits(paths, [c.sha for c in item.commits]),
+                             _session_rows(paths, item.sessions), budget)
+        out.bundle = b.as_dict()
+    elif state == "ambiguous":
+        out.message = ("Several WorkItems match; they are shown side by side, not blended. "
+                       f"Pick one with `looma resume --work {cands[0].letter}` or merge them "
+                       f"with `looma correct merge {cands[0].letter} {cands[1].letter if len(cands) > 1 else ''}`.")
+        _remember_letters(paths, cands)
+    else:
+        recent = sorted(items, key=lambda it: (it.updated, it.confidence), reverse=True)[:5]
+        out.recent = [_candidate(match.Match(item=it, score=0.0, coverage=0, title=0,
+                                             semantic=None, matched_terms=()), letters[i])
+                      for i, it in enumerate(recent)]
+        out.message = ("No WorkItem matches this goal; nothing was invented. "
+                       "Recently active work is listed instead.")
+    return out
+
+
+def _remember_letters(paths: RepoPaths, cands: list[CandidateOut]) -> None:
+    try:
+        paths.state_dir.mkdir(parents=True, exist_ok=True)
+        (paths.state_dir / LAST_RESUME).write_text(
+            json.dumps({c.letter: c.id for c in cands}, sort_keys=True))
+    except OSError:
+        pass  # letters are a convenience; ids and titles still work
+
+
+def resolve_workitem(paths: RepoPaths, ref: str, items: list[ItemRecord] | None = None
+                     ) -> ItemRecord:
+    """A WorkItem by id prefix, by the letter of the last ambiguous resume, or exact title."""
+    items = items if items is not None else _items(paths)
+    by_id = {it.id: it for it in items}
+    if len(ref) == 1 and ref.isalpha():
+        try:
+            letters = json.loads((paths.state_dir / LAST_RESUME).read_text())
+        except (OSError, ValueError):
+            letters = {}
+        wid = letters.get(ref.upper())
+        if wid in by_id:
+            return by_id[wid]
+    matches = [it for it in items if it.id.startswith(ref)]
+    if not matches:
+        matches = [it for it in items if it.title.lower() == ref.lower()]
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise NotFoundError(f"no WorkItem matches {ref!r}",
+                            hint="use an id prefix from `looma work`, a letter from the last "
+                                 "ambiguous `looma resume`, or the exact title")
+    raise AmbiguousError(f"{ref!r} matches {len(matches)} WorkItems",
+                         matches=[f"{it.id}  {it.title}" for it in matches],
+                         hint="use a longer id prefix")
+
+
+def ask(paths: RepoPaths, query: str, *, limit: int = 10) -> AskOut:
+    """Facts matching a question, with provenance, confidence and band."""
+    from looma_git.api.index import ensure_fresh, fulltext_dir
+    from looma_git.index.fulltext import FullTextIndex
+
+    ensure_fresh(paths)
+    items = {it.id: it for it in _items(paths)}
+    mems = {m.id: m for it in items.values() for m in it.memories}
+    ft = FullTextIndex(fulltext_dir(paths))
+    facts: list[FactOut] = []
+    for hit in ft.search(query, limit=limit * 3):
+        if hit.doc_type == "workitem" and hit.doc_id in items:
+            it = items[hit.doc_id]
+            facts.append(FactOut(type="workitem", id=it.id, workitem=it.id,
+                                 workitem_title=it.title, text=it.summary or it.title,
+                                 confidence=round(it.confidence, 2), band=it.band,
+                                 status="confirmed", score=hit.score))
+        elif hit.doc_type == "memory" and hit.doc_id in mems:
+            m = mems[hit.doc_id]
+            wi = items.get(m.workitem or "")
+            facts.append(FactOut(type=m.kind, id=m.id, workitem=m.workitem,
+                                 workitem_title=wi.title if wi else None, text=m.text,
+                                 confidence=round(m.confidence, 2), band=m.band,
+                                 status="confirmed" if m.promoted else "unconfirmed",
+                                 source=dict(m.evidence[0]) if m.evidence else {},
+                                 score=hit.score))
+        elif hit.doc_type == "message":
+            facts.append(FactOut(type="message", id=hit.doc_id, workitem=None, text=hit.snippet,
+                                 confidence=None, band=None, status="unconfirmed",
+                                 source={"agent": hit.title and None, "session": hit.session,
+                                         "event": hit.doc_id}, score=hit.score))
+        if len(facts) >= limit:
+            break
+    return AskOut(query=query, facts=facts)
+
+
+def timeline(paths: RepoPaths, ref: str) -> TimelineOut:
+    """Decisions, sessions, commits and ledger ops of one WorkItem, in time order."""
+    from looma_git.api import ledger
+
+    item = resolve_workitem(paths, ref)
+    entries: list[TimelineEntry] = []
+    for op in ledger.log(paths):
+        tgt = op.target.id
+        payload = op.payload or {}
+        if tgt == item.id or payload.get("workitem") == item.id or item.id in (
+                payload.get("from") or []):
+            entries.append(TimelineEntry(ts=op.ts, kind="op", text=op.op, ref=op.id[:10],
+                                         actor=f"{op.actor.kind}:{op.actor.name}"))
+    for s in _session_rows(paths, item.sessions):
+        entries.append(TimelineEntry(ts=str(s.get("first") or ""), kind="session",
+                                     text=f"{s['agent']} session", ref=s["id"]))
+    for c in _git_commits(paths, [c.sha for c in item.commits]):
+        entries.append(TimelineEntry(ts=c["date"], kind="commit", text=c["subject"],
+                                     ref=c["sha"]))
+    for m in item.memories:
+        ts = ""
+        entries.append(TimelineEntry(ts=ts, kind=m.kind, text=m.text, ref=m.id))
+    entries.sort(key=lambda e: (e.ts or "~", e.kind, e.ref))
+    return TimelineOut(workitem=item.id, title=item.title, entries=entries)
+
+
+def recall(paths: RepoPaths, entity: str) -> dict[str, Any]:
+    """Everything that mentions a file, commit, branch, session or term."""
+    items = _items(paths)
+    low = entity.lower()
+    hits: list[dict[str, Any]] = []
+    for it in items:
+        why = []
+        if any(f == entity or f.startswith(entity.rstrip("/") + "/") for f in it.files):
+            why.append("file")
+        if any(c.sha.startswith(low) for c in it.commits) and len(low) >= 7:
+            why.append("commit")
+        if it.branch and it.branch == entity:
+            why.append("branch")
+        if any(s == entity or s.startswith(entity) for _, s in it.sessions) and len(entity) >= 6:
+            why.append("session")
+        if low in it.title.lower() or any(low in a.lower() for a in it.aliases):
+            why.append("title")
+        mems = [m for m in it.memories if low in m.text.lower()]
+        if mems:
+            why.append("memory")
+        if why:
+            hits.append({"workitem": _work_out(it).model_dump(), "why": why,
+                         "memories": [{"id": m.id, "kind": m.kind, "text": m.text,
+                                       "confidence": m.confidence, "band": m.band,
+                                       "lifecycle": m.lifecycle} for m in mems]})
+    return {"entity": entity, "results": hits}

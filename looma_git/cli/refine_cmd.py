@@ -1,0 +1,72 @@
+"""`looma reprocess`, `looma reindex`, `looma backfill`: rebuild the model and the index."""
+
+from __future__ import annotations
+
+import click
+
+from looma_git.cli.common import emit_json, repo_paths
+
+
+@click.command("reprocess")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable report.")
+@click.pass_context
+def reprocess_cmd(ctx: click.Context, as_json: bool) -> None:
+    """Rebuild the local work model from stored events plus the ledger.
+
+    Deterministic: the same events and ledger give the same WorkItems. User corrections in
+    the ledger are applied before any score. Promotions are published as system ops; running
+    it again with nothing new publishes nothing.
+    """
+    from looma_git.api.index import reindex
+    from looma_git.api.refine import refine_and_publish
+
+    paths = repo_paths(ctx)
+    report = refine_and_publish(paths, by="backfill")
+    reindex(paths, full=True)
+    if as_json:
+        emit_json(report.__dict__)
+        return
+    click.echo(f"{report.sessions} sessions, {report.windows} windows -> {report.workitems} "
+               f"WorkItems ({report.promoted} promoted, {report.candidates} local candidates), "
+               f"{report.memories} memories, {report.links} commit links; "
+               f"{report.ops_written} ledger ops written")
+
+
+@click.command("backfill")
+@click.option("--since", "since", default=None, metavar="REV",
+              help="Only link commits after REV (default: all history).")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable report.")
+@click.pass_context
+def backfill_cmd(ctx: click.Context, since: str | None, as_json: bool) -> None:
+    """Link existing history to WorkItems in one batched notes write."""
+    from looma_git.api.refine import refine_and_publish
+
+    revs = (f"{since}..HEAD",) if since else ("--all",)
+    report = refine_and_publish(repo_paths(ctx), by="backfill", commits_revs=revs)
+    if as_json:
+        emit_json(report.__dict__)
+        return
+    click.echo(f"linked: {report.ops.get('commit.link', 0)} new commit links "
+               f"({report.links} links in total); see `git log --notes=looma`")
+
+
+@click.command("reindex")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable report.")
+@click.pass_context
+def reindex_cmd(ctx: click.Context, as_json: bool) -> None:
+    """Rebuild the local search index and vectors from the ledger ref plus local events.
+
+    On a fresh clone that has only the looma refs, this is all a teammate needs before
+    `looma work` and `looma resume`.
+    """
+    from looma_git.api.index import reindex
+
+    report = reindex(repo_paths(ctx), full=True)
+    if as_json:
+        emit_json(report.__dict__)
+        return
+    mode = f"embeddings: {report.embedder}" if report.embedder else \
+        f"lexical only ({report.embedder_reason})"
+    click.echo(f"indexed {report.workitems} WorkItems, {report.memories} memories, "
+               f"{report.messages} messages; {report.vectors} vectors; {mode}; "
+               f"{report.duration_s:.2f}s")

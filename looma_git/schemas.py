@@ -1,0 +1,98 @@
+"""Pydantic wire schemas for --json and MCP: the stable contract, kept apart from internals."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+
+class SessionRef(BaseModel):
+    agent: str
+    id: str
+
+
+class WorkItemOut(BaseModel):
+    """One WorkItem in `looma work --json` (DESIGN §6)."""
+
+    id: str
+    title: str
+    kind: str
+    status: str
+    lifecycle: str
+    confidence: float
+    band: str
+    files: list[str]
+    commits: list[str]
+    sessions: list[SessionRef]
+    promoted: bool = True
+    branch: str | None = None
+    summary: str = ""
+    features: dict[str, float] = Field(default_factory=dict)
+
+
+class WorkOut(BaseModel):
+    workitems: list[WorkItemOut]
+
+
+class CandidateOut(BaseModel):
+    """A WorkItem considered by `resume`, with why it matched."""
+
+    id: str
+    letter: str
+    title: str
+    kind: str
+    status: str
+    confidence: float
+    band: str
+    match: float
+    matched_terms: list[str]
+    files: list[str]
+    commits: list[str]
+    sessions: list[SessionRef]
+    last_active: str = ""
+
+
+class ResumeOut(BaseModel):
+    """`looma resume --json` (DESIGN §6): for confident, candidates[0] is the one."""
+
+    state: Literal["confident", "ambiguous", "cold"]
+    goal: str | None
+    candidates: list[CandidateOut]
+    bundle: dict[str, Any] | None
+    recent: list[CandidateOut] = Field(default_factory=list)
+    message: str = ""
+
+
+class FactOut(BaseModel):
+    """One `ask` result with provenance, confidence and band."""
+
+    type: str
+    id: str
+    workitem: str | None
+    workitem_title: str | None = None
+    text: str
+    confidence: float | None
+    band: str | None
+    status: Literal["confirmed", "unconfirmed"]
+    source: dict[str, Any] = Field(default_factory=dict)
+    score: float = 0.0
+
+
+class AskOut(BaseModel):
+    query: str
+    facts: list[FactOut]
+
+
+class TimelineEntry(BaseModel):
+    ts: str
+    kind: str  # op | session | commit | decision | todo | bug | architecture
+    text: str
+    ref: str = ""
+    actor: str = ""
+
+
+class TimelineOut(BaseModel):
+    workitem: str
+    title: str
+    entries: list[TimelineEntry]
