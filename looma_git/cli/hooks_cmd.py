@@ -1,0 +1,125 @@
+"""`looma hooks install|uninstall|status` and the hidden `looma hook drain|post-rewrite`."""
+
+from __future__ import annotations
+
+import click
+
+
+def _paths(ctx: click.Context):  # -> RepoPaths
+    from looma_git.gitrepo import find_repo
+
+    return find_repo((ctx.obj or {}).get("repo_dir"))
+
+
+def _render_changes(result) -> None:  # result: api.hooks.InstallResult
+    click.echo(f"hooks dir: {result.hooks_dir}")
+    for c in result.changes:
+        line = f"  {c.name:<14} {c.action}"
+        if c.detail:
+            line += f"  ({c.detail})"
+        click.echo(line)
+
+
+@click.group("hooks")
+def hooks_group() -> None:
+    """Install, remove or inspect looma's git hooks."""
+
+
+@hooks_group.command("install")
+@click.pass_context
+def install_cmd(ctx: click.Context) -> None:
+    """Install the shims (idempotent); foreign hooks are moved aside and chained."""
+    import sys
+
+    from looma_git.api import hooks as api
+
+    result = api.install(_paths(ctx), sys.executable)
+    _render_changes(result)
+    if any(c.action == "conflict" for c in result.changes):
+        ctx.exit(1)
+
+
+@hooks_group.command("uninstall")
+@click.pass_context
+def uninstall_cmd(ctx: click.Context) -> None:
+    """Remove the shims and put chained hooks back exactly as they were."""
+    from looma_git.api import hooks as api
+
+    _render_changes(api.uninstall(_paths(ctx)))
+
+
+@hooks_group.command("status")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.pass_context
+def status_cmd(ctx: click.Context, as_json: bool) -> None:
+    """Per-hook state, queue length, last drain and last error."""
+    import shutil
+
+    from looma_git.api import hooks as api
+
+    fallback = shutil.which("looma") is not None or shutil.which("git-looma") is not None
+    st = api.status(_paths(ctx), path_fallback=fallback)
+    if as_json:
+        click.echo(st.model_dump_json(indent=2))
+        return
+    click.echo(f"hooks dir: {st.hooks_dir}")
+    for h in st.hooks:
+        extra = " +chained" if h.chained else ""
+        if h.python and h.python_exists is False:
+            extra += f"  (interpreter {h.python} missing)"
+        click.echo(f"  {h.name:<14} {h.state}{extra}")
+    running = "  (drainer running)" if st.drainer_running else ""
+    click.echo(f"queue: {st.queue_length} commit(s), {st.rewrites_length} rewrite(s){running}")
+    if st.last_drain:
+        d = st.last_drain
+        steps = ", ".join(f"{s['name']} {s['status']}" for s in d.get("steps", [])[-3:])
+        click.echo(f"last drain: {d.get('at')} in {d.get('duration_ms', 0):.0f} ms ({steps})")
+    else:
+        click.echo("last drain: never")
+    if (lat := st.latency.get("drain_ms")):
+        click.echo(f"drain latency: p50 {lat['p50']:.0f} ms, p90 {lat['p90']:.0f} ms, "
+                   f"p99 {lat['p99']:.0f} ms over {int(lat['n'])}")
+    if st.last_error:
+        click.echo(f"last drain error: {st.last_error.get('at')} "
+                   f"{st.last_error.get('step')}: {st.last_error.get('message')}")
+    if st.log_error:
+        click.echo(f"last error in hooks.log: {st.log_error}")
+    for p in st.problems:
+        click.echo(f"problem: {p}")
+
+
+@click.group("hook", hidden=True)
+def hook_group() -> None:
+    """Entry points the shims call (internal)."""
+
+
+@hook_group.command("drain")
+@click.option("-v", "--verbose", is_flag=True, help="Print a summary (normally silent).")
+@click.pass_context
+def drain_cmd(ctx: click.Context, verbose: bool) -> None:
+    """Drain the hook queues: ingest, record rewrites, link queued commits."""
+    import os
+    import sys
+    from pathlib import Path
+
+    from looma_git.api import hooks as api
+    from looma_git.ingest.base import DiscoveryEnv
+
+    env = DiscoveryEnv(home=Path.home(), environ=dict(os.environ), platform=sys.platform)
+    result = api.drain(_paths(ctx), env)
+    if verbose:
+        click.echo(result.model_dump_json(indent=2))
+
+
+@hook_group.command("post-rewrite")
+@click.argument("kind", default="unknown")
+@click.pass_context
+def post_rewrite_cmd(ctx: click.Context, kind: str) -> None:
+    """Queue git's post-rewrite `<old> <new>` lines from stdin (what the shim does in sh)."""
+    import sys
+    import time
+
+    from looma_git.api import hooks as api
+
+    text = sys.stdin.read()
+    api.record_rewrites(_paths(ctx), kind, text, int(time.time()))

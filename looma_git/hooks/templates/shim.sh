@@ -1,0 +1,123 @@
+#!/bin/sh
+# looma-shim v1 (@HOOK@): installed by `looma hooks install`, removed by `looma hooks uninstall`.
+# Contract: never changes what git does or prints. A foreign hook that was here is kept as
+# @HOOK@.looma-chained and runs first with the same arguments and stdin; its exit status is
+# the only status git sees. Everything looma does goes to <git-common-dir>/looma/hooks.log.
+# post-commit runs no Python: it appends "<sha> <unix time>" to the queue and starts one
+# detached `looma hook drain`.
+LOOMA_HOOK='@HOOK@'
+LOOMA_PYTHON='@PYTHON@'
+looma_nl='
+'
+
+# One git call: per-worktree git dir, common dir (shared state) and HEAD.
+looma_rp=$(git rev-parse --git-dir --git-common-dir HEAD 2>/dev/null)
+looma_gd=${looma_rp%%"$looma_nl"*}
+looma_rest=${looma_rp#*"$looma_nl"}
+looma_cd=${looma_rest%%"$looma_nl"*}
+looma_head=${looma_rest#*"$looma_nl"}
+case $looma_head in *"$looma_nl"*|HEAD|'') looma_head= ;; esac
+[ "$looma_rest" = "$looma_rp" ] && looma_cd=
+looma_st=${looma_cd:+$looma_cd/looma}
+
+# post-rewrite: git's "<old> <new>" lines are kept in memory so the chained hook sees them too.
+looma_in=
+if [ "$LOOMA_HOOK" = post-rewrite ]; then
+    looma_in=$(cat 2>/dev/null; echo .)
+    looma_in=${looma_in%.}
+fi
+
+looma_run_chained() {
+    # A plain sh hook is sourced with $0 set to this path, so hooks that locate their
+    # siblings through $0 (husky's `.husky/_/h`) still find them; anything else is executed.
+    looma_first=
+    IFS= read -r looma_first <"$looma_chained" 2>/dev/null
+    case $looma_first in
+        '#!/bin/sh'|'#!/usr/bin/sh'|'#!/usr/bin/env sh') set -- sh -c '. "$0.looma-chained"' "$0" "$@" ;;
+        *) set -- "$looma_chained" "$@" ;;
+    esac
+    if [ "$LOOMA_HOOK" = post-rewrite ]; then
+        printf '%s' "$looma_in" | "$@"
+    else
+        "$@"
+    fi
+}
+
+looma_status=0
+looma_chained="$0.looma-chained"
+if [ -f "$looma_chained" ] && [ -x "$looma_chained" ]; then
+    looma_run_chained "$@"
+    looma_status=$?
+fi
+
+# From here on nothing reaches the user's terminal, and no failure changes the exit status.
+unset GIT_INDEX_FILE
+exec </dev/null >/dev/null 2>&1
+[ -n "$looma_st" ] || exit "$looma_status"
+[ -d "$looma_st" ] || mkdir -p "$looma_st" || exit "$looma_status"
+looma_log="$looma_st/hooks.log"
+true >>"$looma_log" || looma_log=/dev/null
+
+looma_say() {
+    printf 'looma-hook %s %s: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$LOOMA_HOOK" "$*"
+}
+
+looma_mid_op() {
+    [ -d "$looma_gd/rebase-merge" ] || [ -d "$looma_gd/rebase-apply" ] ||
+        [ -f "$looma_gd/MERGE_HEAD" ] || [ -f "$looma_gd/CHERRY_PICK_HEAD" ] ||
+        [ -f "$looma_gd/REVERT_HEAD" ] || [ -d "$looma_gd/sequencer" ] ||
+        [ -f "$looma_gd/BISECT_LOG" ]
+}
+
+looma_drain() {
+    # One drainer at a time: skip the launch while the pid in the lock is alive (the drainer
+    # re-reads the queue after releasing it, so nothing queued meanwhile is missed).
+    looma_pid=
+    [ -f "$looma_st/drain.lock" ] && read -r looma_pid <"$looma_st/drain.lock"
+    [ -n "$looma_pid" ] && kill -0 "$looma_pid" 2>/dev/null && return 0
+    if [ -x "$LOOMA_PYTHON" ]; then
+        set -- "$LOOMA_PYTHON" -m looma_git hook drain
+    elif command -v looma >/dev/null 2>&1; then
+        set -- looma hook drain
+    elif command -v git-looma >/dev/null 2>&1; then
+        set -- git looma hook drain
+    else
+        looma_say "error: looma not found (interpreter $LOOMA_PYTHON is gone; no looma or git-looma on PATH)"
+        return 0
+    fi
+    command -v setsid >/dev/null 2>&1 && set -- setsid "$@"
+    nohup "$@" </dev/null >>"$looma_log" 2>&1 &
+}
+
+looma_work() {
+    looma_queue=${LOOMA_HOOK_QUEUE:-$looma_st/queue}
+    case $LOOMA_HOOK in
+    post-commit)
+        [ -n "$looma_head" ] || { looma_say "error: cannot read HEAD"; return 0; }
+        printf '%s %s\n' "$looma_head" "$(date +%s)" >>"$looma_queue" ||
+            { looma_say "error: cannot append to $looma_queue (disk full or not writable)"; return 0; }
+        looma_mid_op && { looma_say "rebase/merge/cherry-pick in progress: queued $looma_head only"; return 0; }
+        looma_drain ;;
+    post-rewrite)
+        looma_kind=${1:-unknown}
+        looma_now=$(date +%s)
+        printf '%s' "$looma_in" | while read -r looma_old looma_new looma_x; do
+            [ -n "$looma_new" ] && printf '%s %s %s %s\n' "$looma_old" "$looma_new" "$looma_kind" "$looma_now"
+        done >>"$looma_st/rewrites" ||
+            { looma_say "error: cannot append to $looma_st/rewrites"; return 0; }
+        [ "$looma_kind" = amend ] && looma_mid_op && return 0
+        looma_drain ;;
+    post-merge)
+        looma_mid_op || looma_drain ;;
+    post-checkout)
+        # $3 = 1 for a branch checkout; file checkouts change no history.
+        [ "$3" = 1 ] && ! looma_mid_op && looma_drain ;;
+    pre-push)
+        # Never blocks a push; only kicks the drainer if commits are still waiting.
+        [ -s "$looma_st/queue" ] && looma_drain ;;
+    esac
+    return 0
+}
+
+looma_work "$@" >>"$looma_log" 2>&1
+exit "$looma_status"
