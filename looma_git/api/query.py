@@ -84,7 +84,7 @@ def _git_commits(paths: RepoPaths, shas: list[str]) -> list[dict[str, Any]]:
     if not shas:
         return []
     info = {c.sha: c for c in list_commits(require_worktree(paths), revs=tuple(shas[-50:]),
-                                           limit=None)}
+                                           no_walk=True)}
     out = []
     for sha in shas:
         c = info.get(sha)

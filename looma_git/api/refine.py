@@ -93,11 +93,11 @@ def seeds_from_state(state: Any) -> tuple[list[Seed], dict[str, str], frozenset[
 
 
 def run_pass(paths: RepoPaths, state: Any, conn: sqlite3.Connection,
-             commits_revs: tuple[str, ...] = ("--all",)) -> RefineResult:
+             commits_revs: tuple[str, ...] = ("--all",), no_walk: bool = False) -> RefineResult:
     """One pure refinery pass over what is stored locally and in git."""
     worktree = require_worktree(paths)
     sessions = load_sessions(conn)
-    commits = gitfacts.list_commits(worktree, revs=commits_revs)
+    commits = gitfacts.list_commits(worktree, revs=commits_revs, no_walk=no_walk)
     known = gitfacts.known_paths(worktree)
     sha_lookup = gitfacts.existing_objects(worktree, sha_candidates(sessions))
     seeds, overrides, forbidden, live = seeds_from_state(state)
@@ -120,7 +120,8 @@ def _id_map(result: RefineResult, created: list[Any]) -> dict[str, str]:
 
 
 def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
-                       commits_revs: tuple[str, ...] = ("--all",)) -> RefineReport:
+                       commits_revs: tuple[str, ...] = ("--all",),
+                       no_walk: bool = False) -> RefineReport:
     """Run a pass and publish promotions, links and memories as system ops."""
     from looma_git.api import ledger
     from looma_git.index import storedb
@@ -132,7 +133,7 @@ def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
         storedb.ensure_schema(conn)
         conn.executescript(LOCAL_SCHEMA)
         state = ledger.load_state(paths)
-        result = run_pass(paths, state, conn, commits_revs)
+        result = run_pass(paths, state, conn, commits_revs, no_walk)
         report = RefineReport(sessions=len({w.session_key for w in result.windows}),
                               windows=len(result.windows), workitems=len(result.workitems))
 

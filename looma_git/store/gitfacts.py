@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 from dataclasses import dataclass
+from datetime import UTC
 from pathlib import Path
 
 
@@ -30,10 +31,14 @@ def _git(cwd: Path, *args: str, input: str | None = None) -> str:
 
 
 def list_commits(worktree: Path, *, revs: tuple[str, ...] = ("--all",),
-                 since: str | None = None, limit: int | None = None) -> list[CommitInfo]:
-    """Commits reachable from `revs` (default all refs except looma's), oldest first."""
+                 since: str | None = None, limit: int | None = None,
+                 no_walk: bool = False) -> list[CommitInfo]:
+    """Commits reachable from `revs` (default all refs except looma's), oldest first;
+    with `no_walk`, exactly the named commits."""
     args = ["log", "--source", "--name-only", "--no-renames", "-z",
             "--format=%x1e%H%x1f%cI%x1f%an%x1f%P%x1f%S%x1f%s%x1f%b%x1f"]
+    if no_walk:
+        args.append("--no-walk=unsorted")
     if limit:
         args.append(f"-n{limit}")
     if revs == ("--all",):
@@ -61,13 +66,13 @@ def list_commits(worktree: Path, *, revs: tuple[str, ...] = ("--all",),
 
 
 def _to_utc(iso: str) -> str:
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     try:
         dt = datetime.fromisoformat(iso.strip())
     except ValueError:
         return iso
-    return dt.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def known_paths(worktree: Path) -> frozenset[str]:
