@@ -1,11 +1,12 @@
-"""Small normalizers shared by the Codex and Gemini adapters: UTC timestamps, bounded text,
-raw-record capping and test-command classification."""
+"""Small helpers shared by the Codex and Gemini adapters: UTC timestamps, bounded text,
+raw-record capping, test-command classification and complete-line offsets."""
 
 from __future__ import annotations
 
 import json
 import re
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 # Tool output can be megabytes; the head says what ran, the tail says how it ended.
@@ -106,3 +107,23 @@ def command_test_outcome(command: str | None, exit_code: int | None) -> str | No
     if exit_code is None or not is_test_command(command):
         return None
     return "passed" if exit_code == 0 else "failed"
+
+
+def complete_end(path: Path, end: int, size: int) -> int:
+    """Offset just past the last newline at or after `end`: complete bad lines are consumed
+    too, only a partial last line is left for the next read."""
+    if end >= size:
+        return end
+    last = end
+    with path.open("rb") as fh:
+        fh.seek(end)
+        pos = end
+        while pos < size:
+            chunk = fh.read(min(1024 * 1024, size - pos))
+            if not chunk:
+                break
+            idx = chunk.rfind(b"\n")
+            if idx >= 0:
+                last = pos + idx + 1
+            pos += len(chunk)
+    return last

@@ -9,7 +9,7 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from looma_git.ingest.agent_text import as_dict, as_list
+from looma_git.ingest.agent_text import as_dict, as_list, complete_end
 from looma_git.ingest.base import Cursor, DiscoveryEnv, ReadResult, Skip, Source, head_fingerprint
 from looma_git.ingest.codex_records import AGENT, CodexSession
 from looma_git.ingest.jsonl import iter_jsonl
@@ -108,7 +108,7 @@ class CodexAdapter:
         for line in iter_jsonl(path, start, skips):
             sess.feed(line.obj, line.end, f"{path}:{line.lineno if not start else f'@{start}+{line.lineno}'}")
             end = line.end
-        end = _complete_end(path, end, size)
+        end = complete_end(path, end, size)
         new_cursor = Cursor(offset=end, head_fp=head_fingerprint(path, end),
                             state=sess.to_state())
         return ReadResult(sess.events, new_cursor, skips + sess.skips, sess.noise, notes)
@@ -145,7 +145,7 @@ class CodexAdapter:
             for line in iter_jsonl(tmp_path, 0, inner):
                 sess.feed(line.obj, line.end, f"{path}:{line.lineno}")
                 end = line.end
-            if _complete_end(tmp_path, end, written) < written:
+            if complete_end(tmp_path, end, written) < written:
                 inner.append(Skip("truncated_line", f"{path}:end"))
             skips.extend(Skip(s.reason, s.location.replace(str(tmp_path), str(path)))
                          for s in inner)
@@ -204,25 +204,6 @@ def _rank(path: Path) -> tuple[int, int]:
     compressed = 1 if path.name.endswith(".zst") else 0
     return archived, compressed
 
-
-def _complete_end(path: Path, end: int, size: int) -> int:
-    """Offset just past the last newline at or after `end`: complete bad lines are consumed
-    too, only a partial last line is left for the next read."""
-    if end >= size:
-        return end
-    last = end
-    with path.open("rb") as fh:
-        fh.seek(end)
-        pos = end
-        while pos < size:
-            chunk = fh.read(min(CHUNK, size - pos))
-            if not chunk:
-                break
-            idx = chunk.rfind(b"\n")
-            if idx >= 0:
-                last = pos + idx + 1
-            pos += len(chunk)
-    return last
 
 
 def _file_hash(path: Path) -> str:

@@ -1,0 +1,146 @@
+"""Gemini CLI message records -> NormalizedEvent fields: roles, text parts and tool calls."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from looma_git.ingest.agent_text import as_dict, as_list, as_str, command_test_outcome
+from looma_git.model import ToolCall
+
+AGENT = "gemini-cli"
+ROLE_BY_TYPE = {"user": "user", "gemini": "assistant", "model": "assistant",
+                "info": "system", "error": "system", "warning": "system"}
+EXIT_RE = re.compile(r"Exit Code:\s*(-?\d+)", re.IGNORECASE)
+# tool name -> (kind, argument keys that name a path)
+TOOL_KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "run_shell_command": ("shell", ()),
+    "replace": ("edit", ("file_path", "absolute_path", "path")),
+    "edit": ("edit", ("file_path", "absolute_path", "path")),
+    "smart_edit": ("edit", ("file_path", "absolute_path", "path")),
+    "write_file": ("write", ("file_path", "absolute_path", "path")),
+    "read_file": ("read", ("absolute_path", "file_path", "path")),
+    "read_many_files": ("read", ("paths", "include")),
+    "list_directory": ("read", ("dir_path", "path")),
+    "ls": ("read", ("dir_path", "path")),
+    "glob": ("search", ()),
+    "search_file_content": ("search", ()),
+    "grep_search": ("search", ()),
+    "grep": ("search", ()),
+    "web_fetch": ("web", ()),
+    "google_web_search": ("web", ()),
+    "invoke_agent": ("task", ()),
+    "delegate_to_agent": ("task", ()),
+    "codebase_investigator": ("task", ()),
+}
+ERROR_STATUSES = {"error", "cancelled", "canceled", "failed", "rejected"}
+
+
+@dataclass(frozen=True)
+class MessageView:
+    """What one Gemini message contributes to an event."""
+
+    role: str | None  # None: not a conversational message (unknown type)
+    text: str
+    tool_calls: tuple[ToolCall, ...]
+    model: str | None
+    noise: str | None = None  # set when the whole message is noise (and not emitted)
+
+
+def parts_text(content: Any) -> str:
+    """Text of a PartListUnion: a string, a part, or a list of parts (`{text}` only)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, dict):
+        return as_str(content.get("text")) or ""
+    texts = [parts_text(p) for p in as_list(content) if isinstance(p, str | dict)]
+    return "\n".join(t for t in texts if t)
+
+
+def _paths(args: dict[str, Any], keys: tuple[str, ...]) -> tuple[str, ...]:
+    found: list[str] = []
+    for key in keys:
+        value = args.get(key)
+        if isinstance(value, str) and value:
+            found.append(value)
+        else:
+            found.extend(v for v in as_list(value) if isinstance(v, str) and v)
+        if found and key != "paths":
+            break
+    return tuple(dict.fromkeys(found))
+
+
+def _result_text(result: Any) -> str:
+    """The output/error text inside `result: [{functionResponse: {response: {output}}}]`."""
+    texts: list[str] = []
+    for part in as_list(result):
+        response = as_dict(as_dict(as_dict(part).get("functionResponse")).get("response"))
+        for key in ("output", "error"):
+            value = response.get(key)
+            if isinstance(value, str):
+                texts.append(value)
+        text = as_str(as_dict(part).get("text"))
+        if text:
+            texts.append(text)
+    return "\n".join(texts)
+
+
+def tool_call(record: Any) -> ToolCall | None:
+    """One ToolCallRecord normalized (tolerating missing id/result/status)."""
+    tc = as_dict(record)
+    name = as_str(tc.get("name"))
+    if not name:
+        return None
+    args = as_dict(tc.get("args"))
+    kind, keys = TOOL_KINDS.get(name, ("other", ()))
+    status = (as_str(tc.get("status")) or "").lower()
+    command = as_str(args.get("command")) if kind == "shell" else None
+    exit_code = None
+    if kind == "shell":
+        match = EXIT_RE.search(_result_text(tc.get("result"))[-4000:])
+        exit_code = int(match.group(1)) if match else None
+    is_error = status in ERROR_STATUSES or exit_code not in (None, 0)
+    return ToolCall(name=name, kind=kind, paths=_paths(args, keys), command=command,
+                    exit_code=exit_code, is_error=is_error,
+                    test_outcome=command_test_outcome(command, exit_code),
+                    call_id=as_str(tc.get("id")))
+
+
+def todos_text(record: Any) -> str:
+    """write_todos arguments as a checklist (the plan is where todos live)."""
+    lines = []
+    for todo in as_list(as_dict(as_dict(record).get("args")).get("todos")):
+        item = as_dict(todo)
+        text = as_str(item.get("description"))
+        if text:
+            lines.append(f"- [{as_str(item.get('status')) or 'pending'}] {text}")
+    return "\n".join(lines)
+
+
+def view(msg: dict[str, Any]) -> MessageView:
+    """Classify and flatten one MessageRecord."""
+    mtype = msg.get("type")
+    role = ROLE_BY_TYPE.get(mtype) if isinstance(mtype, str) else None
+    model = as_str(msg.get("model"))
+    if role is None:
+        return MessageView(None, "", (), model, noise=None)
+    text = parts_text(msg.get("content")).strip()
+    calls: list[ToolCall] = []
+    plans: list[str] = []
+    for record in as_list(msg.get("toolCalls")):
+        call = tool_call(record)
+        if call:
+            calls.append(call)
+            if call.name == "write_todos":
+                plans.append(todos_text(record))
+    if plans:
+        text = "\n\n".join(t for t in (text, *plans) if t)
+    if role == "user" and text.startswith("<session_context>"):
+        return MessageView(role, text, (), model, noise="session_context")
+    if role == "assistant" and not text and not calls:
+        reason = "thought_only" if as_list(msg.get("thoughts")) else "empty_message"
+        return MessageView(role, "", (), model, noise=reason)
+    if role == "system" and not text:
+        return MessageView(role, "", (), model, noise="empty_message")
+    return MessageView(role, text, tuple(calls), model)
