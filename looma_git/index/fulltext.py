@@ -308,19 +308,41 @@ class FullTextIndex:
             must.append((Occur.Must, Query.term_query(self._schema, "workitem", workitem)))
         return Query.boolean_query(must) if len(must) > 1 else text_q
 
+    def _advanced_query(self, text: str, types: Iterable[str] | None, workitem: str | None) -> tantivy.Query | None:
+        """Tantivy's query language (`"a b"~2`, `title:x`, `a AND NOT b`), or None if it does not parse."""
+        from tantivy import Occur, Query
+
+        try:
+            parsed = self._index.parse_query(text, ["title", "body"], field_boosts={"title": TITLE_BOOST},
+                                             conjunction_by_default=False)
+        except ValueError:
+            return None
+        must = [(Occur.Must, parsed)]
+        if types is not None:
+            must.append((Occur.Must, Query.boolean_query(
+                [(Occur.Should, Query.term_query(self._schema, "doc_type", t)) for t in sorted(set(types))])))
+        if workitem is not None:
+            must.append((Occur.Must, Query.term_query(self._schema, "workitem", workitem)))
+        return Query.boolean_query(must) if len(must) > 1 else parsed
+
     def search(self, text: str, *, types: Iterable[str] | None = None, workitem: str | None = None,
-               limit: int = 20, offset: int = 0) -> list[Hit]:
+               limit: int = 20, offset: int = 0, advanced: bool = False) -> list[Hit]:
         """BM25 search of title (boosted) and body; [] when `text` has no searchable terms.
 
-        `text` is never parsed as a query language: `what's`, `k8s: deploy`, `(x`, `NOT safe`
-        are all just words. `types` restricts doc_type, `workitem` restricts to one WorkItem.
+        By default `text` is never parsed as a query language: `what's`, `k8s: deploy`, `(x`,
+        `NOT safe` are all just words. `advanced=True` tries Tantivy's query language first and
+        falls back to plain words when it does not parse. `types` restricts doc_type,
+        `workitem` restricts to one WorkItem.
         """
         import tantivy
 
         terms = self.terms(text)
         if not terms or limit <= 0:
             return []
-        query = self._query(terms, types, workitem)
+        if types is not None and not set(types):
+            return []
+        query = (self._advanced_query(text, types, workitem) if advanced else None) or \
+            self._query(terms, types, workitem)
         self._index.reload()  # pick up commits made by other processes
         searcher = self._index.searcher()
         result = searcher.search(query, limit, count=False, offset=max(0, offset))

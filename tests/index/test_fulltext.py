@@ -265,3 +265,14 @@ def test_writer_waits_for_looma_lock_and_times_out(tmp_path: Path) -> None:
     ok = _spawn(d, "z", batches=1, per=1, timeout=5)
     assert ok.wait(timeout=120) == 0
     assert ids(ix.search("wordz")) == ["z-0-0"]
+
+
+def test_advanced_query_language_with_fallback(index: FullTextIndex) -> None:
+    assert ids(index.search("redis AND NOT eviction", advanced=True)) == []
+    assert ids(index.search("redis AND session", advanced=True)) == ["m3"]
+    assert ids(index.search('"rollout was slow"', advanced=True)) == ["m1"]
+    assert ids(index.search("title:redis", advanced=True, types=["workitem"])) == ["w1"]
+    # Unparseable input falls back to plain words instead of raising.
+    assert ids(index.search("what's", advanced=True)) == ["m2"]
+    assert ids(index.search("k8s: deploy", advanced=True))[0] == "m1"
+    assert index.search("-", advanced=True) == []
