@@ -1,0 +1,157 @@
+"""Library surface for the ledger: init, append, load_state, verify, log, resolve_op."""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass, field
+
+from looma_git.errors import (
+    AmbiguousError,
+    NotFoundError,
+    ReadOnlyError,
+)
+from looma_git.gitrepo import RepoPaths, require_worktree
+from looma_git.ledger.ops import Op, OpDraft
+from looma_git.ledger.state import LedgerState
+
+NOTES_REWRITE_REF = "refs/notes/looma"
+
+
+@dataclass(frozen=True)
+class InitReport:
+    """What `init_repo` found and changed."""
+
+    state_dir: str
+    clone_id: str
+    created_clone_id: bool
+    config_changed: tuple[str, ...]
+    ledger_created: bool
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One verify finding; `op_id` names the op when one is involved."""
+
+    kind: str
+    message: str
+    op_id: str | None = None
+    path: str | None = None
+
+
+@dataclass
+class VerifyReport:
+    """Everything `verify` checked."""
+
+    ops: int = 0
+    problems: list[Problem] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    commits_checked: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _git_config(worktree: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", "config", *args], cwd=worktree, capture_output=True,
+                          text=True, check=False)
+
+
+def init_repo(paths: RepoPaths) -> InitReport:
+    """Idempotent setup: state dir + clone id, notes rewrite config, an empty ledger ref."""
+    from looma_git.store.clone import ensure_clone_id
+    from looma_git.store.ledger_ref import LEDGER_REF
+    from looma_git.store.locking import cas_update
+    from looma_git.store.repo import make_commit, open_repo, ref_value, write_objects
+
+    worktree = str(require_worktree(paths))
+    clone_id, created = ensure_clone_id(paths)
+    changed: list[str] = []
+    refs = _git_config(worktree, "--get-all", "notes.rewriteRef").stdout.split()
+    wanted = [("notes.rewriteRef", NOTES_REWRITE_REF, NOTES_REWRITE_REF not in refs, "--add"),
+              ("notes.rewriteMode", "cat_sort_uniq",
+               _git_config(worktree, "--get", "notes.rewriteMode").stdout.strip()
+               != "cat_sort_uniq", None)]
+    for key, value, needed, flag in wanted:
+        if not needed:
+            continue
+        proc = _git_config(worktree, *([flag] if flag else []), key, value)
+        if proc.returncode != 0:
+            raise ReadOnlyError(f"cannot set {key} in the repository config: "
+                                f"{proc.stderr.strip()}",
+                                hint="looma needs write access to the .git directory")
+        changed.append(f"{key}={value}")
+    created_ledger = False
+    with open_repo(paths) as repo:
+        if ref_value(repo, LEDGER_REF) is None:
+            from dulwich.objects import Blob, Tree
+
+            from looma_git.ledger.projections import FORMAT_FILE
+
+            fmt = Blob.from_string(FORMAT_FILE)
+            root = Tree()
+            root.add(b"format.yaml", 0o100644, fmt.id)
+            commit = make_commit(root.id, [], "looma: init ledger\n", b"looma <looma@localhost>")
+
+            def build(old: bytes | None) -> bytes | None:
+                if old is not None:
+                    return None
+                write_objects(repo, [fmt, root, commit])
+                return bytes(commit.id)
+
+            _, new = cas_update(repo, LEDGER_REF, build, message=b"looma: init")
+            created_ledger = new == commit.id
+    return InitReport(str(paths.state_dir), clone_id, created, tuple(changed), created_ledger)
+
+
+def append(paths: RepoPaths, drafts: list[OpDraft], actor: str = "user") -> list[Op]:
+    """Write a batch of ops (one ledger commit) and bring the notes ref up to date."""
+    from looma_git.store.ledger_ref import LedgerStore
+    from looma_git.store.locking import writer_lock
+    from looma_git.store.notes import sync_notes
+
+    with writer_lock(paths.state_dir):
+        store = LedgerStore(paths)
+        ops = store.append(drafts, actor)
+        sync_notes(paths, store.state())
+    return ops
+
+
+def load_state(paths: RepoPaths) -> LedgerState:
+    """The fold of every effective op on refs/looma/ledger."""
+    from looma_git.store.ledger_ref import LedgerStore
+
+    return LedgerStore(paths).state()
+
+
+def log(paths: RepoPaths, user_only: bool = False, limit: int | None = None) -> list[Op]:
+    """Ops newest first by (lamport, id)."""
+    from looma_git.store.ledger_ref import LedgerStore
+
+    ops = sorted(LedgerStore(paths).read().ops, key=lambda o: o.sort_key, reverse=True)
+    if user_only:
+        ops = [o for o in ops if o.is_user]
+    return ops[:limit] if limit is not None else ops
+
+
+def resolve_op(paths: RepoPaths, prefix: str) -> Op:
+    """The one op whose id starts with `prefix`."""
+    from looma_git.store.ledger_ref import LedgerStore
+
+    prefix = prefix.strip().lower()
+    matches = [o for o in LedgerStore(paths).read().ops if o.id.startswith(prefix)] \
+        if prefix else []
+    if not matches:
+        raise NotFoundError(f"no ledger op starts with {prefix!r}", hint="see `looma log`")
+    if len(matches) > 1:
+        raise AmbiguousError(f"{len(matches)} ops start with {prefix!r}",
+                             matches=[f"{o.id[:12]} {o.op}" for o in matches[:10]],
+                             hint="give more characters of the id")
+    return matches[0]
+
+
+def verify(paths: RepoPaths) -> VerifyReport:
+    """Recompute ids, check append-only history, projections and notes against the fold."""
+    from looma_git.api.ledger_verify import run_verify
+
+    return run_verify(paths, VerifyReport, Problem)

@@ -1,0 +1,83 @@
+"""Pure projections of LedgerState: workitems/*.yaml, memories/*.yaml and commit note texts."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from looma_git.ledger import yamlio
+from looma_git.ledger.state import LedgerState, LinkState, MemoryState, WorkItemState
+
+NOTE_HEADER = "# looma-note v1\n"
+FORMAT_FILE = b"looma_ledger: 1\n"
+
+
+def workitem_doc(wi: WorkItemState) -> dict[str, Any]:
+    """The projection mapping of one WorkItem (stable key order)."""
+    data = asdict(wi)
+    data["files"], data["aliases"] = list(wi.files), list(wi.aliases)
+    data["evidence"], data["sessions"] = list(wi.evidence), list(wi.sessions)
+    data["split_into"], data["ops"] = list(wi.split_into), list(wi.ops)
+    return data
+
+
+def memory_doc(mem: MemoryState) -> dict[str, Any]:
+    data = asdict(mem)
+    data["evidence"], data["ops"] = list(mem.evidence), list(mem.ops)
+    return data
+
+
+def workitem_bytes(wi: WorkItemState) -> bytes:
+    return yamlio.dump(workitem_doc(wi))
+
+
+def memory_bytes(mem: MemoryState) -> bytes:
+    return yamlio.dump(memory_doc(mem))
+
+
+def projection_files(state: LedgerState) -> dict[str, bytes]:
+    """Every projection file path -> bytes (format.yaml included)."""
+    files = {"format.yaml": FORMAT_FILE}
+    for wid, wi in state.workitems.items():
+        files[f"workitems/{wid}.yaml"] = workitem_bytes(wi)
+    for mid, mem in state.memories.items():
+        files[f"memories/{mid}.yaml"] = memory_bytes(mem)
+    return files
+
+
+def note_line(link: LinkState) -> str:
+    """One link as a one-line flow mapping (so `cat_sort_uniq` merges stay valid YAML)."""
+    item: dict[str, Any] = {"workitem": link.workitem, "title": link.title,
+                            "confidence": round(link.confidence, 4), "by": link.by}
+    if link.files:
+        item["files"] = list(link.files)
+    if link.branch:
+        item["branch"] = link.branch
+    if link.patch_id:
+        item["patch_id"] = link.patch_id
+    # Key order as in DESIGN §2.2 (workitem first), not sorted: flow() sorts, so build by hand.
+    body = ", ".join(f"{k}: {yamlio.flow(v)}" for k, v in item.items())
+    return "- {" + body + "}"
+
+
+def note_texts(state: LedgerState) -> dict[str, bytes]:
+    """sha -> note blob for every commit with at least one live link."""
+    lines: dict[str, list[str]] = {}
+    for link in state.live_links():
+        lines.setdefault(link.sha, []).append(note_line(link))
+    return {sha: (NOTE_HEADER + "\n".join(sorted(ls)) + "\n").encode("utf-8")
+            for sha, ls in lines.items()}
+
+
+def parse_note(text: bytes) -> list[dict[str, Any]]:
+    """Read a note (ours, or a `cat_sort_uniq` merge of ours) back into link mappings."""
+    out: list[dict[str, Any]] = []
+    for raw in text.decode("utf-8", errors="replace").splitlines():
+        line = raw.strip()
+        if not line.startswith("- {"):
+            continue
+        doc = yamlio.load(("x:\n" + line + "\n").encode(), what="note", max_bytes=1 << 20)
+        items = doc.get("x") if isinstance(doc, dict) else None
+        if isinstance(items, list):
+            out += [i for i in items if isinstance(i, dict)]
+    return out

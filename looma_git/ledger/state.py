@@ -1,0 +1,158 @@
+"""The folded ledger state: WorkItems, memories, commit links, constraints and conflicts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+WORKITEM_KINDS = ("feature", "bugfix", "refactor", "migration", "investigation", "chore")
+WORKITEM_STATUSES = ("active", "done", "abandoned")
+MEMORY_KINDS = ("decision", "todo", "bug", "architecture")
+LIFECYCLES = ("active", "superseded", "expired", "invalidated")
+LINK_BY = ("hook", "backfill", "user", "relink")
+
+
+@dataclass
+class WorkItemState:
+    """One WorkItem as the fold leaves it; `ops` lists every op that shaped it (for blame)."""
+
+    id: str
+    title: str = ""
+    kind: str = "feature"
+    status: str = "active"
+    summary: str = ""
+    files: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+    branch: str | None = None
+    confidence: float = 0.0
+    band: str = "low"
+    features: dict[str, float] = field(default_factory=dict)
+    evidence: tuple[dict[str, Any], ...] = ()
+    sessions: tuple[dict[str, str], ...] = ()
+    pinned_title: bool = False
+    forced: str | None = None  # None | "promote" | "reject"
+    merged_into: str | None = None
+    split_from: str | None = None
+    split_into: tuple[str, ...] = ()
+    false_positive: bool = False
+    created_lamport: int = 0
+    updated_lamport: int = 0
+    updated_ts: str = ""
+    created_by_op: str = ""
+    ops: tuple[str, ...] = ()
+
+    @property
+    def live(self) -> bool:
+        """Shown anywhere: not a false positive and not merged away."""
+        return not self.false_positive and self.merged_into is None
+
+
+@dataclass
+class MemoryState:
+    """A promoted memory (decision, todo, bug, architecture) with its lifecycle."""
+
+    id: str
+    kind: str = "decision"
+    text: str = ""
+    workitem: str | None = None
+    confidence: float = 0.0
+    band: str = "low"
+    features: dict[str, float] = field(default_factory=dict)
+    lifecycle: str = "active"
+    superseded_by: str | None = None
+    evidence: tuple[dict[str, Any], ...] = ()
+    forced: str | None = None
+    false_positive: bool = False
+    created_lamport: int = 0
+    updated_lamport: int = 0
+    ops: tuple[str, ...] = ()
+
+
+@dataclass
+class LinkState:
+    """A live commit -> WorkItem link (the notes ref is a projection of these)."""
+
+    sha: str
+    workitem: str
+    confidence: float = 0.0
+    by: str = "hook"
+    patch_id: str | None = None
+    files: tuple[str, ...] = ()
+    branch: str | None = None
+    why: str | None = None
+    title: str = ""
+    user: bool = False  # set by a user op: system ops cannot replace or remove it
+    op: str = ""
+
+
+@dataclass
+class Constraints:
+    """User decisions the refinery must honour before any score (DESIGN §2.1)."""
+
+    must_link: set[tuple[str, str]] = field(default_factory=set)
+    cannot_link: set[tuple[str, str]] = field(default_factory=set)
+    partitions: dict[str, dict[str, Any]] = field(default_factory=dict)  # part id -> routing
+    pinned_titles: dict[str, str] = field(default_factory=dict)
+    false_positives: set[str] = field(default_factory=set)
+    forced: dict[str, str] = field(default_factory=dict)  # id -> "promote" | "reject"
+    unlinked: set[tuple[str, str]] = field(default_factory=set)  # (sha, workitem)
+
+    def is_false_positive(self, node_id: str) -> bool:
+        return node_id in self.false_positives
+
+    def cannot(self, a: str, b: str) -> bool:
+        return (min(a, b), max(a, b)) in self.cannot_link
+
+    def must(self, a: str, b: str) -> bool:
+        return (min(a, b), max(a, b)) in self.must_link
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """Concurrent user intents on one target from clones that had not seen each other."""
+
+    target: str
+    ops: tuple[str, ...]
+    kind: str  # "rename" | "merge_split" | "split"
+    winner: str
+
+
+@dataclass
+class LedgerState:
+    """The fold of all effective ops in (lamport, id) order."""
+
+    workitems: dict[str, WorkItemState] = field(default_factory=dict)
+    memories: dict[str, MemoryState] = field(default_factory=dict)
+    links: dict[tuple[str, str], LinkState] = field(default_factory=dict)
+    rewrites: dict[str, str] = field(default_factory=dict)
+    constraints: Constraints = field(default_factory=Constraints)
+    conflicts: list[Conflict] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    head_lamport: int = 0
+
+    def canonical(self, wi_id: str) -> str:
+        """Follow `merged_into` to the WorkItem that absorbed `wi_id` (cycle-safe)."""
+        seen = set()
+        cur = wi_id
+        while cur in self.workitems and self.workitems[cur].merged_into and cur not in seen:
+            seen.add(cur)
+            cur = self.workitems[cur].merged_into or cur
+        return cur
+
+    def resolve_sha(self, sha: str) -> str:
+        """Follow recorded rewrites (amend/rebase) to the current sha."""
+        seen = set()
+        while sha in self.rewrites and sha not in seen:
+            seen.add(sha)
+            sha = self.rewrites[sha]
+        return sha
+
+    def live_links(self) -> list[LinkState]:
+        """Links to live WorkItems, sorted by (sha, workitem)."""
+        out = []
+        for key in sorted(self.links):
+            link = self.links[key]
+            wi = self.workitems.get(link.workitem)
+            if wi is not None and wi.live:
+                out.append(link)
+        return out

@@ -1,0 +1,320 @@
+"""refs/looma/ledger: reading op files from its tree and appending op batches by CAS."""
+
+from __future__ import annotations
+
+import stat
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from looma_git.errors import InvalidDataError, NotFoundError, UsageError
+from looma_git.gitrepo import RepoPaths
+from looma_git.ledger import validate
+from looma_git.ledger.fold import Folder, _touched, effective_ops
+from looma_git.ledger.ops import OP_TYPES, Actor, Op, OpDraft, build_op, op_path
+from looma_git.ledger.projections import FORMAT_FILE, memory_bytes, workitem_bytes
+from looma_git.ledger.state import LedgerState
+from looma_git.store.clone import SYSTEM_ACTOR, read_clone_id, user_actor
+from looma_git.store.locking import cas_update
+from looma_git.store.repo import (
+    get_blob_data,
+    get_tree,
+    make_commit,
+    open_repo,
+    ref_value,
+    write_objects,
+)
+
+if TYPE_CHECKING:
+    from dulwich.objects import Blob, ShaFile, Tree
+    from dulwich.repo import Repo
+
+LEDGER_REF = b"refs/looma/ledger"
+DIR_MODE = stat.S_IFDIR
+FILE_MODE = 0o100644
+# Payload keys holding ids, shas or op ids: never redacted (they are not free text).
+_ID_KEYS = {"prev", "workitem", "from", "patch_id", "old", "new", "superseded_by", "by",
+            "kind", "lifecycle", "status", "band", "agent", "session", "event", "hash", "id"}
+
+_PARSED: dict[tuple[bytes, str], validate.Parsed] = {}  # (blob id, path) -> parse result
+_FOLDS: dict[str, tuple[bytes, Folder, ReadResult]] = {}  # common dir -> last fold
+
+
+@dataclass
+class ReadResult:
+    """What the ledger ref holds at `head`."""
+
+    head: bytes | None
+    ops: list[Op] = field(default_factory=list)
+    kept: list[validate.KeptFile] = field(default_factory=list)
+    rejected: list[validate.Rejected] = field(default_factory=list)
+
+    @property
+    def max_lamport(self) -> int:
+        lams = [o.lamport for o in self.ops] + [k.lamport for k in self.kept
+                                                 if k.lamport is not None]
+        return max(lams, default=0)
+
+
+def _redact_value(value: Any, key: str | None = None) -> Any:
+    if isinstance(value, str):
+        if key in _ID_KEYS:
+            return value
+        from looma_git.redact import redact_text
+
+        return redact_text(value)
+    if isinstance(value, dict):
+        return {k: _redact_value(v, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_redact_value(v, key) for v in value]
+    return value
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class LedgerStore:
+    """Reads and appends the op files of refs/looma/ledger; never touches HEAD or the index."""
+
+    def __init__(self, paths: RepoPaths) -> None:
+        self.paths = paths
+
+    # ---------------------------------------------------------------- reading
+    def read(self) -> ReadResult:
+        """(head, valid ops, kept unknown-version files, rejected files with reasons)."""
+        with open_repo(self.paths) as repo:
+            head = ref_value(repo, LEDGER_REF)
+            return read_tree(repo, head)
+
+    def folded(self) -> tuple[ReadResult, Folder]:
+        """The read result and the fold at the current head (cached per process)."""
+        with open_repo(self.paths) as repo:
+            head = ref_value(repo, LEDGER_REF)
+            return self._folded(repo, head)
+
+    def state(self) -> LedgerState:
+        return self.folded()[1].state
+
+    def _folded(self, repo: Repo, head: bytes | None) -> tuple[ReadResult, Folder]:
+        key = str(self.paths.common_dir)
+        cached = _FOLDS.get(key)
+        if cached is not None and cached[0] == head and head is not None:
+            return cached[2], cached[1]
+        result = read_tree(repo, head)
+        folder = Folder()
+        folder.apply(effective_ops(result.ops))
+        folder.finish()
+        folder.dirty_workitems = set(folder.state.workitems)
+        folder.dirty_memories = set(folder.state.memories)
+        folder.full = True  # type: ignore[attr-defined]
+        if head is not None:
+            _FOLDS[key] = (head, folder, result)
+        return result, folder
+
+    # ---------------------------------------------------------------- writing
+    def append(self, drafts: list[OpDraft], actor_kind: str = "user") -> list[Op]:
+        """Seal drafts into ops and commit them (plus regenerated projections) as one batch."""
+        if not drafts:
+            return []
+        if actor_kind not in ("user", "system"):
+            raise UsageError(f"actor must be user or system, not {actor_kind!r}")
+        clone = read_clone_id(self.paths)
+        actor = user_actor(self.paths) if actor_kind == "user" else SYSTEM_ACTOR
+        for d in drafts:
+            if d.op not in OP_TYPES:
+                raise UsageError(f"unknown op type {d.op!r}",
+                                 hint="one of: " + ", ".join(OP_TYPES))
+        written: list[Op] = []
+        with open_repo(self.paths) as repo:
+            def build(old: bytes | None) -> bytes:
+                written.clear()
+                result, folder = self._folded(repo, old)
+                if old is not None and _FOLDS.get(str(self.paths.common_dir), (None,))[0] == old:
+                    del _FOLDS[str(self.paths.common_dir)]  # we are about to mutate it
+                ops = self._seal(drafts, result, folder, actor, clone)
+                written.extend(ops)
+                if any(o.op == "undo" for o in ops):
+                    folder = Folder()
+                    folder.apply(effective_ops([*result.ops, *ops]))
+                    folder.dirty_workitems = set(folder.state.workitems)
+                    folder.dirty_memories = set(folder.state.memories)
+                    folder.full = True  # type: ignore[attr-defined]
+                else:
+                    folder.apply(ops)
+                folder.finish()
+                commit_id, objects = self._commit(repo, old, ops, folder, actor)
+                write_objects(repo, objects)
+                self._pending = (commit_id, folder, ReadResult(
+                    commit_id, [*result.ops, *ops], result.kept, result.rejected))
+                return commit_id
+
+            msg = f"looma: {len(drafts)} op(s) by {actor.kind}"
+            _, new = cas_update(repo, LEDGER_REF, build, message=msg.encode())
+            if new is not None and self._pending[0] == new:
+                _FOLDS[str(self.paths.common_dir)] = self._pending
+        return list(written)
+
+    def _seal(self, drafts: list[OpDraft], result: ReadResult, folder: Folder, actor: Actor,
+              clone: str) -> list[Op]:
+        lamport = max(result.max_lamport, folder.state.head_lamport)
+        known = {o.id: o for o in result.ops}
+        ts = utc_now()
+        out: list[Op] = []
+        heads_extra: dict[str, str] = {}
+        for d in drafts:
+            lamport += 1
+            payload = dict(_redact_value(d.payload))
+            if d.op == "undo":
+                target = known.get(d.inverse_of or "")
+                if target is None:
+                    raise NotFoundError(f"undo: no op {d.inverse_of!r} in the ledger")
+                if actor.kind == "system" and target.is_user:
+                    raise UsageError("a system op cannot undo a user op")
+            if actor.kind == "user":
+                tmp = Op.model_construct(op=d.op, target=_target(d), payload=payload)
+                touched = _touched(tmp)
+                prev = set(folder.prev_for(touched))
+                prev |= {heads_extra[t] for t in touched if t in heads_extra}
+                payload["prev"] = sorted(prev)
+            op = build_op(OpDraft(d.op, {"type": d.target.get("type"), "id": d.target.get("id")},
+                                  payload,
+                                  _redact_value(d.rationale) if d.rationale else None,
+                                  d.inverse_of),
+                          lamport=lamport, ts=ts, actor=actor, clone=clone)
+            if actor.kind == "user":
+                for t in _touched(op):
+                    heads_extra[t] = op.id
+            known[op.id] = op
+            out.append(op)
+        return out
+
+    def _commit(self, repo: Repo, parent: bytes | None, ops: list[Op], folder: Folder,
+                actor: Actor) -> tuple[bytes, list[ShaFile]]:
+        from dulwich.objects import Blob, Tree
+
+        objects: list[ShaFile] = []
+        old_root: Tree | None = get_tree(repo, parent) if parent else None
+
+        def subtree(root: Tree | None, name: bytes) -> Tree:
+            new = Tree()
+            if root is not None and name in root:
+                mode, sha = root[name]
+                if stat.S_ISDIR(mode):
+                    for item in get_tree(repo, sha).items():
+                        new.add(item.path, item.mode, item.sha)
+            return new
+
+        def blob(data: bytes) -> Blob:
+            b = Blob.from_string(data)
+            objects.append(b)
+            return b
+
+        # ops/: existing files kept byte-for-byte (also unknown-version and rejected ones)
+        ops_tree = subtree(old_root, b"ops")
+        by_prefix: dict[str, list[Op]] = {}
+        for op in ops:
+            by_prefix.setdefault(op.id[:2], []).append(op)
+        for prefix, group in sorted(by_prefix.items()):
+            sub = subtree(ops_tree, prefix.encode())
+            for op in group:
+                from looma_git.ledger import yamlio
+
+                sub.add(f"{op.id}.yaml".encode(), FILE_MODE, blob(yamlio.dump(op.fields())).id)
+            objects.append(sub)
+            ops_tree.add(prefix.encode(), DIR_MODE, sub.id)
+        objects.append(ops_tree)
+
+        full = getattr(folder, "full", False)
+        st = folder.state
+        trees: dict[bytes, Tree] = {}
+        for name, items, dirty, render in (
+            (b"workitems", st.workitems, folder.dirty_workitems, workitem_bytes),
+            (b"memories", st.memories, folder.dirty_memories, memory_bytes),
+        ):
+            t = Tree() if full else subtree(old_root, name)
+            for oid in (items if full else dirty):
+                if oid in items:
+                    t.add(f"{oid}.yaml".encode(), FILE_MODE, blob(render(items[oid])).id)  # type: ignore[arg-type]
+            trees[name] = t
+        folder.dirty_workitems, folder.dirty_memories = set(), set()
+        folder.full = False  # type: ignore[attr-defined]
+
+        root = Tree()
+        root.add(b"format.yaml", FILE_MODE, blob(FORMAT_FILE).id)
+        root.add(b"ops", DIR_MODE, ops_tree.id)
+        for name, t in trees.items():
+            if len(t):
+                objects.append(t)
+                root.add(name, DIR_MODE, t.id)
+        objects.append(root)
+        author = f"{actor.name} <{actor.email}>".encode()
+        kinds = sorted({o.op for o in ops})
+        commit = make_commit(root.id, [parent] if parent else [],
+                             f"looma: {len(ops)} op(s): {', '.join(kinds)}\n", author)
+        objects.append(commit)
+        return commit.id, objects
+
+
+def _target(d: OpDraft) -> Any:
+    from looma_git.ledger.ops import Target
+
+    return Target(type=str(d.target.get("type")), id=d.target.get("id"))
+
+
+def read_tree(repo: Repo, head: bytes | None) -> ReadResult:
+    """Parse every op file of the ledger commit `head` (format.yaml checked first)."""
+    result = ReadResult(head=head)
+    if head is None:
+        return result
+    try:
+        root = get_tree(repo, head)
+    except KeyError as exc:
+        raise InvalidDataError(f"refs/looma/ledger points at a missing object: {exc}") from exc
+    if b"format.yaml" not in root:
+        raise InvalidDataError("refs/looma/ledger has no format.yaml at its root",
+                               hint="this ref was not written by looma")
+    validate.check_format(get_blob_data(repo, root[b"format.yaml"][1]))
+    if b"ops" not in root:
+        return result
+    ops_tree = get_tree(repo, root[b"ops"][1])
+    valid: list[Op] = []
+    count = 0
+    for prefix in ops_tree.items():
+        if not stat.S_ISDIR(prefix.mode):
+            continue
+        for entry in get_tree(repo, prefix.sha).items():
+            count += 1
+            if count > validate.MAX_OPS_PER_TREE:
+                raise InvalidDataError(
+                    f"refs/looma/ledger holds more than {validate.MAX_OPS_PER_TREE} op files")
+            path = f"ops/{prefix.path.decode('utf-8', 'replace')}/" \
+                   f"{entry.path.decode('utf-8', 'replace')}"
+            key = (entry.sha, path)
+            parsed = _PARSED.get(key)
+            if parsed is None:
+                try:
+                    data = get_blob_data(repo, entry.sha)
+                    parsed = validate.parse_op_file(path, entry.sha.decode(), data)
+                except KeyError:
+                    parsed = validate.Rejected(path, path.rsplit("/", 1)[-1][:64],
+                                               "not a readable file")
+                _PARSED[key] = parsed
+            if isinstance(parsed, Op):
+                valid.append(parsed)
+            elif isinstance(parsed, validate.KeptFile):
+                result.kept.append(parsed)
+            else:
+                result.rejected.append(parsed)
+    result.ops, jumps = validate.reject_lamport_jumps(valid)
+    result.rejected.extend(jumps)
+    return result
+
+
+def op_file_path(op: Op) -> str:
+    return op_path(op.id)
+
+
+def _now() -> float:
+    return time.time()

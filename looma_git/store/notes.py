@@ -1,0 +1,156 @@
+"""refs/notes/looma: one batched, CAS-updated writer with git's fanout, and note reads."""
+
+from __future__ import annotations
+
+import stat
+from dataclasses import dataclass, field
+from typing import Any
+
+from looma_git.gitrepo import RepoPaths
+from looma_git.ledger.projections import note_texts
+from looma_git.ledger.state import LedgerState
+from looma_git.store.locking import cas_update
+from looma_git.store.repo import (
+    get_blob_data,
+    get_tree,
+    make_commit,
+    open_repo,
+    ref_value,
+    write_objects,
+)
+
+NOTES_REF = b"refs/notes/looma"
+FILE_MODE = 0o100644
+
+
+@dataclass
+class NotesReport:
+    """What a notes sync did."""
+
+    written: int = 0
+    removed: int = 0
+    skipped_missing: list[str] = field(default_factory=list)
+    commit: bytes | None = None
+
+    @property
+    def warnings(self) -> list[str]:
+        return [f"note for missing commit {s} skipped" for s in self.skipped_missing]
+
+
+def fanout_level(count: int) -> int:
+    """git fast-import's rule: flat below 256 notes, one level below 65,536, then two."""
+    level = 0
+    while count > 255:
+        count //= 256
+        level += 1
+    return level
+
+
+def read_notes_map(repo: Any, commit: bytes | None) -> dict[str, bytes]:
+    """sha -> note blob id for a notes commit, whatever fanout it was written with."""
+    out: dict[str, bytes] = {}
+    if commit is None:
+        return out
+
+    def walk(tree_sha: bytes, prefix: str) -> None:
+        for item in get_tree(repo, tree_sha).items():
+            name = prefix + item.path.decode("ascii", "replace")
+            if stat.S_ISDIR(item.mode):
+                walk(item.sha, name)
+            elif len(name) == 40:
+                out[name] = item.sha
+
+    walk(commit, "")
+    return out
+
+
+def _build(repo: Any, entries: dict[str, bytes], level: int, old_root: Any | None,
+           old_level: int | None, objects: list[Any]) -> bytes:
+    """Root tree id for `entries`; at an unchanged level, untouched subtrees are reused."""
+    from dulwich.objects import Tree
+
+    if level == 0:
+        root = Tree()
+        for sha, blob in entries.items():
+            root.add(sha.encode(), FILE_MODE, blob)
+        objects.append(root)
+        return bytes(root.id)
+    groups: dict[str, dict[str, bytes]] = {}
+    for sha, blob in entries.items():
+        groups.setdefault(sha[:2], {})[sha[2:]] = blob
+    root = Tree()
+    reuse = old_root is not None and old_level == level
+    for prefix, sub in groups.items():
+        if reuse and prefix.encode() in old_root:
+            old_sub = old_root[prefix.encode()][1]
+            existing = {i.path.decode("ascii", "replace"): i.sha
+                        for i in get_tree(repo, old_sub).items()}
+            if level == 1 and existing == sub:
+                root.add(prefix.encode(), stat.S_IFDIR, old_sub)
+                continue
+        root.add(prefix.encode(), stat.S_IFDIR, _build(repo, sub, level - 1, None, None, objects))
+    objects.append(root)
+    return bytes(root.id)
+
+
+def sync_notes(paths: RepoPaths, state: LedgerState, *, author: bytes = b"looma <looma@localhost>"
+               ) -> NotesReport:
+    """Make refs/notes/looma equal the projection of `state`'s live links (CAS, one commit)."""
+    report = NotesReport()
+    desired_text = note_texts(state)
+    with open_repo(paths) as repo:
+        from dulwich.objects import Blob
+
+        store = repo.object_store
+        blobs: dict[str, Any] = {}
+        for sha, text in desired_text.items():
+            try:
+                present = len(sha) == 40 and bool(bytes.fromhex(sha)) and sha.encode() in store
+            except ValueError:
+                present = False
+            if not present:
+                report.skipped_missing.append(sha)
+                continue
+            blobs[sha] = Blob.from_string(text)
+
+        def build(old: bytes | None) -> bytes | None:
+            current = read_notes_map(repo, old)
+            desired = {sha: b.id for sha, b in blobs.items()}
+            if current == desired:
+                return old
+            objects: list[Any] = [b for sha, b in blobs.items() if current.get(sha) != b.id]
+            old_root = get_tree(repo, old) if old else None
+            old_level = _level_of(old_root) if old_root is not None else None
+            tree_id = _build(repo, desired, fanout_level(len(desired)), old_root, old_level, objects)
+            commit = make_commit(tree_id, [old] if old else [], "looma: notes\n", author)
+            objects.append(commit)
+            write_objects(repo, objects)
+            report.written = sum(1 for s in desired if current.get(s) != desired[s])
+            report.removed = sum(1 for s in current if s not in desired)
+            return bytes(commit.id)
+
+        _, report.commit = cas_update(repo, NOTES_REF, build, message=b"looma: notes")
+    return report
+
+
+def _level_of(root: Any) -> int:
+    for item in root.items():
+        name = item.path.decode("ascii", "replace")
+        return 0 if len(name) == 40 else (1 if len(name) == 2 and stat.S_ISDIR(item.mode) else -1)
+    return 0
+
+
+def read_note(paths: RepoPaths, sha: str) -> str | None:
+    """The looma note attached to commit `sha`, or None."""
+    with open_repo(paths) as repo:
+        head = ref_value(repo, NOTES_REF)
+        blob = read_notes_map(repo, head).get(sha)
+        return get_blob_data(repo, blob).decode("utf-8", "replace") if blob else None
+
+
+def notes_map(paths: RepoPaths) -> dict[str, str]:
+    """Every note: sha -> text (used by verify)."""
+    with open_repo(paths) as repo:
+        head = ref_value(repo, NOTES_REF)
+        return {sha: get_blob_data(repo, b).decode("utf-8", "replace")
+                for sha, b in read_notes_map(repo, head).items()}

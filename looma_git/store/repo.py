@@ -1,0 +1,100 @@
+"""Opening the repository's object store and refs with dulwich, always closed afterwards."""
+
+from __future__ import annotations
+
+import errno
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from looma_git.errors import NotARepositoryError, ReadOnlyError
+from looma_git.gitrepo import RepoPaths
+
+if TYPE_CHECKING:
+    from dulwich.objects import ShaFile
+    from dulwich.repo import Repo
+
+LOOSE_LIMIT = 100  # fewer objects than this go loose; more go into one pack
+
+
+@contextmanager
+def open_repo(paths: RepoPaths) -> Iterator[Repo]:
+    """The dulwich Repo on the common dir (shared by every linked worktree)."""
+    from dulwich.errors import NotGitRepository
+    from dulwich.repo import Repo
+
+    try:
+        repo = Repo(str(paths.common_dir))
+    except (NotGitRepository, FileNotFoundError) as exc:
+        raise NotARepositoryError(f"cannot open git repository at {paths.common_dir}") from exc
+    try:
+        yield repo
+    finally:
+        repo.close()
+
+
+def write_objects(repo: Repo, objects: list[ShaFile]) -> None:
+    """Add objects not already present: loose when few, one pack when many."""
+    store = repo.object_store
+    fresh = [o for o in objects if o.id not in store]
+    if not fresh:
+        return
+    try:
+        if len(fresh) < LOOSE_LIMIT:
+            for obj in fresh:
+                store.add_object(obj)
+        else:
+            store.add_objects([(o, None) for o in fresh])
+    except OSError as exc:
+        raise as_readonly(exc, paths_hint=str(repo.controldir())) from exc
+
+
+def as_readonly(exc: OSError, *, paths_hint: str) -> Exception:
+    """Turn permission/read-only OS errors into ReadOnlyError; pass others through."""
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return ReadOnlyError(f"cannot write to {paths_hint}: {exc.strerror}",
+                             hint="looma needs write access to the .git directory")
+    return exc
+
+
+def make_commit(tree_id: bytes, parents: list[bytes], message: str, author: bytes):  # type: ignore[no-untyped-def]
+    """A commit object with looma as committer and `author` (b"Name <email>")."""
+    from dulwich.objects import Commit
+
+    c = Commit()
+    c.tree = tree_id
+    c.parents = parents
+    c.author = author
+    c.committer = b"looma <looma@localhost>"
+    c.commit_time = c.author_time = int(time.time())
+    c.commit_timezone = c.author_timezone = 0
+    c.encoding = b"UTF-8"
+    c.message = message.encode("utf-8")
+    return c
+
+
+def get_tree(repo: Repo, sha: bytes):  # type: ignore[no-untyped-def]
+    """The Tree object `sha` (or the tree of commit `sha`), typed loosely for dulwich."""
+    obj = repo[sha]
+    if obj.type_name == b"commit":
+        obj = repo[obj.tree]  # type: ignore[attr-defined]
+    if obj.type_name != b"tree":
+        raise KeyError(sha)
+    return obj
+
+
+def get_blob_data(repo: Repo, sha: bytes) -> bytes:
+    """The raw bytes of blob `sha`."""
+    obj = repo[sha]
+    if obj.type_name != b"blob":
+        raise KeyError(sha)
+    return bytes(obj.data)  # type: ignore[attr-defined]
+
+
+def ref_value(repo: Repo, ref: bytes) -> bytes | None:
+    """The sha a ref points at, or None when it does not exist."""
+    try:
+        return bytes(repo.refs[ref])  # type: ignore[index]
+    except KeyError:
+        return None
