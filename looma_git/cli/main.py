@@ -14,6 +14,7 @@ from looma_git.errors import AmbiguousError, LoomaError
 # name -> "module:attribute". Modules are imported only when their command runs (or for --help,
 # which is why every cli module keeps heavy imports inside its functions).
 COMMANDS: dict[str, str] = {
+    "ingest": "looma_git.cli.ingest_cmd:ingest_cmd",
     "init": "looma_git.cli.init_cmd:init_cmd",
     "verify": "looma_git.cli.verify_cmd:verify_cmd",
     "log": "looma_git.cli.log_cmd:log_cmd",

@@ -20,7 +20,7 @@ CREATE TABLE IF NOT EXISTS sessions(agent TEXT, session_id TEXT, project_root TE
   parent_session TEXT, is_subagent INTEGER DEFAULT 0, PRIMARY KEY(agent, session_id));
 CREATE TABLE IF NOT EXISTS events(event_id TEXT PRIMARY KEY, agent TEXT, session_id TEXT, seq INTEGER,
   ts TEXT, role TEXT, model TEXT, branch TEXT, text TEXT, raw_json TEXT, schema_version TEXT,
-  ingested_at INTEGER, extra TEXT);
+  ingested_at INTEGER, extra TEXT, content_sig TEXT);
 CREATE INDEX IF NOT EXISTS events_session ON events(agent, session_id, seq);
 CREATE INDEX IF NOT EXISTS events_ingested ON events(ingested_at);
 CREATE TABLE IF NOT EXISTS tool_calls(event_id TEXT, idx INTEGER, name TEXT, kind TEXT, command TEXT,
@@ -86,8 +86,9 @@ def ensure_schema(conn: sqlite3.Connection) -> None:
     """Create the ingest tables (sessions, events, tool_calls, tool_files, cursors, counts)."""
     conn.executescript(_INGEST_SCHEMA)
     cols = {row[1] for row in conn.execute("PRAGMA table_info(events)")}
-    if "extra" not in cols:  # stores created before the column existed
-        conn.execute("ALTER TABLE events ADD COLUMN extra TEXT")
+    for col in ("extra", "content_sig"):  # stores created before these columns existed
+        if col not in cols:
+            conn.execute(f"ALTER TABLE events ADD COLUMN {col} TEXT")
 
 
 def get_meta(conn: sqlite3.Connection, key: str) -> str | None:

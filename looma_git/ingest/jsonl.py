@@ -65,12 +65,15 @@ def parse_json_line(text: str) -> tuple[Any, str | None]:
 
 
 def iter_jsonl(path: Path, start: int = 0, skips: list[Skip] | None = None,
-               max_line: int = MAX_LINE_BYTES) -> Iterator[Line]:
+               max_line: int = MAX_LINE_BYTES, pos_out: list[int] | None = None
+               ) -> Iterator[Line]:
     """Yield complete object lines from byte offset `start`.
 
     A final line without a newline is left unread (the agent may still be writing it); its
     offset is not consumed, so the next run sees it whole. Every other bad line is appended to
-    `skips` with a reason and consumed. Memory stays bounded by `max_line`.
+    `skips` with a reason and consumed. Memory stays bounded by `max_line`. When `pos_out` is
+    given, `pos_out[0]` is kept at the offset just past the last consumed line (good or bad),
+    which is where the next read should start.
     """
     sink = skips if skips is not None else []
     lineno = 0
@@ -85,7 +88,11 @@ def iter_jsonl(path: Path, start: int = 0, skips: list[Skip] | None = None,
             # number from the cursor when resuming (location says "+N").
             fh.seek(start)
         pos = start
+        if pos_out is not None:
+            pos_out[:] = [pos]
         while True:
+            if pos_out is not None:
+                pos_out[0] = pos
             raw = fh.readline(max_line + 1)
             if not raw:
                 return

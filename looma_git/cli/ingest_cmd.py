@@ -1,0 +1,110 @@
+"""`looma ingest`: read new agent transcript records into this clone's local store."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from looma_git.cli.common import emit_json, repo_paths
+
+# Environment variables adapters may consult for discovery (prefixes and exact names).
+_ENV_PREFIXES = ("XDG_", "CLAUDE_", "CODEX_", "OPENCODE_", "GEMINI_", "CURSOR_", "WINDSURF_")
+_ENV_NAMES = ("HOME", "APPDATA", "LOCALAPPDATA", "USERPROFILE")
+
+
+def _discovery_env(sources: tuple[str, ...]):  # -> DiscoveryEnv (import kept lazy)
+    from looma_git.errors import UsageError
+    from looma_git.ingest.base import DiscoveryEnv
+
+    overrides: dict[str, list[Path]] = {}
+    for spec in sources:
+        agent, sep, path = spec.partition("=")
+        if not sep or not agent or not path:
+            raise UsageError(f"--source expects AGENT=PATH, got {spec!r}")
+        overrides.setdefault(agent.strip(), []).append(Path(path).expanduser().absolute())
+    environ = {k: v for k, v in os.environ.items()
+               if k.startswith(_ENV_PREFIXES) or k in _ENV_NAMES}
+    home = Path(os.path.normpath(os.environ.get("HOME") or os.environ.get("USERPROFILE")
+                                 or str(Path.home())))
+    return DiscoveryEnv(home=home, environ=environ,
+                        overrides={a: tuple(p) for a, p in overrides.items()},
+                        platform=sys.platform)
+
+
+class _Bar:
+    """A one-line progress bar on stderr (only used when stderr is a terminal)."""
+
+    def __init__(self) -> None:
+        self.last = -1
+
+    def __call__(self, done: int, total: int, label: str) -> None:
+        pct = 100 if total == 0 else done * 100 // total
+        if pct == self.last and done != total:
+            return
+        self.last = pct
+        width = 30
+        fill = width * pct // 100
+        sys.stderr.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {pct:3d}% {done}/{total} "
+                         f"{label[:40]:<40}")
+        if done == total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def _fmt_counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1])) \
+        or "-"
+
+
+@click.command("ingest")
+@click.option("--source", "sources", multiple=True, metavar="AGENT=PATH",
+              help="Read AGENT's transcripts from PATH instead of discovering them (repeatable).")
+@click.option("--agent", "agents", multiple=True, metavar="NAME",
+              help="Only these agents (repeatable): claude-code, codex, gemini-cli, cursor, "
+                   "opencode, windsurf.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable report.")
+@click.option("--once", is_flag=True, help="Accepted for scripts; ingest is always one pass.")
+@click.pass_context
+def ingest_cmd(ctx: click.Context, sources: tuple[str, ...], agents: tuple[str, ...],
+               as_json: bool, once: bool) -> None:
+    """Read new records from your coding agents' transcripts into the local store.
+
+    Only sessions whose working directory lies in this repository (or one of its worktrees),
+    or whose recorded git remote is this repository's, are kept. Safe to rerun and to
+    interrupt: a second run adds nothing, an interrupted run is completed by the next.
+
+    \b
+      looma ingest
+      looma ingest --agent claude-code --json
+      looma ingest --source claude-code=~/backup/.claude/projects
+    """
+    from looma_git.api.ingest import ingest
+
+    env = _discovery_env(sources)
+    show_bar = sys.stderr.isatty() and not os.environ.get("LOOMA_NO_PROGRESS") and not as_json
+    report = ingest(repo_paths(ctx), env, agents=list(agents) or None,
+                    progress=_Bar() if show_bar else None)
+    if as_json:
+        emit_json(report)
+        return
+    click.echo(f"ingested {report.events_added} new event(s)"
+               + (f", {report.events_updated} updated" if report.events_updated else "")
+               + f" from {report.sources_scanned} source(s)"
+               + (f" ({report.sources_unchanged} unchanged)" if report.sources_unchanged else "")
+               + f" in {report.duration_s:.2f}s")
+    rows = [(name, a) for name, a in report.agents.items() if a.sources or a.skipped]
+    if rows:
+        click.echo(f"{'agent':<12} {'sources':>7} {'sessions':>8} {'events':>7}  skipped / noise")
+        for name, a in rows:
+            click.echo(f"{name:<12} {a.sources:>7} {a.sessions:>8} {a.events_added:>7}  "
+                       f"skipped: {_fmt_counts(a.skipped)}; noise: {_fmt_counts(a.noise)}")
+    if report.redactions:
+        click.echo(f"redacted: {_fmt_counts(report.redactions)}")
+    if report.unattributed_events:
+        click.echo(f"{report.unattributed_events} event(s) belong to other repositories "
+                   "(not stored)")
+    for note in report.notes:
+        click.echo(f"note: {note}")

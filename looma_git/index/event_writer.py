@@ -1,0 +1,170 @@
+"""Writing one source's ingested batch (events, tool rows, sessions, cursor) in one transaction."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class EventRow:
+    """One event ready for storage: already filtered, attributed and redacted."""
+
+    event_id: str
+    agent: str
+    session_id: str
+    seq: int
+    ts: str | None
+    role: str
+    model: str | None
+    branch: str | None
+    text: str
+    raw_json: str
+    schema_version: str
+    extra: str | None
+    content_sig: str
+    tools: tuple[tuple[int, str, str, str | None, int | None, int, str | None], ...] = ()
+    files: tuple[tuple[int, str, str | None, str], ...] = ()  # (idx, raw_path, relpath, op)
+
+
+@dataclass(frozen=True)
+class SessionUpsert:
+    """Facts about one session seen in a batch; aggregates are recomputed from events."""
+
+    agent: str
+    session_id: str
+    project_root: str | None
+    git_remote: str | None
+    git_branch: str | None
+    source_path: str
+    parent_session: str | None
+    is_subagent: bool
+
+
+@dataclass(frozen=True)
+class CursorRow:
+    """The persisted cursor of one source."""
+
+    source_id: str
+    agent: str
+    path: str
+    offset: int
+    head_fp: str
+    content_hash: str
+    state: str
+    size: int | None
+    mtime_ns: int | None
+
+
+@dataclass
+class WriteResult:
+    """What a batch write changed."""
+
+    added: int = 0
+    updated: int = 0
+    sessions_with_new: set[tuple[str, str]] = field(default_factory=set)
+
+
+def _chunks(items: Sequence[str], n: int = 500) -> Iterable[Sequence[str]]:
+    for i in range(0, len(items), n):
+        yield items[i:i + n]
+
+
+def existing_sigs(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, str | None]:
+    """content_sig of the events among `ids` that are already stored."""
+    out: dict[str, str | None] = {}
+    for chunk in _chunks(list(ids)):
+        marks = ",".join("?" * len(chunk))
+        for row in conn.execute(
+                f"SELECT event_id, content_sig FROM events WHERE event_id IN ({marks})", chunk):
+            out[row[0]] = row[1]
+    return out
+
+
+def write_batch(conn: sqlite3.Connection, rows: list[EventRow], sessions: list[SessionUpsert],
+                cursor: CursorRow, counts: list[tuple[int, str, str, int]],
+                now: int) -> WriteResult:
+    """Store a source's events and its new cursor atomically (BEGIN IMMEDIATE ... COMMIT).
+
+    New ids are inserted, ids whose content_sig changed (a streaming reply completed in a later
+    run) are updated with their tool rows replaced, unchanged ids are left alone.
+    """
+    res = WriteResult()
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        # Last occurrence of an id in the batch wins (a merged reply re-emitted later).
+        by_id: dict[str, EventRow] = {}
+        for r in rows:
+            by_id[r.event_id] = r
+        have = existing_sigs(conn, list(by_id))
+        inserts = [r for r in by_id.values() if r.event_id not in have]
+        updates = [r for r in by_id.values()
+                   if r.event_id in have and have[r.event_id] != r.content_sig]
+        conn.executemany(
+            "INSERT INTO events(event_id, agent, session_id, seq, ts, role, model, branch, text,"
+            " raw_json, schema_version, ingested_at, extra, content_sig)"
+            " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            [(r.event_id, r.agent, r.session_id, r.seq, r.ts, r.role, r.model, r.branch, r.text,
+              r.raw_json, r.schema_version, now, r.extra, r.content_sig) for r in inserts])
+        if updates:
+            conn.executemany(
+                "UPDATE events SET ts=?, role=?, model=?, branch=?, text=?, raw_json=?,"
+                " schema_version=?, ingested_at=?, extra=?, content_sig=? WHERE event_id=?",
+                [(r.ts, r.role, r.model, r.branch, r.text, r.raw_json, r.schema_version, now,
+                  r.extra, r.content_sig, r.event_id) for r in updates])
+            conn.executemany("DELETE FROM tool_calls WHERE event_id=?",
+                             [(r.event_id,) for r in updates])
+            conn.executemany("DELETE FROM tool_files WHERE event_id=?",
+                             [(r.event_id,) for r in updates])
+        changed = inserts + updates
+        conn.executemany(
+            "INSERT OR REPLACE INTO tool_calls(event_id, idx, name, kind, command, exit_code,"
+            " is_error, test_outcome) VALUES(?,?,?,?,?,?,?,?)",
+            [(r.event_id, *t) for r in changed for t in r.tools])
+        conn.executemany(
+            "INSERT INTO tool_files(event_id, idx, raw_path, relpath, op) VALUES(?,?,?,?,?)",
+            [(r.event_id, *f) for r in changed for f in r.files])
+        res.added, res.updated = len(inserts), len(updates)
+        res.sessions_with_new = {(r.agent, r.session_id) for r in inserts}
+        touched = {(r.agent, r.session_id) for r in changed}
+        for s in sessions:
+            if (s.agent, s.session_id) not in touched:
+                continue
+            conn.execute(
+                "INSERT INTO sessions(agent, session_id, project_root, git_remote, git_branch,"
+                " source_path, parent_session, is_subagent, event_count) VALUES(?,?,?,?,?,?,?,?,0)"
+                " ON CONFLICT(agent, session_id) DO UPDATE SET"
+                " project_root=coalesce(sessions.project_root, excluded.project_root),"
+                " git_remote=coalesce(excluded.git_remote, sessions.git_remote),"
+                " git_branch=coalesce(excluded.git_branch, sessions.git_branch),"
+                " source_path=coalesce(sessions.source_path, excluded.source_path),"
+                " parent_session=coalesce(sessions.parent_session, excluded.parent_session),"
+                " is_subagent=max(sessions.is_subagent, excluded.is_subagent)",
+                (s.agent, s.session_id, s.project_root, s.git_remote, s.git_branch,
+                 s.source_path, s.parent_session, int(s.is_subagent)))
+            conn.execute(
+                "UPDATE sessions SET (first_ts, last_ts, event_count) = (SELECT min(ts), max(ts),"
+                " count(*) FROM events WHERE agent=? AND session_id=?)"
+                " WHERE agent=? AND session_id=?",
+                (s.agent, s.session_id, s.agent, s.session_id))
+        c = cursor
+        conn.execute(
+            'INSERT OR REPLACE INTO cursors(source_id, agent, path, "offset", head_fp,'
+            " content_hash, state, size, mtime_ns, updated_at) VALUES(?,?,?,?,?,?,?,?,?,?)",
+            (c.source_id, c.agent, c.path, c.offset, c.head_fp, c.content_hash, c.state, c.size,
+             c.mtime_ns, now))
+        if counts:
+            conn.executemany("INSERT INTO ingest_counts(run_id, kind, key, n) VALUES(?,?,?,?)",
+                             counts)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return res
+
+
+def extra_json(extra: tuple[tuple[str, str], ...]) -> str | None:
+    """The stored form of NormalizedEvent.extra (None when empty)."""
+    return json.dumps(dict(extra), sort_keys=True, ensure_ascii=False) if extra else None
