@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from looma_git.ingest.base import DiscoveryEnv
+from looma_git.ingest.base import DiscoveryEnv, Skip
+from looma_git.ingest.sqlite_ro import load_json_object
 
 MAX_TEXT = 200_000  # characters of message text kept per event; tool output is never kept
 MAX_RAW = 20_000  # characters of raw native JSON kept per event (bounded provenance)
@@ -244,3 +245,26 @@ def patch_paths(text: Any) -> tuple[str, ...]:
                 if path:
                     found.setdefault(path, None)
     return tuple(found)
+
+
+MAX_JSON_BYTES = 16 * 1024 * 1024
+
+
+def read_json_file(path: Path, skips: list[Skip]) -> dict[str, Any] | None:
+    """One JSON object file, or None with a Skip (too large, unreadable, bad JSON, not object)."""
+    try:
+        if path.stat().st_size > MAX_JSON_BYTES:
+            skips.append(Skip("too_large", str(path)))
+            return None
+        raw = path.read_bytes()
+    except OSError:
+        skips.append(Skip("unreadable", str(path)))
+        return None
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        skips.append(Skip("invalid_utf8", str(path)))
+    obj, err = load_json_object(raw)
+    if obj is None:
+        skips.append(Skip(err or "bad_json", str(path)))
+    return obj

@@ -6,31 +6,9 @@ from pathlib import Path
 from typing import Any
 
 from looma_git.ingest.base import Cursor, ReadResult, Skip, Source
-from looma_git.ingest.ide_common import dump_state, is_dir, list_dir, load_state
+from looma_git.ingest.ide_common import dump_state, is_dir, list_dir, load_state, read_json_file
 from looma_git.ingest.opencode_parts import SessionInfo
-from looma_git.ingest.sqlite_ro import ReadOnlyDb, bytes_to_text, load_json_object
-
-MAX_JSON_BYTES = 16 * 1024 * 1024
-
-
-def read_json_file(path: Path, skips: list[Skip]) -> dict[str, Any] | None:
-    """One JSON object file, or None with a Skip (too large, unreadable, bad JSON, not object)."""
-    try:
-        if path.stat().st_size > MAX_JSON_BYTES:
-            skips.append(Skip("too_large", str(path)))
-            return None
-        raw = path.read_bytes()
-    except OSError:
-        skips.append(Skip("unreadable", str(path)))
-        return None
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError:
-        skips.append(Skip("invalid_utf8", str(path)))
-    obj, err = load_json_object(raw)
-    if obj is None:
-        skips.append(Skip(err or "bad_json", str(path)))
-    return obj
+from looma_git.ingest.sqlite_ro import ReadOnlyDb, bytes_to_text
 
 
 def _db_session_ids(storage: Path, busy_timeout: float) -> set[str]:
