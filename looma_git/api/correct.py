@@ -1,0 +1,245 @@
+"""Library surface of human corrections: merge, split, rename, false-positive, promote,
+reject, undo, and blame. Each is a user op; errors write nothing."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from looma_git.errors import AmbiguousError, NotFoundError, UsageError
+from looma_git.gitrepo import RepoPaths
+from looma_git.retrieval.records import ItemRecord
+
+
+@dataclass(frozen=True)
+class Correction:
+    """The op a correction wrote."""
+
+    op_id: str
+    op: str
+    target: str
+    summary: str
+
+
+def _append(paths: RepoPaths, op: str, target: dict[str, Any], payload: dict[str, Any],
+            rationale: str | None, inverse_of: str | None = None) -> str:
+    from looma_git.api import ledger
+    from looma_git.ledger.ops import OpDraft
+
+    ops = ledger.append(paths, [OpDraft(op=op, target=target, payload=payload,
+                                        rationale=rationale, inverse_of=inverse_of)],
+                        actor="user")
+    return str(ops[0].id)
+
+
+def _wi(paths: RepoPaths, ref: str) -> ItemRecord:
+    from looma_git.api.query import resolve_workitem
+
+    return resolve_workitem(paths, ref)
+
+
+def merge(paths: RepoPaths, a_ref: str, b_ref: str, *, rationale: str | None = None
+          ) -> Correction:
+    """Fuse A into B (B is canonical); MUST_LINK(A, B)."""
+    a, b = _wi(paths, a_ref), _wi(paths, b_ref)
+    if a.id == b.id:
+        raise UsageError(f"cannot merge {a.id} ({a.title!r}) with itself")
+    op_id = _append(paths, "workitem.merge", {"type": "workitem", "id": b.id},
+                    {"from": [a.id]}, rationale)
+    return Correction(op_id, "workitem.merge", b.id, f"merged {a.title!r} into {b.title!r}")
+
+
+def split_options(paths: RepoPaths, ref: str) -> ItemRecord:
+    """The WorkItem to split, for the interactive partition chooser."""
+    return _wi(paths, ref)
+
+
+def _match_session(item: ItemRecord, token: str) -> tuple[str, str]:
+    hits = [(a, s) for a, s in item.sessions
+            if s.startswith(token) or f"{a}:{s}".startswith(token)]
+    if len(hits) == 1:
+        return hits[0]
+    if not hits:
+        raise NotFoundError(f"{item.id} has no session matching {token!r}",
+                            hint="sessions: " + ", ".join(f"{a}:{s}" for a, s in item.sessions))
+    raise AmbiguousError(f"{token!r} matches {len(hits)} sessions",
+                         matches=[f"{a}:{s}" for a, s in hits])
+
+
+def split(paths: RepoPaths, ref: str, titles: list[str], parts: list[list[str]], *,
+          by: str = "sessions", rationale: str | None = None) -> Correction:
+    """Partition W into parts (by sessions or files); CANNOT_LINK between the parts."""
+    item = _wi(paths, ref)
+    if by not in ("sessions", "files"):
+        raise UsageError("--by must be 'sessions' or 'files'")
+    if len(titles) < 2:
+        raise UsageError("a split needs at least two titles (--into \"T1\",\"T2\")")
+    if len(parts) != len(titles):
+        raise UsageError(f"{len(titles)} titles but {len(parts)} parts were given")
+    payload_parts = []
+    seen: set[str] = set()
+    for title, members in zip(titles, parts, strict=True):
+        if not title.strip():
+            raise UsageError("a part title is empty")
+        if not members:
+            raise UsageError(f"part {title!r} is empty: every part needs at least one "
+                             f"{'session' if by == 'sessions' else 'file'}")
+        if by == "sessions":
+            chosen = [_match_session(item, m) for m in members]
+            keys = {f"{a}:{s}" for a, s in chosen}
+            if keys & seen:
+                raise UsageError("a session is in two parts")
+            seen |= keys
+            payload_parts.append({"title": title.strip(),
+                                  "sessions": [{"agent": a, "id": s} for a, s in chosen],
+                                  "files": []})
+        else:
+            unknown = [f for f in members if f not in item.files]
+            if unknown:
+                raise NotFoundError(f"{item.id} has no file {unknown[0]!r}",
+                                    hint="files: " + ", ".join(item.files))
+            if set(members) & seen:
+                raise UsageError("a file is in two parts")
+            seen |= set(members)
+            payload_parts.append({"title": title.strip(), "sessions": [],
+                                  "files": sorted(members)})
+    op_id = _append(paths, "workitem.split", {"type": "workitem", "id": item.id},
+                    {"parts": payload_parts, "by": by}, rationale)
+    return Correction(op_id, "workitem.split", item.id,
+                      f"split {item.title!r} into " + ", ".join(repr(t) for t in titles))
+
+
+def rename(paths: RepoPaths, ref: str, title: str, *, rationale: str | None = None
+           ) -> Correction:
+    """Set the title and pin it: no automated pass changes it again."""
+    item = _wi(paths, ref)
+    if not title.strip():
+        raise UsageError("the new title is empty")
+    op_id = _append(paths, "workitem.rename", {"type": "workitem", "id": item.id},
+                    {"title": title.strip()}, rationale)
+    return Correction(op_id, "workitem.rename", item.id, f"renamed {item.title!r} to {title!r}")
+
+
+def _node(paths: RepoPaths, ref: str) -> tuple[str, str, str]:
+    """A WorkItem, memory or local candidate by id (prefix) or WorkItem letter/title."""
+    from looma_git.api import ledger
+
+    state = ledger.load_state(paths)
+    mems = [m for m in state.memories if m.startswith(ref)]
+    if len(mems) == 1:
+        return "memory", mems[0], state.memories[mems[0]].text[:60]
+    local = _local_candidates(paths)
+    cands = [c for c in local if c.startswith(ref)]
+    if len(cands) == 1 and not ref.startswith("wi_"):
+        return local[cands[0]][0], cands[0], local[cands[0]][1]
+    if len(mems) > 1 or len(cands) > 1:
+        raise AmbiguousError(f"{ref!r} matches several items", matches=mems + cands)
+    item = _wi(paths, ref)
+    return "workitem", item.id, item.title
+
+
+def _local_candidates(paths: RepoPaths) -> dict[str, tuple[str, str]]:
+    """Unpromoted WorkItems and memories of the last refinery pass: id -> (type, label)."""
+    if not paths.store_db.exists():
+        return {}
+    from looma_git.index import storedb
+
+    conn = storedb.connect(paths, readonly=True)
+    out: dict[str, tuple[str, str]] = {}
+    try:
+        for row in conn.execute("SELECT id, json FROM refine_workitems WHERE promoted = 0"):
+            out[row[0]] = ("candidate", json.loads(row[1]).get("title", ""))
+        for row in conn.execute("SELECT id, json FROM refine_memories WHERE promoted = 0"):
+            out[row[0]] = ("memory-candidate", json.loads(row[1]).get("text", "")[:60])
+    except Exception:
+        return out
+    finally:
+        conn.close()
+    return out
+
+
+def false_positive(paths: RepoPaths, ref: str, *, rationale: str | None = None) -> Correction:
+    """Remove a node from the graph; it is quarantined on every rebuild."""
+    kind, node_id, label = _node(paths, ref)
+    op_id = _append(paths, "node.false_positive", {"type": kind, "id": node_id}, {}, rationale)
+    return Correction(op_id, "node.false_positive", node_id, f"marked {label!r} a false positive")
+
+
+def _local_payload(paths: RepoPaths, table: str, node_id: str) -> dict[str, Any]:
+    from looma_git.index import storedb
+
+    conn = storedb.connect(paths, readonly=True)
+    try:
+        row = conn.execute(f"SELECT json FROM {table} WHERE id = ?", (node_id,)).fetchone()
+    finally:
+        conn.close()
+    return json.loads(row[0]) if row else {}
+
+
+def promote(paths: RepoPaths, ref: str, *, rationale: str | None = None) -> Correction:
+    """Force-promote a candidate (confidence pinned to 1.0)."""
+    kind, node_id, label = _node(paths, ref)
+    if kind == "candidate":
+        w = _local_payload(paths, "refine_workitems", node_id)
+        create = {"title": w.get("title", label), "kind": w.get("kind", "feature"),
+                   "status": "active", "summary": w.get("summary", ""),
+                   "files": list(w.get("files", [])), "aliases": list(w.get("aliases", [])),
+                   "branch": w.get("branch"), "confidence": 1.0, "band": "high",
+                   "sessions": [{"agent": a, "id": s} for a, s in w.get("sessions", [])],
+                   "local_id": node_id}
+        op_id = _append(paths, "workitem.create", {"type": "workitem", "id": None}, create,
+                        rationale)
+        return Correction(op_id, "workitem.create", node_id, f"promoted {label!r}")
+    payload: dict[str, Any] = {}
+    if kind == "memory-candidate":
+        m = _local_payload(paths, "refine_memories", node_id)
+        payload = {"kind": m.get("kind"), "text": m.get("text"), "workitem": None,
+                   "evidence": [{k: e.get(k) for k in ("quote", "agent", "session", "event",
+                                                       "hash")} for e in m.get("evidence", [])]}
+        op_id = _append(paths, "memory.promote", {"type": "memory", "id": None}, payload,
+                        rationale)
+    else:
+        op_id = _append(paths, "memory.promote", {"type": kind, "id": node_id}, payload,
+                        rationale)
+    return Correction(op_id, "memory.promote", node_id, f"promoted {label!r} (confidence 1.0)")
+
+
+def reject(paths: RepoPaths, ref: str, *, rationale: str | None = None) -> Correction:
+    """Force-reject a candidate (confidence pinned to 0.0)."""
+    kind, node_id, label = _node(paths, ref)
+    if kind in ("workitem", "candidate"):
+        op_id = _append(paths, "node.false_positive", {"type": kind, "id": node_id}, {},
+                        rationale)
+        return Correction(op_id, "node.false_positive", node_id, f"rejected {label!r}")
+    op_id = _append(paths, "memory.reject", {"type": "memory", "id": node_id}, {}, rationale)
+    return Correction(op_id, "memory.reject", node_id, f"rejected {label!r} (confidence 0.0)")
+
+
+def undo(paths: RepoPaths, op_ref: str, *, rationale: str | None = None) -> Correction:
+    """Write the inverse op; undoing an undo restores."""
+    from looma_git.api import ledger
+
+    op = ledger.resolve_op(paths, op_ref)
+    op_id = _append(paths, "undo", {"type": "op", "id": op.id}, {}, rationale,
+                    inverse_of=op.id)
+    return Correction(op_id, "undo", op.id, f"undid {op.op} {op.id[:10]}")
+
+
+def blame(paths: RepoPaths, ref: str) -> list[dict[str, Any]]:
+    """Which ops shaped this WorkItem: who, when, why (oldest first)."""
+    from looma_git.api import ledger
+
+    item = _wi(paths, ref)
+    state = ledger.load_state(paths)
+    wi = state.workitems.get(item.id)
+    shaping = set(wi.ops) if wi else set()
+    out = []
+    for op in sorted(ledger.log(paths), key=lambda o: (o.lamport, o.id)):
+        payload = op.payload or {}
+        if (op.id in shaping or op.target.id == item.id or payload.get("workitem") == item.id
+                or item.id in (payload.get("from") or [])):
+            out.append({"id": op.id, "op": op.op, "ts": op.ts, "lamport": op.lamport,
+                        "actor": op.actor.model_dump(), "rationale": op.rationale,
+                        "target": op.target.id})
+    return out
