@@ -152,6 +152,8 @@ def resolve_op(paths: RepoPaths, prefix: str) -> Op:
 
 def verify(paths: RepoPaths) -> VerifyReport:
     """Recompute ids, check append-only history, projections and notes against the fold."""
-    from looma_git.api.ledger_verify import run_verify
+    from looma_git.store.audit import audit
 
-    return run_verify(paths, VerifyReport, Problem)
+    count, commits, findings, warnings = audit(paths)
+    return VerifyReport(ops=count, commits_checked=commits, warnings=warnings,
+                        problems=[Problem(f.kind, f.message, f.op_id, f.path) for f in findings])

@@ -1,0 +1,45 @@
+"""`looma log`: the ledger's ops, newest first."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+
+
+def _short(payload: dict[str, Any], width: int = 60) -> str:
+    items = [f"{k}={v}" for k, v in sorted(payload.items()) if k != "prev"]
+    text = " ".join(items).replace("\n", " ")
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+@click.command("log")
+@click.option("--json", "as_json", is_flag=True, help="Print ops as a JSON list (format v1).")
+@click.option("--user", "user_only", is_flag=True, help="Only ops written by people.")
+@click.option("-n", "limit", type=click.IntRange(min=0), default=None, metavar="N",
+              help="Show at most N ops.")
+@click.pass_context
+def log_cmd(ctx: click.Context, as_json: bool, user_only: bool, limit: int | None) -> None:
+    """Show ledger ops newest first, ordered by (lamport, id) as every clone folds them.
+
+    \b
+    Each line: <id[:10]> L<lamport> <time> <actor> <op> <target> <payload>
+      looma log --user -n 20     the last 20 corrections people made
+      looma log --json           the ops exactly as stored
+    Undo one with `looma correct undo <id-prefix>`.
+    """
+    from looma_git.api.ledger import log
+    from looma_git.gitrepo import find_repo
+
+    ops = log(find_repo(ctx.obj.get("repo_dir") if ctx.obj else None),
+              user_only=user_only, limit=limit)
+    if as_json:
+        click.echo(json.dumps({"ops": [o.fields() for o in ops]}, indent=2, ensure_ascii=False))
+        return
+    for o in ops:
+        who = o.actor.name if o.is_user else "system"
+        target = f"{o.target.type}:{o.target.id}" if o.target.id else o.target.type
+        extra = f" undo={o.inverse_of[:10]}" if o.inverse_of else ""
+        click.echo(f"{o.id[:10]} L{o.lamport} {o.ts} {who} {o.op} {target} "
+                   f"{_short(o.payload)}{extra}".rstrip())
