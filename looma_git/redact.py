@@ -30,14 +30,16 @@ def _ph(kind: str) -> str:
 # only runs when one of them occurs, so prose without any trigger costs a few memchr scans.
 # All quantifiers are bounded or possessive so no input can make a rule backtrack badly.
 
-_Rule = tuple[str, tuple[str, ...], "re.Pattern[str]", Callable[["re.Match[str]"], str] | None]
+_Repl = Callable[["re.Match[str]", "Counter[str]"], str]
+_Rule = tuple[str, tuple[str, ...], "re.Pattern[str]", _Repl | None]
 
 _ANTHROPIC = re.compile(r"\bsk-ant-(?:api\d\d|oat\d\d|admin\d\d|sid\d\d)-[A-Za-z0-9_\-]{20,}+")
 # `sk-` keys must contain a digit so kebab-case words like `sk-learn-style-wrapper` survive.
 _OPENAI = re.compile(
     r"\bsk-(?:proj-|svcacct-|admin-|None-)?(?=[A-Za-z0-9_\-]{0,200}\d)[A-Za-z0-9_\-]{20,}+")
 _GITHUB = re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}+|github_pat_[A-Za-z0-9_]{22,}+)")
-_AWS_ID = re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}\b")
+# Access key ids only (AKIA long-term, ASIA temporary); AIDA/AROA... name users and roles.
+_AWS_ID = re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b")
 _AWS_SECRET = re.compile(
     r"(?i:(aws_?secret_?access_?key|aws_?secret_?key|secret_?access_?key|aws_?secret))"
     r"([\"']?\s{0,8}(?:=|:|=>)\s{0,8}[\"']?)([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])")
@@ -52,18 +54,21 @@ _URL_PASSWORD = re.compile(
     r"\b([a-zA-Z][a-zA-Z0-9+.\-]{0,30}://)([^\s:/@\"'<>]{0,256}):(?!\[REDACTED:)([^\s@/\"'<>]{1,256})@")
 
 
-def _repl_url(m: re.Match[str]) -> str:
+def _repl_url(m: re.Match[str], hits: Counter[str]) -> str:
+    hits["url_password"] += 1
     return f"{m.group(1)}{m.group(2)}:{_ph('url_password')}@"
 
 
-def _repl_aws_secret(m: re.Match[str]) -> str:
+def _repl_aws_secret(m: re.Match[str], hits: Counter[str]) -> str:
+    hits["aws_secret_key"] += 1
     return f"{m.group(1)}{m.group(2)}{_ph('aws_secret_key')}"
 
 
-def _repl_bearer(m: re.Match[str]) -> str:
+def _repl_bearer(m: re.Match[str], hits: Counter[str]) -> str:
     # "Bearer authentication_scheme_words" is prose, not a token.
     if not any(c.isdigit() for c in m.group(3)) and _wordlike(m.group(3)):
         return m.group(0)
+    hits["bearer_token"] += 1
     return f"{m.group(1)}{m.group(2)}{_ph('bearer_token')}"
 
 
@@ -71,8 +76,7 @@ _RULES: list[_Rule] = [
     ("anthropic_key", ("sk-ant-",), _ANTHROPIC, None),
     ("openai_key", ("sk-",), _OPENAI, None),
     ("github_token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"), _GITHUB, None),
-    ("aws_access_key_id", ("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "AIPA",
-                           "ANPA", "ANVA", "APKA"), _AWS_ID, None),
+    ("aws_access_key_id", ("AKIA", "ASIA", "ABIA", "ACCA"), _AWS_ID, None),
     ("slack_webhook", ("hooks.slack.com",), _SLACK_HOOK, None),
     ("slack_token", ("xox",), _SLACK_TOKEN, None),
     ("google_api_key", ("AIza",), _GOOGLE, None),
@@ -164,39 +168,37 @@ def _value_is_secret(value: str, quoted: bool) -> bool:
     return len(value) >= 4
 
 
-def _assign_repl(hits: Counter[str]) -> Callable[[re.Match[str]], str]:
-    def repl(m: re.Match[str]) -> str:
-        start = m.start(1)
-        text = m.string
-        if start > 0:
-            prev = text[start - 1]
-            first = text[start]
-            # `bypass=`, `mytoken=`: the keyword is the tail of another lowercase word.
-            if prev.isalnum() and not (prev.islower() and first.isupper()) and not (
-                    prev.isupper() and first.isupper()) and not prev.isdigit():
-                return m.group(0)
-        if m.group(4) is not None:
-            if not _value_is_secret(m.group(4), True):
-                return m.group(0)
-            hits["credential"] += 1
-            return f"{m.group(1)}{m.group(2)}{m.group(3)}{_ph('credential')}{m.group(5)}"
-        value = m.group(6)
-        if not _value_is_secret(value, False):
+def _assign_repl(m: re.Match[str], hits: Counter[str]) -> str:
+    """Hide the value of `password=...`-style assignments, keeping the name and the quotes."""
+    start = m.start(1)
+    text = m.string
+    if start > 0:
+        prev = text[start - 1]
+        first = text[start]
+        # `bypass=`, `mytoken=`: the keyword is the tail of another lowercase word.
+        if prev.isalnum() and not (prev.islower() and first.isupper()) and not (
+                prev.isupper() and first.isupper()) and not prev.isdigit():
+            return m.group(0)
+    if m.group(4) is not None:
+        if not _value_is_secret(m.group(4), True):
             return m.group(0)
         hits["credential"] += 1
-        return f"{m.group(1)}{m.group(2)}{_ph('credential')}"
-    return repl
+        return f"{m.group(1)}{m.group(2)}{m.group(3)}{_ph('credential')}{m.group(5)}"
+    value = m.group(6)
+    if not _value_is_secret(value, False):
+        return m.group(0)
+    hits["credential"] += 1
+    return f"{m.group(1)}{m.group(2)}{_ph('credential')}"
 
 
-def _auth_repl(hits: Counter[str]) -> Callable[[re.Match[str]], str]:
-    def repl(m: re.Match[str]) -> str:
-        scheme = m.group(3)
-        if scheme is None and m.group(4).lower() in {"bearer", "basic", "token"}:
-            return m.group(0)
-        hits["bearer_token"] += 1
-        head = f"{m.group(1)}{m.group(2)}" + (f"{scheme} " if scheme else "")
-        return head + _ph("bearer_token")
-    return repl
+def _auth_repl(m: re.Match[str], hits: Counter[str]) -> str:
+    """Hide the credential of an `Authorization:`-style header, keeping the scheme."""
+    scheme = m.group(3)
+    if scheme is None and m.group(4).lower() in {"bearer", "basic", "token"}:
+        return m.group(0)
+    hits["bearer_token"] += 1
+    head = f"{m.group(1)}{m.group(2)}" + (f"{scheme} " if scheme else "")
+    return head + _ph("bearer_token")
 
 
 # --- pass (b): entropy fallback ------------------------------------------------------------
@@ -207,7 +209,11 @@ _DIGEST_CTX = re.compile(r"(?i:(?:sha(?:1|224|256|384|512)|md5|blake2b?|sha3-\d{
 _DIGEST_TOKEN = re.compile(r"(?i:(?:sha(?:1|224|256|384|512)|md5)-)([A-Za-z0-9+/]{20,}={0,2})")
 # base64 of sha1, sha256, sha384, sha512 digests, padded and unpadded (ssh fingerprints)
 _DIGEST_B64_LENS = {27, 28, 43, 44, 64, 86, 88}
-_VOWELS = frozenset("aeiouyAEIOUY")
+# Record ids that agents write into transcripts (Anthropic message/tool-use ids, OpenAI
+# call/response ids, OpenCode ids): opaque but not secret, and needed to dedupe events.
+_AGENT_ID = re.compile(
+    r"(?:msg|toolu|srvtoolu|req|call|fc|resp|rs|chatcmpl|ses|prt|file|run|thread|asst|item)"
+    r"(?:_(?:bdrk|vrtx))?[_\-][A-Za-z0-9]{16,64}")
 ENTROPY_MIN_LEN = 24
 ENTROPY_MIN_BITS = 4.0
 
@@ -224,7 +230,6 @@ def shannon_entropy(s: str) -> float:
 _RUNS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _VOWEL = re.compile(r"[aeiouyAEIOUY]")
 _DIGIT = re.compile(r"[0-9]")
-_UPPER = re.compile(r"[A-Z]")
 _LOWER = re.compile(r"[a-z]")
 
 
@@ -256,6 +261,11 @@ def _is_allowed(tok: str, text: str, start: int) -> bool:
         return True
     if _DIGEST_CTX.search(text, max(0, start - 12), start):
         return _HEX.fullmatch(tok) is not None or len(tok) in _DIGEST_B64_LENS
+    if _AGENT_ID.fullmatch(tok):
+        return True
+    if _UUID.search(tok):  # `rollout-2026-05-11T11-26-55-<uuid>`: judge what is around the uuid
+        rest = _UUID.sub("", tok)
+        return len(rest) < ENTROPY_MIN_LEN or not _looks_random(rest) or _is_allowed(rest, "", 0)
     d = _DIGEST_TOKEN.fullmatch(tok)
     if d and len(d.group(1)) in _DIGEST_B64_LENS:
         return True
@@ -264,10 +274,14 @@ def _is_allowed(tok: str, text: str, start: int) -> bool:
 
 def _looks_random(tok: str) -> bool:
     has_digit = _DIGIT.search(tok) is not None
-    has_upper = _UPPER.search(tok) is not None
-    has_lower = _LOWER.search(tok) is not None
+    if tok.islower():
+        has_upper, has_lower = False, True
+    elif tok.isupper():
+        has_upper, has_lower = True, False
+    else:
+        has_upper = has_lower = _LOWER.search(tok) is not None
     classes = has_digit + has_upper + has_lower
-    if classes < 2 or not (has_upper or has_lower):
+    if classes < 2:
         return False
     bits = shannon_entropy(tok)
     if classes == 3:
@@ -276,24 +290,23 @@ def _looks_random(tok: str) -> bool:
     return bits >= ENTROPY_MIN_BITS + 0.25
 
 
-def _entropy_repl(hits: Counter[str]) -> Callable[[re.Match[str]], str]:
-    def repl(m: re.Match[str]) -> str:
-        tok = m.group(0)
-        if not _looks_random(tok) or _is_allowed(tok, m.string, m.start()):
-            return tok
-        hits["high_entropy"] += 1
-        return _ph("high_entropy")
-    return repl
+def _entropy_repl(m: re.Match[str], hits: Counter[str]) -> str:
+    """Hide a long token that looks random and is not on the allowlist."""
+    tok = m.group(0)
+    if not _looks_random(tok) or _is_allowed(tok, m.string, m.start()):
+        return tok
+    hits["high_entropy"] += 1
+    return _ph("high_entropy")
 
 
 def _sub_at(text: str, low: str, starts: tuple[str, ...], pattern: re.Pattern[str],
-            repl: Callable[[re.Match[str]], str]) -> str:
+            repl: Callable[[re.Match[str], Counter[str]], str], hits: Counter[str]) -> str:
     """`pattern.sub(repl, text)`, trying the pattern only where a start literal occurs in `low`.
 
     `low` is `text.lower()` (passed in so callers lower once).
     """
     if len(low) != len(text):  # a few Unicode letters change length when lowered
-        return pattern.sub(repl, text)
+        return pattern.sub(lambda m: repl(m, hits), text)
     offsets: set[int] = set()
     for lit in starts:
         i = low.find(lit)
@@ -311,7 +324,7 @@ def _sub_at(text: str, low: str, starts: tuple[str, ...], pattern: re.Pattern[st
         if m is None:
             continue
         out.append(text[last:i])
-        out.append(repl(m))
+        out.append(repl(m, hits))
         last = m.end()
     if not out:
         return text
@@ -319,12 +332,28 @@ def _sub_at(text: str, low: str, starts: tuple[str, ...], pattern: re.Pattern[st
     return "".join(out)
 
 
+_KEYWORD_PASSES = ((_AWS_STARTS, _AWS_SECRET, _repl_aws_secret),
+                   (_AUTH_STARTS, _AUTH_HEADER, _auth_repl),
+                   (_ASSIGN_STARTS, _ASSIGN, _assign_repl))
+_MIN_SECRET_LEN = 7  # `pwd=abc`: nothing shorter can hold a secret we recognise
+
+
 # --- public API --------------------------------------------------------------------------
 
 def redact(text: str) -> Redaction:
     """Replace every secret in `text` by `[REDACTED:<kind>]`; report the hits by kind."""
+    if len(text) < _MIN_SECRET_LEN:
+        return Redaction(text, {})
     hits: Counter[str] = Counter()
     out = _redact_pem(text, hits)
+    out = _known_shapes(out, hits)
+    if len(out) >= ENTROPY_MIN_LEN:
+        out = _TOKEN.sub(lambda m: _entropy_repl(m, hits), out)
+    return Redaction(out, dict(hits))
+
+
+def _known_shapes(out: str, hits: Counter[str]) -> str:
+    """Pass (a): credential shapes, then keyword-anchored assignments and headers."""
     for kind, triggers, pattern, replacer in _RULES:
         for t in triggers:
             if t in out:
@@ -336,27 +365,17 @@ def redact(text: str) -> Redaction:
             if n:
                 hits[kind] += n
         else:
-            out = pattern.sub(_counting(replacer, hits, kind), out)
+            out = pattern.sub(_bind(replacer, hits), out)
     low = out.lower()
-    for starts, pattern, repl in (
-            (_AWS_STARTS, _AWS_SECRET, _counting(_repl_aws_secret, hits, "aws_secret_key")),
-            (_AUTH_STARTS, _AUTH_HEADER, _auth_repl(hits)),
-            (_ASSIGN_STARTS, _ASSIGN, _assign_repl(hits))):
-        new = _sub_at(out, low, starts, pattern, repl)
+    for starts, pattern, repl in _KEYWORD_PASSES:
+        new = _sub_at(out, low, starts, pattern, repl, hits)
         if new is not out:
             out, low = new, new.lower()
-    out = _TOKEN.sub(_entropy_repl(hits), out)
-    return Redaction(out, dict(hits))
+    return out
 
 
-def _counting(fn: Callable[[re.Match[str]], str], hits: Counter[str],
-              kind: str) -> Callable[[re.Match[str]], str]:
-    def repl(m: re.Match[str]) -> str:
-        new = fn(m)
-        if new != m.group(0):
-            hits[kind] += 1
-        return new
-    return repl
+def _bind(fn: _Repl, hits: Counter[str]) -> Callable[[re.Match[str]], str]:
+    return lambda m: fn(m, hits)
 
 
 def redact_text(text: str) -> str:

@@ -7,6 +7,7 @@ repeated to ~8 MB, plus a prose-only sample and a secret-dense sample.
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 import tracemalloc
@@ -30,6 +31,28 @@ def _corpus(paths: list[Path]) -> str:
     return "\n".join(chunks)
 
 
+def _strings(text: str) -> str:
+    """The string values inside the JSON records: the message text ingestion redacts."""
+    out: list[str] = []
+
+    def walk(v: object) -> None:
+        if isinstance(v, str):
+            out.append(v)
+        elif isinstance(v, dict):
+            for x in v.values():
+                walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+
+    for line in text.splitlines():
+        try:
+            walk(json.loads(line))
+        except ValueError:
+            out.append(line)
+    return "\n".join(out)
+
+
 def _rate(label: str, text: str, target: int = 8_000_000) -> None:
     reps = max(1, target // max(1, len(text)))
     sample = text * reps
@@ -48,7 +71,8 @@ def main() -> None:
     paths = [Path(p) for p in sys.argv[1:]] or [p for p in ROOTS if p.exists()]
     text = _corpus(paths)
     print(f"corpus: {len(text) / 1e6:.2f} MB from {', '.join(map(str, paths))}")
-    _rate("transcripts", text)
+    _rate("raw jsonl", text)
+    _rate("event strings", _strings(text))
     prose = ("We decided to use PKCE instead of the implicit flow because the SPA cannot "
              "keep a client secret. The session expires when the refresh races. ") * 2000
     _rate("prose", prose)
