@@ -1,0 +1,176 @@
+"""Library surface of `looma status`: ingestion, index freshness, embedder, hooks, health."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from looma_git import health
+from looma_git.gitrepo import RepoPaths
+
+HEALTH_SCHEMA = """CREATE TABLE IF NOT EXISTS health_snapshots(ts INTEGER PRIMARY KEY,
+  json TEXT)"""
+
+
+def _ingestion(paths: RepoPaths) -> dict[str, Any]:
+    if not paths.store_db.exists():
+        return {"sessions": {}, "events": 0, "last_ingest": None}
+    from looma_git.index import storedb
+
+    conn = storedb.connect(paths, readonly=True)
+    try:
+        sessions = {r[0]: r[1] for r in conn.execute(
+            "SELECT agent, COUNT(*) FROM sessions GROUP BY agent ORDER BY agent")}
+        events = conn.execute("SELECT COUNT(*) FROM events").fetchone()[0]
+        last = conn.execute("SELECT MAX(ingested_at) FROM events").fetchone()[0]
+        counts: dict[str, dict[str, int]] = {}
+        for kind, key, n in conn.execute(
+                "SELECT kind, key, SUM(n) FROM ingest_counts GROUP BY kind, key"):
+            counts.setdefault(kind, {})[key] = int(n)
+        return {"sessions": sessions, "events": events, "last_ingest": last, "counts": counts}
+    except Exception as exc:  # a damaged store is reported, not fatal
+        return {"error": f"store.db unreadable: {exc}"}
+    finally:
+        conn.close()
+
+
+def _index(paths: RepoPaths) -> dict[str, Any]:
+    from looma_git.api.index import ledger_head
+    from looma_git.index.meta import read_meta
+
+    meta = read_meta(paths.state_dir)
+    head = ledger_head(paths)
+    if meta is None:
+        return {"state": "missing", "ledger_commit": head, "fresh": False}
+    return {"state": "ok", "built_at": meta.built_at, "built_from": meta.ledger_commit,
+            "ledger_commit": head, "fresh": not meta.is_stale(head), "model_id": meta.model_id}
+
+
+def _embedder() -> dict[str, Any]:
+    """Whether semantic search is available, without loading the model (cheap)."""
+    from looma_git.errors import LoomaError
+    from looma_git.index.embedder import DEFAULT_MODEL_ID, default_model_files
+
+    try:
+        default_model_files()
+        return {"available": True, "model_id": DEFAULT_MODEL_ID}
+    except LoomaError as exc:
+        return {"available": False, "mode": "lexical only", "reason": exc.message}
+
+
+def _hooks(paths: RepoPaths) -> dict[str, Any]:
+    import shutil
+
+    from looma_git.api.hooks import status as hooks_status
+
+    try:
+        st = hooks_status(paths, path_fallback=bool(shutil.which("looma")))
+        return st.model_dump(mode="json")
+    except Exception as exc:
+        return {"error": str(exc)}
+
+
+def status(paths: RepoPaths) -> dict[str, Any]:
+    """Everything `looma status` shows."""
+    from looma_git.api import ledger
+
+    state = ledger.load_state(paths)
+    return {
+        "repository": str(paths.worktree or paths.common_dir),
+        "ledger": {"workitems": sum(1 for w in state.workitems.values() if w.live),
+                   "memories": len(state.memories), "links": len(state.links),
+                   "lamport": state.head_lamport, "conflicts": len(state.conflicts),
+                   "warnings": list(state.warnings)},
+        "ingestion": _ingestion(paths),
+        "index": _index(paths),
+        "embedder": _embedder(),
+        "hooks": _hooks(paths),
+    }
+
+
+def health_metrics(paths: RepoPaths, base: dict[str, Any]) -> dict[str, float]:
+    """The DESIGN §7 metrics from the ledger, the local graph, ingestion and hooks."""
+    from looma_git.api import ledger
+    from looma_git.gitrepo import require_worktree
+    from looma_git.store.gitfacts import list_commits
+
+    state = ledger.load_state(paths)
+    wis = list(state.workitems.values())
+    live = [w for w in wis if w.live]
+    ops = ledger.log(paths)
+    merges = sum(1 for o in ops if o.op == "workitem.merge")
+    fps = sum(1 for w in wis if w.false_positive)
+    local_total = local_promoted = orphans = related = 0
+    if paths.store_db.exists():
+        from looma_git.index import storedb
+
+        conn = storedb.connect(paths, readonly=True)
+        try:
+            for promoted, raw in conn.execute("SELECT promoted, json FROM refine_workitems"):
+                w = json.loads(raw)
+                if w.get("quarantined") or w.get("readonly"):
+                    continue
+                local_total += 1
+                local_promoted += int(promoted)
+                if not promoted and not w.get("related"):
+                    orphans += 1
+                if not promoted and w.get("related"):
+                    related += 1
+        except Exception:
+            pass
+        finally:
+            conn.close()
+    ing = base.get("ingestion", {})
+    noise = sum((ing.get("counts") or {}).get("noise", {}).values())
+    redactions = sum((ing.get("counts") or {}).get("redaction", {}).values())
+    events = int(ing.get("events") or 0)
+    commits = [c for c in list_commits(require_worktree(paths)) if len(c.parents) <= 1]
+    linked = {sha for sha, _ in state.links}
+    unlinked = sum(1 for c in commits if c.sha not in linked)
+    latency = ((base.get("hooks") or {}).get("latency") or {})
+    p95 = max((float(v.get("p95", 0)) for v in latency.values() if isinstance(v, dict)),
+              default=0.0)
+    idx = base.get("index", {})
+    return {
+        "candidate_conversion": health.ratio(local_promoted, local_total),
+        "merge_rate": health.ratio(merges, len(live) + merges),
+        "false_positive_rate": health.ratio(fps, len(wis)),
+        "avg_workitem_files": health.ratio(sum(len(w.files) for w in live), len(live)),
+        "avg_workitem_sessions": health.ratio(sum(len(w.sessions) for w in live), len(live)),
+        "orphan_candidates": float(orphans),
+        "unresolved_related": float(related),
+        "noise_ratio": health.ratio(noise, noise + events),
+        "unlinked_commit_ratio": health.ratio(unlinked, len(commits)),
+        "redaction_hits": float(redactions),
+        "index_fresh": 1.0 if idx.get("fresh") else 0.0,
+        "index_lag_ops": 0.0 if idx.get("fresh") else 1.0,
+        "hook_latency_p95_ms": p95,
+        "sync_conflicts": float(len(state.conflicts)),
+    }
+
+
+def health_report(paths: RepoPaths) -> dict[str, Any]:
+    """Metrics now, a snapshot kept as a time series, and warnings (thresholds and trends)."""
+    base = status(paths)
+    metrics = health_metrics(paths, base)
+    previous = None
+    from looma_git.index import storedb
+
+    try:
+        conn = storedb.connect(paths)
+        try:
+            conn.execute(HEALTH_SCHEMA)
+            row = conn.execute("SELECT json FROM health_snapshots ORDER BY ts DESC LIMIT 1"
+                               ).fetchone()
+            previous = json.loads(row[0]) if row else None
+            with conn:
+                conn.execute("INSERT OR REPLACE INTO health_snapshots(ts, json) VALUES (?, ?)",
+                             (int(time.time()), json.dumps(metrics, sort_keys=True)))
+        finally:
+            conn.close()
+    except Exception:
+        pass  # a read-only clone still gets its metrics, just no time series
+    warns = health.warnings(metrics, previous)
+    return {**base, "health": metrics, "previous": previous,
+            "warnings": [{"metric": w.metric, "message": w.message} for w in warns]}
