@@ -1,0 +1,111 @@
+"""Reading ingested sessions and events back from store.db (what the refinery consumes)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import defaultdict
+from dataclasses import dataclass
+
+from looma_git.model import NormalizedEvent, ToolCall
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    """One attributed session."""
+
+    agent: str
+    session_id: str
+    project_root: str | None
+    git_remote: str | None
+    git_branch: str | None
+    first_ts: str | None
+    last_ts: str | None
+    event_count: int
+    source_path: str | None
+    parent_session: str | None
+    is_subagent: bool
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """An event with its repo-relative files: (relpath, op) for every edit/write/read path
+    that lies inside the repository (paths escaping it are kept only as raw tool paths)."""
+
+    event: NormalizedEvent
+    files: tuple[tuple[str, str], ...]
+    ingested_at: int
+
+
+def list_sessions(conn: sqlite3.Connection) -> list[SessionRow]:
+    """Every stored session, oldest activity first."""
+    rows = conn.execute(
+        "SELECT agent, session_id, project_root, git_remote, git_branch, first_ts, last_ts,"
+        " event_count, source_path, parent_session, is_subagent FROM sessions"
+        " ORDER BY coalesce(first_ts, ''), agent, session_id").fetchall()
+    return [SessionRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], int(r[7] or 0), r[8], r[9],
+                       bool(r[10])) for r in rows]
+
+
+_EVENT_COLS = ("e.event_id, e.agent, e.session_id, e.seq, e.ts, e.role, e.model, e.branch,"
+               " e.text, e.raw_json, e.schema_version, e.extra, e.ingested_at,"
+               " s.project_root, s.git_remote")
+
+
+def _hydrate(conn: sqlite3.Connection, rows: list[sqlite3.Row]) -> list[StoredEvent]:
+    ids = [r[0] for r in rows]
+    calls: dict[str, list[tuple]] = defaultdict(list)
+    paths: dict[tuple[str, int], list[str]] = defaultdict(list)
+    files: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for i in range(0, len(ids), 500):
+        chunk = ids[i:i + 500]
+        marks = ",".join("?" * len(chunk))
+        for c in conn.execute(
+                "SELECT event_id, idx, name, kind, command, exit_code, is_error, test_outcome"
+                f" FROM tool_calls WHERE event_id IN ({marks}) ORDER BY event_id, idx", chunk):
+            calls[c[0]].append(tuple(c))
+        for f in conn.execute(
+                "SELECT event_id, idx, raw_path, relpath, op FROM tool_files"
+                f" WHERE event_id IN ({marks}) ORDER BY event_id, idx, rowid", chunk):
+            paths[(f[0], f[1])].append(f[2])
+            if f[3] is not None:
+                files[f[0]].append((f[3], f[4]))
+    out: list[StoredEvent] = []
+    for r in rows:
+        eid = r[0]
+        tcs = tuple(ToolCall(name=c[2], kind=c[3], paths=tuple(paths.get((eid, c[1]), ())),
+                             command=c[4], exit_code=c[5], is_error=bool(c[6]),
+                             test_outcome=c[7]) for c in calls.get(eid, ()))
+        extra: tuple[tuple[str, str], ...] = ()
+        if r[11]:
+            try:
+                extra = tuple(sorted((str(k), str(v)) for k, v in json.loads(r[11]).items()))
+            except (ValueError, AttributeError):
+                extra = ()
+        ev = NormalizedEvent(event_id=eid, source=r[1], session_native_id=r[2],
+                             project_root=r[13], git_remote=r[14], git_branch=r[7], seq=r[3],
+                             ts=r[4], role=r[5], agent_model=r[6], text=r[8] or "",
+                             tool_calls=tcs, raw_json=r[9] or "", schema_version=r[10] or "1",
+                             extra=extra)
+        out.append(StoredEvent(ev, tuple(dict.fromkeys(files.get(eid, ()))), int(r[12] or 0)))
+    return out
+
+
+def session_events(conn: sqlite3.Connection, agent: str, session_id: str) -> list[StoredEvent]:
+    """One session's events in order, with tool calls and repo-relative files reattached."""
+    rows = conn.execute(
+        f"SELECT {_EVENT_COLS} FROM events e LEFT JOIN sessions s"
+        " ON s.agent = e.agent AND s.session_id = e.session_id"
+        " WHERE e.agent=? AND e.session_id=? ORDER BY e.seq, e.event_id",
+        (agent, session_id)).fetchall()
+    return _hydrate(conn, rows)
+
+
+def events_since(conn: sqlite3.Connection, ingested_after: int) -> list[StoredEvent]:
+    """Events stored or updated after the unix time `ingested_after`, in session order."""
+    rows = conn.execute(
+        f"SELECT {_EVENT_COLS} FROM events e LEFT JOIN sessions s"
+        " ON s.agent = e.agent AND s.session_id = e.session_id"
+        " WHERE e.ingested_at > ? ORDER BY e.agent, e.session_id, e.seq, e.event_id",
+        (ingested_after,)).fetchall()
+    return _hydrate(conn, rows)
