@@ -87,7 +87,10 @@ def wait_drains(repo: Path, count: int) -> dict:
     def done():
         st = read_state(repo)
         lock = state_dir(repo) / "drain.lock"
-        idle = not lock.exists() or lock.read_text().strip() == ""
+        try:
+            idle = not lock.exists() or lock.read_text().strip() == ""
+        except OSError:  # e.g. still a stale directory the drainer has not replaced yet
+            idle = False
         return st if st.get("drains", 0) >= count and idle else None
     return wait_for(done, f"{count} drain(s)")
 
