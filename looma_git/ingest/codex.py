@@ -8,6 +8,7 @@ import re
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from looma_git.ingest.agent_text import as_dict, as_list, complete_end
 from looma_git.ingest.base import Cursor, DiscoveryEnv, ReadResult, Skip, Source, head_fingerprint
@@ -126,16 +127,13 @@ class CodexAdapter:
         with tempfile.NamedTemporaryFile(prefix="looma-codex-", suffix=".jsonl") as tmp:
             written = 0
             try:
-                with path.open("rb") as fh:
-                    reader = zstandard.ZstdDecompressor().stream_reader(fh, read_across_frames=True)
-                    while written < MAX_ZST_OUTPUT:
-                        chunk = reader.read(CHUNK)
-                        if not chunk:
-                            break
-                        tmp.write(chunk)
-                        written += len(chunk)
+                written = _decompress(path, tmp, zstandard)
             except zstandard.ZstdError as exc:
                 skips.append(Skip("bad_compression", f"{path} ({exc})"))
+                written = tmp.tell()
+            except _Truncated:
+                skips.append(Skip("bad_compression", f"{path} (truncated frame)"))
+                written = tmp.tell()
             if written >= MAX_ZST_OUTPUT:
                 skips.append(Skip("too_large", str(path)))
             tmp.flush()
@@ -184,6 +182,34 @@ class CodexAdapter:
             else:
                 sess.skips.append(Skip("not_object", loc))
         return ReadResult(sess.events, done, sess.skips, sess.noise)
+
+
+class _Truncated(Exception):
+    """The compressed stream ended inside a frame."""
+
+
+def _decompress(path: Path, out: Any, zstandard: Any) -> int:
+    """Stream every zstd frame of `path` into `out`; returns bytes written (bounded)."""
+    dctx = zstandard.ZstdDecompressor()
+    dobj, fed, written = dctx.decompressobj(), False, 0
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(64 * 1024), b""):
+            data = chunk
+            while data:
+                fed = True
+                piece = dobj.decompress(data)
+                out.write(piece)
+                written += len(piece)
+                if written >= MAX_ZST_OUTPUT:
+                    return written
+                if dobj.eof:
+                    data = dobj.unused_data
+                    dobj, fed = dctx.decompressobj(), False
+                else:
+                    data = b""
+    if fed:
+        raise _Truncated()
+    return written
 
 
 def _dedupe(files: Iterable[Path]) -> list[Path]:
