@@ -15,8 +15,18 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import git, looma
-from tests.hooks.util import (env, install, normalize, read_state, run_git, state_dir,
-                              status_json, twin, wait_drains, wait_for)
+from tests.hooks.util import (
+    env,
+    install,
+    normalize,
+    read_state,
+    run_git,
+    state_dir,
+    status_json,
+    twin,
+    wait_drains,
+    wait_for,
+)
 
 MINIMAL_PATH = "/usr/bin:/bin"  # git and sh, but no looma / git-looma
 
