@@ -334,8 +334,6 @@ class FullTextIndex:
         falls back to plain words when it does not parse. `types` restricts doc_type,
         `workitem` restricts to one WorkItem.
         """
-        import tantivy
-
         terms = self.terms(text)
         if not terms or limit <= 0:
             return []
@@ -343,6 +341,16 @@ class FullTextIndex:
             return []
         query = (self._advanced_query(text, types, workitem) if advanced else None) or \
             self._query(terms, types, workitem)
+        try:
+            return self._run(query, limit, offset)
+        except ValueError as exc:
+            # Files damaged after we opened them: the index is a cache, so say how to rebuild.
+            raise InvalidDataError(f"the full-text index in {self.dir} is unreadable: {exc}",
+                                   hint="run `looma reindex`") from exc
+
+    def _run(self, query: tantivy.Query, limit: int, offset: int) -> list[Hit]:
+        import tantivy
+
         self._index.reload()  # pick up commits made by other processes
         searcher = self._index.searcher()
         result = searcher.search(query, limit, count=False, offset=max(0, offset))

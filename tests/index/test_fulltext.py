@@ -276,3 +276,16 @@ def test_advanced_query_language_with_fallback(index: FullTextIndex) -> None:
     assert ids(index.search("what's", advanced=True)) == ["m2"]
     assert ids(index.search("k8s: deploy", advanced=True))[0] == "m1"
     assert index.search("-", advanced=True) == []
+
+
+def test_damage_after_open_is_a_clear_error_then_rebuilds(index: FullTextIndex, tmp_path: Path) -> None:
+    d = tmp_path / "tantivy"
+    for p in d.iterdir():
+        if p.suffix == ".store":
+            with open(p, "r+b") as fh:  # same inode: the open searcher reads the damage
+                fh.write(b"\xff" * 200)
+    with pytest.raises(InvalidDataError) as info:
+        index.search("redis")
+    assert info.value.hint and "reindex" in info.value.hint
+    again = FullTextIndex(d)
+    assert again.rebuilt and again.count() == 0
