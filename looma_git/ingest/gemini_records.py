@@ -141,6 +141,6 @@ def view(msg: dict[str, Any]) -> MessageView:
     if role == "assistant" and not text and not calls:
         reason = "thought_only" if as_list(msg.get("thoughts")) else "empty_message"
         return MessageView(role, "", (), model, noise=reason)
-    if role == "system" and not text:
+    if not text and not calls:
         return MessageView(role, "", (), model, noise="empty_message")
     return MessageView(role, text, tuple(calls), model)
