@@ -145,7 +145,8 @@ class FullTextIndex:
     `needs_populate` tells the caller to re-add every document.
     """
 
-    def __init__(self, dir: Path, *, lock_timeout: float = 10.0, writer_threads: int = 1) -> None:
+    def __init__(self, dir: Path, *, lock_timeout: float = 10.0, writer_threads: int = 1,
+                 reset: bool = False) -> None:
         self.dir = Path(dir)
         self.lock_path = self.dir.parent / f"{self.dir.name}.writer.lock"
         self.lock_timeout = lock_timeout
@@ -155,7 +156,7 @@ class FullTextIndex:
         self.rebuild_reason: str | None = None
         self._schema = _build_schema()
         self._analyzer = _build_analyzer()
-        self._index = self._open()
+        self._index = self._open(reset)
 
     @property
     def needs_populate(self) -> bool:
@@ -164,13 +165,15 @@ class FullTextIndex:
 
     # -- opening ------------------------------------------------------------------------
 
-    def _open(self) -> tantivy.Index:
-
+    def _open(self, reset: bool) -> tantivy.Index:
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
         except PermissionError as exc:
             raise ReadOnlyError(f"cannot create index directory {self.dir}: {exc.strerror}") from exc
         existed = (self.dir / "meta.json").exists()
+        if reset:  # `looma reindex`: start from nothing whatever is there
+            with file_lock(self.lock_path, self.lock_timeout):
+                return self._rebuild("reset requested", reuse_if_valid=False)
         try:
             index = self._open_checked()
         except ValueError as exc:
@@ -186,19 +189,23 @@ class FullTextIndex:
         import tantivy
 
         index = tantivy.Index(self._schema, path=str(self.dir))
-        _ = index.searcher().num_docs  # opens every segment: catches missing/truncated files
+        searcher = index.searcher()  # opens every segment: catches missing/truncated files
+        top = searcher.search(tantivy.Query.all_query(), 1).hits
+        if top:  # reads one block of the doc store: catches a damaged store header
+            searcher.doc(top[0][1])
         return index
 
-    def _rebuild(self, reason: str) -> tantivy.Index:
+    def _rebuild(self, reason: str, *, reuse_if_valid: bool = True) -> tantivy.Index:
         import tantivy
 
-        try:  # another process may have rebuilt it while we waited for the lock
-            index = self._open_checked()
-        except ValueError:
-            pass
-        else:
-            self.rebuilt, self.rebuild_reason = True, reason
-            return index
+        if reuse_if_valid:
+            try:  # another process may have rebuilt it while we waited for the lock
+                index = self._open_checked()
+            except ValueError:
+                pass
+            else:
+                self.rebuilt, self.rebuild_reason = True, reason
+                return index
         for entry in self.dir.iterdir():
             if entry.is_file() and _TANTIVY_FILE.match(entry.name):
                 entry.unlink()

@@ -289,3 +289,9 @@ def test_damage_after_open_is_a_clear_error_then_rebuilds(index: FullTextIndex, 
     assert info.value.hint and "reindex" in info.value.hint
     again = FullTextIndex(d)
     assert again.rebuilt and again.count() == 0
+
+
+def test_reset_discards_a_valid_index(index: FullTextIndex, tmp_path: Path) -> None:
+    fresh = FullTextIndex(tmp_path / "tantivy", reset=True)
+    assert fresh.rebuilt and fresh.needs_populate and fresh.count() == 0
+    assert index.count() == 0  # the other handle sees the new, empty index
