@@ -49,7 +49,7 @@ class Doc:
 
 @dataclass(frozen=True)
 class Hit:
-    """One search result; `snippet` is plain text with matched terms wrapped in «».."""
+    """One search result; `snippet` is plain text with matched terms wrapped in «»."""
 
     doc_id: str
     doc_type: str
@@ -240,6 +240,9 @@ class FullTextIndex:
                 yield writer
             except BaseException:
                 writer.rollback()
+                # wait_merging_threads consumes the writer, releasing Tantivy's lock now
+                # rather than whenever a traceback holding this frame is collected.
+                writer.wait_merging_threads()
                 raise
             writer.commit()
             writer.wait_merging_threads()
