@@ -1,5 +1,6 @@
 """Library surface of human corrections: merge, split, rename, false-positive, promote,
-reject, undo, and blame. Each is a user op; errors write nothing."""
+reject, undo, and blame. Each is a user op; errors write nothing. `actor_name` records a
+different user-side actor name (the MCP client acting for the git user)."""
 
 from __future__ import annotations
 
@@ -23,13 +24,14 @@ class Correction:
 
 
 def _append(paths: RepoPaths, op: str, target: dict[str, Any], payload: dict[str, Any],
-            rationale: str | None, inverse_of: str | None = None) -> str:
+            rationale: str | None, inverse_of: str | None = None,
+            actor_name: str | None = None) -> str:
     from looma_git.api import ledger
     from looma_git.ledger.ops import OpDraft
 
     ops = ledger.append(paths, [OpDraft(op=op, target=target, payload=payload,
                                         rationale=rationale, inverse_of=inverse_of)],
-                        actor="user")
+                        actor="user", actor_name=actor_name)
     return str(ops[0].id)
 
 
@@ -39,14 +41,14 @@ def _wi(paths: RepoPaths, ref: str) -> ItemRecord:
     return resolve_workitem(paths, ref)
 
 
-def merge(paths: RepoPaths, a_ref: str, b_ref: str, *, rationale: str | None = None
-          ) -> Correction:
+def merge(paths: RepoPaths, a_ref: str, b_ref: str, *, rationale: str | None = None,
+          actor_name: str | None = None) -> Correction:
     """Fuse A into B (B is canonical); MUST_LINK(A, B)."""
     a, b = _wi(paths, a_ref), _wi(paths, b_ref)
     if a.id == b.id:
         raise UsageError(f"cannot merge {a.id} ({a.title!r}) with itself")
     op_id = _append(paths, "workitem.merge", {"type": "workitem", "id": b.id},
-                    {"from": [a.id]}, rationale)
+                    {"from": [a.id]}, rationale, actor_name=actor_name)
     return Correction(op_id, "workitem.merge", b.id, f"merged {a.title!r} into {b.title!r}")
 
 
@@ -68,7 +70,8 @@ def _match_session(item: ItemRecord, token: str) -> tuple[str, str]:
 
 
 def split(paths: RepoPaths, ref: str, titles: list[str], parts: list[list[str]], *,
-          by: str = "sessions", rationale: str | None = None) -> Correction:
+          by: str = "sessions", rationale: str | None = None,
+          actor_name: str | None = None) -> Correction:
     """Partition W into parts (by sessions or files); CANNOT_LINK between the parts."""
     item = _wi(paths, ref)
     if by not in ("sessions", "files"):
@@ -105,19 +108,19 @@ def split(paths: RepoPaths, ref: str, titles: list[str], parts: list[list[str]],
             payload_parts.append({"title": title.strip(), "sessions": [],
                                   "files": sorted(members)})
     op_id = _append(paths, "workitem.split", {"type": "workitem", "id": item.id},
-                    {"parts": payload_parts, "by": by}, rationale)
+                    {"parts": payload_parts, "by": by}, rationale, actor_name=actor_name)
     return Correction(op_id, "workitem.split", item.id,
                       f"split {item.title!r} into " + ", ".join(repr(t) for t in titles))
 
 
-def rename(paths: RepoPaths, ref: str, title: str, *, rationale: str | None = None
-           ) -> Correction:
+def rename(paths: RepoPaths, ref: str, title: str, *, rationale: str | None = None,
+           actor_name: str | None = None) -> Correction:
     """Set the title and pin it: no automated pass changes it again."""
     item = _wi(paths, ref)
     if not title.strip():
         raise UsageError("the new title is empty")
     op_id = _append(paths, "workitem.rename", {"type": "workitem", "id": item.id},
-                    {"title": title.strip()}, rationale)
+                    {"title": title.strip()}, rationale, actor_name=actor_name)
     return Correction(op_id, "workitem.rename", item.id, f"renamed {item.title!r} to {title!r}")
 
 
@@ -159,10 +162,12 @@ def _local_candidates(paths: RepoPaths) -> dict[str, tuple[str, str]]:
     return out
 
 
-def false_positive(paths: RepoPaths, ref: str, *, rationale: str | None = None) -> Correction:
+def false_positive(paths: RepoPaths, ref: str, *, rationale: str | None = None,
+                   actor_name: str | None = None) -> Correction:
     """Remove a node from the graph; it is quarantined on every rebuild."""
     kind, node_id, label = _node(paths, ref)
-    op_id = _append(paths, "node.false_positive", {"type": kind, "id": node_id}, {}, rationale)
+    op_id = _append(paths, "node.false_positive", {"type": kind, "id": node_id}, {}, rationale,
+                    actor_name=actor_name)
     return Correction(op_id, "node.false_positive", node_id, f"marked {label!r} a false positive")
 
 
@@ -177,7 +182,8 @@ def _local_payload(paths: RepoPaths, table: str, node_id: str) -> dict[str, Any]
     return json.loads(row[0]) if row else {}
 
 
-def promote(paths: RepoPaths, ref: str, *, rationale: str | None = None) -> Correction:
+def promote(paths: RepoPaths, ref: str, *, rationale: str | None = None,
+            actor_name: str | None = None) -> Correction:
     """Force-promote a candidate (confidence pinned to 1.0)."""
     kind, node_id, label = _node(paths, ref)
     if kind == "candidate":
@@ -189,7 +195,7 @@ def promote(paths: RepoPaths, ref: str, *, rationale: str | None = None) -> Corr
                    "sessions": [{"agent": a, "id": s} for a, s in w.get("sessions", [])],
                    "local_id": node_id}
         op_id = _append(paths, "workitem.create", {"type": "workitem", "id": None}, create,
-                        rationale)
+                        rationale, actor_name=actor_name)
         return Correction(op_id, "workitem.create", node_id, f"promoted {label!r}")
     payload: dict[str, Any] = {}
     if kind == "memory-candidate":
@@ -198,31 +204,34 @@ def promote(paths: RepoPaths, ref: str, *, rationale: str | None = None) -> Corr
                    "evidence": [{k: e.get(k) for k in ("quote", "agent", "session", "event",
                                                        "hash")} for e in m.get("evidence", [])]}
         op_id = _append(paths, "memory.promote", {"type": "memory", "id": None}, payload,
-                        rationale)
+                        rationale, actor_name=actor_name)
     else:
         op_id = _append(paths, "memory.promote", {"type": kind, "id": node_id}, payload,
-                        rationale)
+                        rationale, actor_name=actor_name)
     return Correction(op_id, "memory.promote", node_id, f"promoted {label!r} (confidence 1.0)")
 
 
-def reject(paths: RepoPaths, ref: str, *, rationale: str | None = None) -> Correction:
+def reject(paths: RepoPaths, ref: str, *, rationale: str | None = None,
+           actor_name: str | None = None) -> Correction:
     """Force-reject a candidate (confidence pinned to 0.0)."""
     kind, node_id, label = _node(paths, ref)
     if kind in ("workitem", "candidate"):
         op_id = _append(paths, "node.false_positive", {"type": kind, "id": node_id}, {},
-                        rationale)
+                        rationale, actor_name=actor_name)
         return Correction(op_id, "node.false_positive", node_id, f"rejected {label!r}")
-    op_id = _append(paths, "memory.reject", {"type": "memory", "id": node_id}, {}, rationale)
+    op_id = _append(paths, "memory.reject", {"type": "memory", "id": node_id}, {}, rationale,
+                    actor_name=actor_name)
     return Correction(op_id, "memory.reject", node_id, f"rejected {label!r} (confidence 0.0)")
 
 
-def undo(paths: RepoPaths, op_ref: str, *, rationale: str | None = None) -> Correction:
+def undo(paths: RepoPaths, op_ref: str, *, rationale: str | None = None,
+         actor_name: str | None = None) -> Correction:
     """Write the inverse op; undoing an undo restores."""
     from looma_git.api import ledger
 
     op = ledger.resolve_op(paths, op_ref)
     op_id = _append(paths, "undo", {"type": "op", "id": op.id}, {}, rationale,
-                    inverse_of=op.id)
+                    inverse_of=op.id, actor_name=actor_name)
     return Correction(op_id, "undo", op.id, f"undid {op.op} {op.id[:10]}")
 
 

@@ -104,15 +104,17 @@ def init_repo(paths: RepoPaths) -> InitReport:
     return InitReport(str(paths.state_dir), clone_id, created, tuple(changed), created_ledger)
 
 
-def append(paths: RepoPaths, drafts: list[OpDraft], actor: str = "user") -> list[Op]:
-    """Write a batch of ops (one ledger commit) and bring the notes ref up to date."""
+def append(paths: RepoPaths, drafts: list[OpDraft], actor: str = "user",
+           actor_name: str | None = None) -> list[Op]:
+    """Write a batch of ops (one ledger commit) and bring the notes ref up to date.
+    `actor_name` names a user actor other than the git user (e.g. the MCP client)."""
     from looma_git.store.ledger_ref import LedgerStore
     from looma_git.store.locking import writer_lock
     from looma_git.store.notes import sync_notes
 
     with writer_lock(paths.state_dir):
         store = LedgerStore(paths)
-        ops = store.append(drafts, actor)
+        ops = store.append(drafts, actor, actor_name)
         sync_notes(paths, store.state())
     return ops
 

@@ -114,14 +114,20 @@ class LedgerStore:
         return result, folder
 
     # ---------------------------------------------------------------- writing
-    def append(self, drafts: list[OpDraft], actor_kind: str = "user") -> list[Op]:
-        """Seal drafts into ops and commit them (plus regenerated projections) as one batch."""
+    def append(self, drafts: list[OpDraft], actor_kind: str = "user",
+               actor_name: str | None = None) -> list[Op]:
+        """Seal drafts into ops and commit them (plus regenerated projections) as one batch.
+
+        `actor_name` overrides the recorded name of a user actor (e.g. the MCP client acting
+        for the git user, whose email is kept so the op stays attributable)."""
         if not drafts:
             return []
         if actor_kind not in ("user", "system"):
             raise UsageError(f"actor must be user or system, not {actor_kind!r}")
         clone = read_clone_id(self.paths)
         actor = user_actor(self.paths) if actor_kind == "user" else SYSTEM_ACTOR
+        if actor_name and actor_kind == "user":
+            actor = Actor(kind="user", name=actor_name, email=actor.email)
         for d in drafts:
             if d.op not in OP_TYPES:
                 raise UsageError(f"unknown op type {d.op!r}",
