@@ -1,0 +1,99 @@
+"""refs/notes/looma: readable by git, git's fanout, cat_sort_uniq merges, missing commits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from looma_git.api import ledger as api
+from looma_git.ledger.ops import OpDraft
+from looma_git.ledger.projections import parse_note
+from looma_git.store.notes import fanout_level, read_note
+from tests.helpers import git
+from tests.store.ledger_helpers import create, init
+
+
+def fast_commits(repo: Path, n: int) -> list[str]:
+    """n commits on refs/heads/many via git fast-import; returns their shas."""
+    lines = []
+    for i in range(n):
+        msg = f"c{i}"
+        lines += [f"commit refs/heads/many", f"mark :{i + 1}",
+                  f"committer T <t@e.com> {1700000000 + i} +0000", f"data {len(msg)}", msg]
+        if i:
+            lines.append(f"from :{i}")
+        lines += [f"M 644 inline f{i}.txt", "data 2", "x", ""]
+    git(repo, "fast-import", "--quiet", input="\n".join(lines) + "\n")
+    return git(repo, "rev-list", "--reverse", "many").split("\n")
+
+
+def link(paths, shas: list[str], wi: str, **extra: object) -> None:
+    api.append(paths, [OpDraft("commit.link", {"type": "commit", "id": s},
+                               {"workitem": wi, "confidence": 0.82, "by": "hook", **extra})
+                       for s in shas], actor="system")
+
+
+def test_note_visible_to_git_and_merge_safe(repo: Path) -> None:
+    paths = init(repo)
+    head = git(repo, "rev-parse", "HEAD")
+    a = create(paths, "Implement OAuth Login")
+    b = create(paths, "Refactor: db, cache")
+    link(paths, [head], a, files=["auth/oauth.py"], branch="feat/oauth")
+    text = git(repo, "notes", "--ref=looma", "show", head)
+    assert text.startswith("# looma-note v1\n- {workitem: " + a)
+    assert "title: Implement OAuth Login" in text and "branch: feat/oauth" in text
+    assert read_note(paths, head) == text + "\n"
+    assert "# looma-note v1" in git(repo, "log", "--notes=looma", "-1")
+    # another clone's note on the same commit, merged by git's cat_sort_uniq
+    git(repo, "update-ref", "refs/notes/mine", "refs/notes/looma")
+    link(paths, [head], b)
+    git(repo, "notes", "--ref=mine", "merge", "-s", "cat_sort_uniq", "refs/notes/looma")
+    merged = git(repo, "notes", "--ref=mine", "show", head) + "\n"
+    items = parse_note(merged.encode())
+    assert sorted(i["workitem"] for i in items) == sorted([a, b])
+    assert {i["title"] for i in items} == {"Implement OAuth Login", "Refactor: db, cache"}
+    assert api.verify(paths).ok
+
+
+def test_unlink_and_rename_rewrite_notes(repo: Path) -> None:
+    paths = init(repo)
+    head = git(repo, "rev-parse", "HEAD")
+    a = create(paths, "old")
+    link(paths, [head], a)
+    api.append(paths, [OpDraft("workitem.rename", {"type": "workitem", "id": a}, {"title": "new"})])
+    assert "title: new" in git(repo, "notes", "--ref=looma", "show", head)
+    api.append(paths, [OpDraft("commit.unlink", {"type": "commit", "id": head}, {"workitem": a})])
+    assert git(repo, "notes", "--ref=looma", "list") == ""
+    assert api.verify(paths).ok
+    git(repo, "fsck", "--strict")
+
+
+def test_missing_commit_skipped_with_warning(repo: Path) -> None:
+    paths = init(repo)
+    a = create(paths, "x")
+    link(paths, ["d" * 40, git(repo, "rev-parse", "HEAD")], a)
+    assert git(repo, "notes", "--ref=looma", "list").count("\n") == 0  # exactly one note
+    report = api.verify(paths)
+    assert report.ok and any("missing commit" in w for w in report.warnings)
+
+
+@pytest.mark.parametrize("count", [5, 300])
+def test_fanout_matches_git_notes_add(repo: Path, count: int) -> None:
+    paths = init(repo)
+    shas = fast_commits(repo, count)
+    a = create(paths, "x")
+    link(paths, shas[:-1], a)
+    assert fanout_level(count - 1) == (1 if count > 256 else 0)
+    ours_before = git(repo, "ls-tree", "refs/notes/looma")
+    assert (len(ours_before.split("\n")[0].split("\t")[1]) == 2) == (count > 256)
+    # git adds the last note to our tree; we add the same note to ours: identical trees
+    git(repo, "update-ref", "refs/notes/gitcopy", "refs/notes/looma")
+    link(paths, [shas[-1]], a)
+    note = read_note(paths, shas[-1])
+    assert note is not None
+    git(repo, "notes", "--ref=gitcopy", "add", "-f", "-F", "-", shas[-1], input=note)
+    assert git(repo, "rev-parse", "refs/notes/gitcopy^{tree}") == \
+        git(repo, "rev-parse", "refs/notes/looma^{tree}")
+    assert len(git(repo, "notes", "--ref=looma", "list").split("\n")) == count
+    git(repo, "fsck", "--strict")
