@@ -213,7 +213,9 @@ def _one_pass(state_dir: Path, cwd: Path, steps: Sequence[Step]) -> DrainReport:
         now = time.time()
         with contextlib.suppress(OSError):
             data = state.read_state(state_dir)
-            state.add_samples(data, "queue_wait_s", [max(0.0, now - t) for t in first_seen.values()])
+            # Commit-to-linked latency; queue times have 1 s resolution (the shim uses date +%s).
+            state.add_samples(data, "queue_wait_ms",
+                              [max(0.0, now - t) * 1000 for t in first_seen.values()])
             state.write_state(state_dir, data)
     return DrainReport(ran=True, passes=1, commits=len(first_seen), rewrites=len(rewrites),
                        requeued=len(back_c) + len(back_r), dropped=len(bad) + len(missing),

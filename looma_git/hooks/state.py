@@ -99,7 +99,7 @@ def add_samples(data: dict[str, Any], key: str, values: list[float]) -> None:
 
 
 def percentiles(values: list[float]) -> dict[str, float]:
-    """p50/p90/p99 (nearest rank) of `values`; {} when empty."""
+    """p50/p90/p95/p99 (nearest rank) and n of `values`; {} when empty."""
     if not values:
         return {}
     ordered = sorted(values)
@@ -107,4 +107,5 @@ def percentiles(values: list[float]) -> dict[str, float]:
     def rank(p: float) -> float:
         return ordered[min(len(ordered) - 1, max(0, math.ceil(p * len(ordered)) - 1))]
 
-    return {"p50": rank(0.50), "p90": rank(0.90), "p99": rank(0.99), "n": float(len(ordered))}
+    return {"p50": rank(0.50), "p90": rank(0.90), "p95": rank(0.95), "p99": rank(0.99),
+            "n": float(len(ordered))}

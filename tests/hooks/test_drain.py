@@ -66,7 +66,7 @@ def test_links_queued_commits_and_empties_the_queue(repo: Path, scrubbed_env: Pa
     assert rec.seen["link"][0].link_shas == (a, b)
     assert queue.pending(repo / ".git" / "looma" / "queue") == []
     st = json.loads((repo / ".git" / "looma" / "hooks-state.json").read_text())
-    assert st["drains"] == 1 and len(st["samples"]["queue_wait_s"]) == 2
+    assert st["drains"] == 1 and len(st["samples"]["queue_wait_ms"]) == 2
     assert "last_error" not in st
 
 
@@ -98,7 +98,7 @@ def test_failing_step_is_logged_with_traceback_and_others_still_run(
     data = json.loads(st.stdout)
     assert data["last_error"]["step"] == "ingest"
     assert data["log_error"] == "RuntimeError: ingest exploded"
-    assert set(data["latency"]) >= {"drain_ms", "queue_wait_s", "step_ms.link"}
+    assert set(data["latency"]) >= {"drain_ms", "queue_wait_ms", "step_ms.link"}
 
 
 def test_rewrites_map_queued_commits_and_failures_put_them_back(
