@@ -10,7 +10,7 @@ import pytest
 from tests.helpers import make_repo
 
 _KEEP = {"PATH", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", "SYSTEMROOT",
-         "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "PYTHONHASHSEED"}
+         "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "PYTHONHASHSEED", "LOOMA_UPDATE_GOLDEN"}
 
 
 @pytest.fixture(autouse=True)
