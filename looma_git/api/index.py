@@ -97,18 +97,18 @@ def reindex(paths: RepoPaths, *, full: bool = True) -> ReindexReport:
     with index_writer_lock(paths.state_dir):
         head = ledger_head(paths)
         _state, items = load_items(paths)
-        ft = FullTextIndex(fulltext_dir(paths))
         meta = read_meta(paths.state_dir)
-        full = full or ft.needs_populate or meta is None
+        full = full or meta is None
+        # A full rebuild wipes whatever is there, damaged or not.
+        ft = FullTextIndex(fulltext_dir(paths), reset=full)
+        full = full or ft.needs_populate
         report.rebuilt = full
         conn = storedb.connect(paths)
         try:
             storedb.ensure_schema(conn)
             old_ids = json.loads(storedb.get_meta(conn, "index_item_ids") or "[]")
             since = 0 if full else int(storedb.get_meta(conn, "index_events_mark") or 0)
-            if full:
-                ft.clear()
-            else:
+            if not full:
                 ft.delete_many(old_ids)
             docs = _item_docs(items)
             ft.add_many(docs)
