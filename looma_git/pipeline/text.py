@@ -47,6 +47,10 @@ _LEAD = re.compile(
     r"i want to|go ahead and)\b[\s,:]*", re.I)
 
 
+_DANGLING = frozenset({"a", "an", "the", "of", "to", "in", "on", "for", "and", "or", "with",
+                       "from", "by", "at", "so", "that", "this", "our", "my", "your", "its"})
+
+
 def title_from_prompt(prompt: str, max_words: int = 7) -> str:
     """A short Title Case title from the first user prompt of a window."""
     text = re.sub(r"```.*?```", " ", prompt, flags=re.S)
@@ -58,6 +62,9 @@ def title_from_prompt(prompt: str, max_words: int = 7) -> str:
         first = _LEAD.sub("", first).strip()
     words = [w.strip(".,;:!?\"'()[]") for w in first.split()]
     words = [w for w in words if w][:max_words]
+    # Never end on a dangling connective ("... with PKCE for the").
+    while len(words) > 2 and words[-1].lower() in _DANGLING:
+        words.pop()
     if not words:
         return "Untitled work"
     small = {"a", "an", "the", "of", "to", "in", "on", "for", "and", "or", "with", "from", "by"}

@@ -109,7 +109,7 @@ def patch_ids(worktree: Path, shas: list[str]) -> dict[str, str]:
         return {}
     log = subprocess.run(["git", "log", "-p", "--no-walk=unsorted", "--format=commit %H",
                           "--no-color", "--stdin"], cwd=worktree, capture_output=True,
-                         input="\n".join(shas) + "\n", text=False, check=False)
+                         input=("\n".join(shas) + "\n").encode(), text=False, check=False)
     if log.returncode != 0:
         return {}
     pid = subprocess.run(["git", "patch-id", "--stable"], cwd=worktree, capture_output=True,
