@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "reprocess": "looma_git.cli.refine_cmd:reprocess_cmd",
     "backfill": "looma_git.cli.refine_cmd:backfill_cmd",
     "reindex": "looma_git.cli.refine_cmd:reindex_cmd",
+    "demo": "looma_git.cli.demo_cmd:demo_cmd",
     "status": "looma_git.cli.status_cmd:status_cmd",
     "correct": "looma_git.cli.correct_cmd:correct_group",
     "blame": "looma_git.cli.correct_cmd:blame_cmd",

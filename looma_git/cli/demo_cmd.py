@@ -1,0 +1,103 @@
+"""`looma demo`: looma's main job on a bundled scenario, shown command by command."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import click
+
+import looma_git
+
+
+def _fixtures_root() -> Path:
+    root = Path(looma_git.__file__).resolve().parent.parent
+    if not (root / "fixtures" / "scenario" / "generate.py").exists():
+        from looma_git.errors import NotFoundError
+
+        raise NotFoundError(
+            "the demo scenario (fixtures/scenario) is not installed with this copy of looma",
+            hint="run the demo from a source checkout: pip install -e . && looma demo")
+    return root
+
+
+def _run(argv: list[str], cwd: Path, env: dict[str, str], *, show: str | None = None,
+         check: bool = True) -> str:
+    label = show or " ".join(argv)
+    click.secho(f"\n$ {label}", fg="cyan", bold=True)
+    proc = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True)
+    out = (proc.stdout + proc.stderr).rstrip()
+    if out:
+        click.echo(out)
+    if check and proc.returncode != 0:
+        raise click.ClickException(f"demo step failed ({proc.returncode}): {label}")
+    return proc.stdout
+
+
+@click.command("demo")
+@click.option("--dir", "target", default=None, metavar="PATH",
+              help="Build the demo here instead of a new temporary directory.")
+def demo_cmd(target: str | None) -> None:
+    """Build a real repository with sessions from several agents and run looma on it.
+
+    \b
+    Shows: init, ingest (Claude Code, Codex, Gemini CLI, Cursor, OpenCode sessions),
+    backfill, `looma work`, a confident and an ambiguous `looma resume`, a correction,
+    `git log --notes=looma -3`, and sharing the ledger with a second clone.
+    Works offline; nothing outside the printed directory is touched.
+    """
+    root = _fixtures_root()
+    sys.path.insert(0, str(root))
+    from fixtures.scenario.generate import build_scenario, env_for
+
+    base = Path(target) if target else Path(tempfile.mkdtemp(prefix="looma-demo-"))
+    base.mkdir(parents=True, exist_ok=True)
+    click.secho(f"Building the demo scenario in {base} ...", bold=True)
+    scenario = build_scenario(base)
+    env = dict(os.environ)
+    for key in [k for k in env if k.startswith("GIT_")]:
+        env.pop(key)
+    env.update(env_for(scenario))
+    env["LOOMA_NO_PROGRESS"] = "1"
+    looma = [sys.executable, "-m", "looma_git"]
+    repo = Path(scenario.repo)
+    step = lambda *a, show=None, check=True: _run(  # noqa: E731
+        [*looma, *a], repo, env, show=show or "looma " + " ".join(a), check=check)
+    step("init")
+    step("ingest")
+    step("backfill")
+    step("work")
+    truth = scenario.truth
+    confident = next((q for q in truth["resume_queries"] if q["expect"] == "confident"), None)
+    ambiguous = next((q for q in truth["resume_queries"] if q["expect"] == "ambiguous"), None)
+    if confident:
+        step("resume", confident["goal"], show=f'looma resume "{confident["goal"]}"')
+    if ambiguous:
+        step("resume", ambiguous["goal"], show=f'looma resume "{ambiguous["goal"]}"')
+        # A correction: the user picks letter A from the ambiguous resume and renames it.
+        step("correct", "rename", "A", "Search: indexing pipeline", "--rationale",
+             "clearer name after the ambiguous resume",
+             show='looma correct rename A "Search: indexing pipeline" --rationale "..."')
+    _run(["git", "log", "--notes=looma", "-3", "--format=%h %s%n%N"], repo, env,
+         show="git log --notes=looma -3")
+    # Sharing: push looma's refs to a bare remote and rebuild them in a second clone.
+    remote = base / "team-remote.git"
+    _run(["git", "init", "-q", "--bare", str(remote)], base, env, show="git init --bare team-remote.git")
+    _run(["git", "push", "-q", str(remote), "HEAD:refs/heads/main", "refs/looma/ledger",
+          "refs/notes/looma"], repo, env,
+         show="git push team-remote.git main refs/looma/ledger refs/notes/looma")
+    clone = base / "teammate-clone"
+    _run(["git", "clone", "-q", str(remote), str(clone)], base, env, show="git clone team-remote.git teammate-clone")
+    _run(["git", "fetch", "-q", "origin", "refs/looma/ledger:refs/looma/ledger",
+          "refs/notes/looma:refs/notes/looma"], clone, env,
+         show="(teammate) git fetch origin refs/looma/ledger:refs/looma/ledger refs/notes/looma:refs/notes/looma")
+    teammate_env = dict(env, HOME=str(base / "teammate-home"))
+    (base / "teammate-home").mkdir(exist_ok=True)
+    _run([*looma, "init"], clone, teammate_env, show="(teammate) looma init")
+    _run([*looma, "reindex"], clone, teammate_env, show="(teammate) looma reindex")
+    _run([*looma, "work"], clone, teammate_env, show="(teammate) looma work   # no transcripts here")
+    click.secho(f"\nDone. Explore: cd {repo}   (HOME for the agents' sessions: {scenario.home})",
+                bold=True)
