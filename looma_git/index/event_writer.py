@@ -85,14 +85,18 @@ def existing_sigs(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, str
 
 def write_batch(conn: sqlite3.Connection, rows: list[EventRow], sessions: list[SessionUpsert],
                 cursor: CursorRow, counts: list[tuple[int, str, str, int]],
-                now: int) -> WriteResult:
+                now: int, *, own_transaction: bool = True) -> WriteResult:
     """Store a source's events and its new cursor atomically (BEGIN IMMEDIATE ... COMMIT).
+
+    With `own_transaction=False` the caller has already begun a transaction and commits it
+    (several sources per commit); events and cursors still land together or not at all.
 
     New ids are inserted, ids whose content_sig changed (a streaming reply completed in a later
     run) are updated with their tool rows replaced, unchanged ids are left alone.
     """
     res = WriteResult()
-    conn.execute("BEGIN IMMEDIATE")
+    if own_transaction:
+        conn.execute("BEGIN IMMEDIATE")
     try:
         # Last occurrence of an id in the batch wins (a merged reply re-emitted later).
         by_id: dict[str, EventRow] = {}
@@ -158,9 +162,11 @@ def write_batch(conn: sqlite3.Connection, rows: list[EventRow], sessions: list[S
         if counts:
             conn.executemany("INSERT INTO ingest_counts(run_id, kind, key, n) VALUES(?,?,?,?)",
                              counts)
-        conn.execute("COMMIT")
+        if own_transaction:
+            conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        if own_transaction:
+            conn.execute("ROLLBACK")
         raise
     return res
 

@@ -32,6 +32,10 @@ Progress = Callable[[int, int, str], None]
 _STAT_SKIPPABLE = frozenset({"jsonl", "json", "text"})
 _FILE_OPS = frozenset({"edit", "write", "read"})
 _MAX_NOTES = 50
+# Several small sources share one commit (each commit costs far more than a few rows);
+# a source's events and its cursor still always commit together.
+_TXN_EVENTS = 5000
+_TXN_SOURCES = 200
 _MAX_SAMPLES = 3
 
 
@@ -150,8 +154,13 @@ def run_ingest(paths: RepoPaths, env: DiscoveryEnv, *, agents: list[str] | None 
                         progress(done, total, f"{name} {source.path.name}")
                     runner.source(name, adapter, source)
                     done += 1
+            runner.commit()
             if progress is not None:
                 progress(done, total, "done")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
         finally:
             conn.close()
     result.duration_s = time.monotonic() - started
@@ -171,6 +180,14 @@ class _Runner:
         self.cursors = {row["source_id"]: row for row in conn.execute("SELECT * FROM cursors")}
         self.known = {(r[0], r[1]) for r in conn.execute("SELECT agent, session_id FROM sessions")}
         self.now = int(time.time())
+        self.txn_events = 0
+        self.txn_sources = 0
+
+    def commit(self) -> None:
+        """Commit the open multi-source transaction, if any."""
+        if self.conn.in_transaction:
+            self.conn.execute("COMMIT")
+        self.txn_events = self.txn_sources = 0
 
     def source(self, agent: str, adapter: Adapter, source: Source) -> None:
         stats = self.result.agents[agent]
@@ -220,7 +237,14 @@ class _Runner:
                         sig[1] if sig else None)
         count_rows = [(self.run_id, kind, f"{agent}:{key}", n) for (kind, key), n in
                       sorted(counts.items())]
-        wr = write_batch(self.conn, rows, list(sessions.values()), cur, count_rows, self.now)
+        if not self.conn.in_transaction:
+            self.conn.execute("BEGIN IMMEDIATE")
+        wr = write_batch(self.conn, rows, list(sessions.values()), cur, count_rows, self.now,
+                         own_transaction=False)
+        self.txn_events += len(rows)
+        self.txn_sources += 1
+        if self.txn_events >= _TXN_EVENTS or self.txn_sources >= _TXN_SOURCES:
+            self.commit()
         stats.events_added += wr.added
         stats.events_updated += wr.updated
         new_sessions = {sid for (_, sid) in wr.sessions_with_new}
