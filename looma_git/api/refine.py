@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from looma_git.gitrepo import RepoPaths, require_worktree
 from looma_git.pipeline.inputs import load_sessions
@@ -19,6 +19,10 @@ from looma_git.pipeline.refine import RefineInput, RefineResult, refine
 from looma_git.pipeline.resolve import Seed
 from looma_git.pipeline.signals import sha_candidates
 from looma_git.store import gitfacts
+
+if TYPE_CHECKING:
+    from looma_git.pipeline.extractor import Extractor
+    from looma_git.settings import Settings
 
 LOCAL_SCHEMA = """
 CREATE TABLE IF NOT EXISTS refine_workitems(id TEXT PRIMARY KEY, ledger_id TEXT, promoted INTEGER,
@@ -42,6 +46,7 @@ class RefineReport:
     links: int = 0
     ops_written: int = 0
     ops: dict[str, int] = field(default_factory=dict)
+    llm: dict[str, int] = field(default_factory=dict)  # LLM extractor counters ({} when off)
 
 
 def _g(obj: Any, name: str, default: Any = None) -> Any:
@@ -93,7 +98,8 @@ def seeds_from_state(state: Any) -> tuple[list[Seed], dict[str, str], frozenset[
 
 
 def run_pass(paths: RepoPaths, state: Any, conn: sqlite3.Connection,
-             commits_revs: tuple[str, ...] = ("--all",), no_walk: bool = False) -> RefineResult:
+             commits_revs: tuple[str, ...] = ("--all",), no_walk: bool = False,
+             extractor: Extractor | None = None) -> RefineResult:
     """One pure refinery pass over what is stored locally and in git."""
     worktree = require_worktree(paths)
     sessions = load_sessions(conn)
@@ -104,7 +110,7 @@ def run_pass(paths: RepoPaths, state: Any, conn: sqlite3.Connection,
     return refine(RefineInput(
         sessions=tuple(sessions), commits=tuple(commits), known_paths=known,
         sha_lookup=sha_lookup, seeds=tuple(seeds), forbidden_links=forbidden,
-        ledger_links=live, overrides=tuple(sorted(overrides.items()))))
+        ledger_links=live, overrides=tuple(sorted(overrides.items())), extractor=extractor))
 
 
 def _id_map(result: RefineResult, created: list[Any]) -> dict[str, str]:
@@ -121,11 +127,15 @@ def _id_map(result: RefineResult, created: list[Any]) -> dict[str, str]:
 
 def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
                        commits_revs: tuple[str, ...] = ("--all",),
-                       no_walk: bool = False) -> RefineReport:
-    """Run a pass and publish promotions, links and memories as system ops."""
+                       no_walk: bool = False, settings: Settings | None = None) -> RefineReport:
+    """Run a pass and publish promotions, links and memories as system ops.
+
+    `settings.llm` (read by the edge) adds the LLM extractor; None keeps the heuristic one.
+    """
     from looma_git.api import ledger
     from looma_git.index import storedb
     from looma_git.ledger.ops import OpDraft
+    from looma_git.pipeline.extractor import build_extractor, extractor_stats
     from looma_git.redact import redact_text
 
     conn = storedb.connect(paths)
@@ -133,9 +143,11 @@ def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
         storedb.ensure_schema(conn)
         conn.executescript(LOCAL_SCHEMA)
         state = ledger.load_state(paths)
-        result = run_pass(paths, state, conn, commits_revs, no_walk)
+        extractor = build_extractor(settings.llm if settings else None, conn)
+        result = run_pass(paths, state, conn, commits_revs, no_walk, extractor)
         report = RefineReport(sessions=len({w.session_key for w in result.windows}),
-                              windows=len(result.windows), workitems=len(result.workitems))
+                              windows=len(result.windows), workitems=len(result.workitems),
+                              llm=extractor_stats(extractor))
 
         def write(drafts: list[dict[str, Any]]) -> list[Any]:
             if not drafts:

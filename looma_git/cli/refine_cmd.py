@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from looma_git.cli.common import emit_json, repo_paths
@@ -19,9 +21,10 @@ def reprocess_cmd(ctx: click.Context, as_json: bool) -> None:
     """
     from looma_git.api.index import reindex
     from looma_git.api.refine import refine_and_publish
+    from looma_git.settings import load_settings
 
     paths = repo_paths(ctx)
-    report = refine_and_publish(paths, by="backfill")
+    report = refine_and_publish(paths, by="backfill", settings=load_settings(paths, os.environ))
     reindex(paths, full=True)
     if as_json:
         emit_json(report.__dict__)
@@ -30,6 +33,8 @@ def reprocess_cmd(ctx: click.Context, as_json: bool) -> None:
                f"WorkItems ({report.promoted} promoted, {report.candidates} local candidates), "
                f"{report.memories} memories, {report.links} commit links; "
                f"{report.ops_written} ledger ops written")
+    if report.llm:
+        click.echo(_llm_line(report.llm))
 
 
 @click.command("backfill")
@@ -40,14 +45,26 @@ def reprocess_cmd(ctx: click.Context, as_json: bool) -> None:
 def backfill_cmd(ctx: click.Context, since: str | None, as_json: bool) -> None:
     """Link existing history to WorkItems in one batched notes write."""
     from looma_git.api.refine import refine_and_publish
+    from looma_git.settings import load_settings
 
     revs = (f"{since}..HEAD",) if since else ("--all",)
-    report = refine_and_publish(repo_paths(ctx), by="backfill", commits_revs=revs)
+    paths = repo_paths(ctx)
+    report = refine_and_publish(paths, by="backfill", commits_revs=revs,
+                                settings=load_settings(paths, os.environ))
     if as_json:
         emit_json(report.__dict__)
         return
     click.echo(f"linked: {report.ops.get('commit.link', 0)} new commit links "
                f"({report.links} links in total); see `git log --notes=looma`")
+
+
+def _llm_line(stats: dict[str, int]) -> str:
+    line = (f"LLM extractor: {stats.get('requests', 0)} requests, "
+            f"{stats.get('cache_hits', 0)} cached, {stats.get('candidates', 0)} candidates, "
+            f"{stats.get('dropped', 0)} quotes dropped, {stats.get('errors', 0)} errors")
+    if stats.get("skipped"):
+        line += f" ({stats['skipped']} messages skipped after repeated failures)"
+    return line
 
 
 @click.command("reindex")

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 from looma_git.pipeline import confidence as conf
-from looma_git.pipeline.heuristics import Candidate, extract, is_reversal
+from looma_git.pipeline.extractor import Extractor, HeuristicExtractor
+from looma_git.pipeline.heuristics import Candidate, is_reversal
 from looma_git.pipeline.inputs import Session
 from looma_git.pipeline.linking import Link, Target, link_commits
 from looma_git.pipeline.resolve import Cluster, Seed, resolve
@@ -31,6 +32,7 @@ class RefineInput:
     forbidden_links: frozenset[tuple[str, str]] = frozenset()  # user unlinks
     ledger_links: frozenset[tuple[str, str]] = frozenset()  # (sha, wi) live in the ledger
     overrides: tuple[tuple[str, str], ...] = ()  # (wi id, override) from user ops
+    extractor: Extractor | None = None  # None: the heuristic extractor
 
 
 @dataclass(frozen=True)
@@ -197,6 +199,7 @@ def refine(inp: RefineInput) -> RefineResult:
     """One deterministic pass over all sessions, commits and ledger seeds."""
     windows: list[WorkSignal] = []
     cands_by_window: dict[str, list[Candidate]] = {}
+    extractor = inp.extractor if inp.extractor is not None else HeuristicExtractor()
     for s in inp.sessions:
         ws = windows_of(s, inp.known_paths, inp.sha_lookup)
         windows.extend(ws)
@@ -205,8 +208,9 @@ def refine(inp: RefineInput) -> RefineResult:
             found: list[Candidate] = []
             for eid in w.event_ids:
                 ev = by_event[eid]
-                found.extend(extract(ev.text, event_id=ev.event_id, agent=s.agent,
-                                     session_id=s.session_id, ts=ev.ts, role=ev.role))
+                found.extend(extractor.extract(ev.text, event_id=ev.event_id, agent=s.agent,
+                                               session_id=s.session_id, ts=ev.ts,
+                                               role=ev.role))
             cands_by_window[w.key] = found
     clusters = resolve(windows, list(inp.seeds))
     overrides = dict(inp.overrides)
