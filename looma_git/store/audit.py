@@ -59,8 +59,8 @@ def audit(paths: RepoPaths) -> tuple[int, int, list[Finding], list[str]]:
         have: dict[str, bytes] = {}
         for top in ("workitems", "memories"):
             if top.encode() in root:
-                for name, sha in _files(repo, root[top.encode()][1]).items():
-                    have[f"{top}/{name}"] = sha
+                for name, blob_id in _files(repo, root[top.encode()][1]).items():
+                    have[f"{top}/{name}"] = blob_id
         if b"format.yaml" in root:
             have["format.yaml"] = root[b"format.yaml"][1]
         from dulwich.objects import Blob

@@ -28,7 +28,6 @@ from looma_git.store.repo import (
 
 if TYPE_CHECKING:
     from dulwich.objects import Blob, ShaFile, Tree
-    from dulwich.repo import Repo
 
 LEDGER_REF = b"refs/looma/ledger"
 DIR_MODE = stat.S_IFDIR
@@ -97,7 +96,7 @@ class LedgerStore:
     def state(self) -> LedgerState:
         return self.folded()[1].state
 
-    def _folded(self, repo: Repo, head: bytes | None) -> tuple[ReadResult, Folder]:
+    def _folded(self, repo: Any, head: bytes | None) -> tuple[ReadResult, Folder]:
         key = str(self.paths.common_dir)
         cached = _FOLDS.get(key)
         if cached is not None and cached[0] == head and head is not None:
@@ -196,7 +195,7 @@ class LedgerStore:
             out.append(op)
         return out
 
-    def _commit(self, repo: Repo, parent: bytes | None, ops: list[Op], folder: Folder,
+    def _commit(self, repo: Any, parent: bytes | None, ops: list[Op], folder: Folder,
                 actor: Actor) -> tuple[bytes, list[ShaFile]]:
         from dulwich.objects import Blob, Tree
 
@@ -269,7 +268,7 @@ def _target(d: OpDraft) -> Any:
     return Target(type=str(d.target.get("type")), id=d.target.get("id"))
 
 
-def read_tree(repo: Repo, head: bytes | None) -> ReadResult:
+def read_tree(repo: Any, head: bytes | None) -> ReadResult:
     """Parse every op file of the ledger commit `head` (format.yaml checked first)."""
     result = ReadResult(head=head)
     if head is None:

@@ -10,13 +10,13 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from looma_git.errors import ConflictError, LockError, ReadOnlyError
 from looma_git.store.repo import ref_value
 
 if TYPE_CHECKING:
-    from dulwich.repo import Repo
+    pass
 
 STALE_LOCK_SECONDS = 30.0
 CAS_ATTEMPTS = 50
@@ -52,7 +52,7 @@ def writer_lock(state_dir: Path, *, wait: float = WRITER_WAIT_SECONDS) -> Iterat
         os.close(fd)
 
 
-def cas_update(repo: Repo, ref: bytes, build: Callable[[bytes | None], bytes | None],
+def cas_update(repo: Any, ref: bytes, build: Callable[[bytes | None], bytes | None],
                message: bytes) -> tuple[bytes | None, bytes | None]:
     """Move `ref` from its current value to `build(current)` by compare-and-swap.
 

@@ -64,7 +64,7 @@ def read_notes_map(repo: Any, commit: bytes | None) -> dict[str, bytes]:
     return out
 
 
-def _build(repo: Any, entries: dict[str, bytes], level: int, old_root: Any | None,
+def _build(repo: Any, entries: dict[str, bytes], level: int, old_root: Any,
            old_level: int | None, objects: list[Any]) -> bytes:
     """Root tree id for `entries`; at an unchanged level, untouched subtrees are reused."""
     from dulwich.objects import Tree
@@ -72,7 +72,7 @@ def _build(repo: Any, entries: dict[str, bytes], level: int, old_root: Any | Non
     if level == 0:
         root = Tree()
         for sha, blob in entries.items():
-            root.add(sha.encode(), FILE_MODE, blob)
+            root.add(sha.encode(), FILE_MODE, blob)  # type: ignore[arg-type]
         objects.append(root)
         return bytes(root.id)
     groups: dict[str, dict[str, bytes]] = {}
@@ -88,7 +88,8 @@ def _build(repo: Any, entries: dict[str, bytes], level: int, old_root: Any | Non
             if level == 1 and existing == sub:
                 root.add(prefix.encode(), stat.S_IFDIR, old_sub)
                 continue
-        root.add(prefix.encode(), stat.S_IFDIR, _build(repo, sub, level - 1, None, None, objects))
+        child = _build(repo, sub, level - 1, None, None, objects)
+        root.add(prefix.encode(), stat.S_IFDIR, child)  # type: ignore[arg-type]
     objects.append(root)
     return bytes(root.id)
 
@@ -101,7 +102,7 @@ def sync_notes(paths: RepoPaths, state: LedgerState, *, author: bytes = b"looma 
     with open_repo(paths) as repo:
         from dulwich.objects import Blob
 
-        store = repo.object_store
+        store: Any = repo.object_store
         blobs: dict[str, Any] = {}
         for sha, text in desired_text.items():
             try:

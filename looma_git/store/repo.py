@@ -12,8 +12,7 @@ from looma_git.errors import NotARepositoryError, ReadOnlyError
 from looma_git.gitrepo import RepoPaths
 
 if TYPE_CHECKING:
-    from dulwich.objects import ShaFile
-    from dulwich.repo import Repo
+    pass
 
 # Fewer objects than this go loose; more go into one pack (a loose object costs ~0.3 ms to
 # create here). Packs pile up, and every pack is searched on each lookup, so trees this
@@ -25,7 +24,7 @@ _TREE_CACHE_MAX = 200_000
 
 
 @contextmanager
-def open_repo(paths: RepoPaths) -> Iterator[Repo]:
+def open_repo(paths: RepoPaths) -> Iterator[Any]:
     """The dulwich Repo on the common dir (shared by every linked worktree)."""
     from dulwich.errors import NotGitRepository
     from dulwich.repo import Repo
@@ -40,7 +39,7 @@ def open_repo(paths: RepoPaths) -> Iterator[Repo]:
         repo.close()
 
 
-def write_objects(repo: Repo, objects: list[ShaFile]) -> None:
+def write_objects(repo: Any, objects: list[Any]) -> None:
     """Add objects not already present: loose when few, one pack when many."""
     store = repo.object_store
     unique = list({o.id: o for o in objects}.values())
@@ -67,7 +66,7 @@ def as_readonly(exc: OSError, *, paths_hint: str) -> Exception:
     return exc
 
 
-def make_commit(tree_id: bytes, parents: list[bytes], message: str, author: bytes):  # type: ignore[no-untyped-def]
+def make_commit(tree_id: Any, parents: list[Any], message: str, author: bytes) -> Any:
     """A commit object with looma as committer and `author` (b"Name <email>")."""
     from dulwich.objects import Commit
 
@@ -83,14 +82,14 @@ def make_commit(tree_id: bytes, parents: list[bytes], message: str, author: byte
     return c
 
 
-def get_tree(repo: Repo, sha: bytes):  # type: ignore[no-untyped-def]
+def get_tree(repo: Any, sha: Any) -> Any:
     """The Tree object `sha` (or the tree of commit `sha`), typed loosely for dulwich."""
     cached = _TREE_CACHE.get(sha)
     if cached is not None:
         return cached
     obj = repo[sha]
     if obj.type_name == b"commit":
-        return get_tree(repo, obj.tree)  # type: ignore[attr-defined]
+        return get_tree(repo, obj.tree)
     if obj.type_name != b"tree":
         raise KeyError(sha)
     _remember(obj)
@@ -103,17 +102,17 @@ def _remember(tree: Any) -> None:
     _TREE_CACHE[tree.id] = tree
 
 
-def get_blob_data(repo: Repo, sha: bytes) -> bytes:
+def get_blob_data(repo: Any, sha: Any) -> bytes:
     """The raw bytes of blob `sha`."""
     obj = repo[sha]
     if obj.type_name != b"blob":
         raise KeyError(sha)
-    return bytes(obj.data)  # type: ignore[attr-defined]
+    return bytes(obj.data)
 
 
-def ref_value(repo: Repo, ref: bytes) -> bytes | None:
+def ref_value(repo: Any, ref: bytes) -> bytes | None:
     """The sha a ref points at, or None when it does not exist."""
     try:
-        return bytes(repo.refs[ref])  # type: ignore[index]
+        return bytes(repo.refs[ref])
     except KeyError:
         return None

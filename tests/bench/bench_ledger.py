@@ -16,9 +16,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from looma_git.api import ledger as api  # noqa: E402
-from looma_git.gitrepo import find_repo  # noqa: E402
-from looma_git.ledger.ops import OpDraft  # noqa: E402
+from looma_git.api import ledger as api
+from looma_git.gitrepo import find_repo
+from looma_git.ledger.ops import OpDraft
 
 
 def git(cwd: Path, *args: str, input: str | None = None) -> str:

@@ -149,7 +149,7 @@ def test_stale_ref_lock_names_the_file(repo: Path) -> None:
     lock.write_text("")
     old = time.time() - 120
     os.utime(lock, (old, old))
-    with pytest.raises(LockError, match="ledger.lock") as err:
+    with pytest.raises(LockError, match=r"ledger\.lock") as err:
         create(paths, "x")
     assert err.value.hint and f"rm {lock}" in err.value.hint
     lock.unlink()

@@ -19,7 +19,7 @@ def fast_commits(repo: Path, n: int) -> list[str]:
     lines = []
     for i in range(n):
         msg = f"c{i}"
-        lines += [f"commit refs/heads/many", f"mark :{i + 1}",
+        lines += ["commit refs/heads/many", f"mark :{i + 1}",
                   f"committer T <t@e.com> {1700000000 + i} +0000", f"data {len(msg)}", msg]
         if i:
             lines.append(f"from :{i}")
