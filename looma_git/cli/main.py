@@ -34,6 +34,7 @@ COMMANDS: dict[str, str] = {
     "unlink": "looma_git.cli.correct_cmd:unlink_cmd",
     "hooks": "looma_git.cli.hooks_cmd:hooks_group",
     "hook": "looma_git.cli.hooks_cmd:hook_group",
+    "mcp": "looma_git.cli.mcp_cmd:mcp_group",
 }
 
 

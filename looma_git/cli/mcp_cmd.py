@@ -1,0 +1,87 @@
+"""`looma mcp` (serve over stdio) and `looma mcp config --client X [--write]`."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from looma_git.cli.common import repo_paths
+from looma_git.errors import LoomaError
+from looma_git.gitrepo import require_worktree
+
+CLIENT_CHOICES = ("claude-code", "codex", "cursor", "gemini-cli", "opencode")
+
+
+class McpMissingError(LoomaError):
+    """The optional `mcp` extra is not installed."""
+
+    exit_code = 1
+    code = "mcp_missing"
+
+
+def _serve(ctx: click.Context) -> None:
+    if importlib.util.find_spec("mcp") is None:
+        raise McpMissingError("the MCP server needs the `mcp` package, which is not installed",
+                              hint="pip install 'looma-git[mcp]'")
+    paths = repo_paths(ctx)  # fail fast, before the client waits on a server that cannot work
+    from looma_git.mcp.server import serve_stdio
+
+    serve_stdio(require_worktree(paths))
+
+
+@click.group("mcp", invoke_without_command=True)
+@click.pass_context
+def mcp_group(ctx: click.Context) -> None:
+    """Serve looma to coding agents over MCP (stdio). Without a subcommand: serve.
+
+    \b
+    Tools: resume_work, ask, list_work, timeline, recall (read-only) and correct
+    (the only one that writes: an undoable user op naming the MCP client).
+    Set it up for a client with `looma mcp config --client claude-code --write`.
+    """
+    if ctx.invoked_subcommand is None:
+        _serve(ctx)
+
+
+@mcp_group.command("serve")
+@click.pass_context
+def serve_cmd(ctx: click.Context) -> None:
+    """Serve over stdio (what the client configuration runs)."""
+    _serve(ctx)
+
+
+@mcp_group.command("config")
+@click.option("--client", "client", type=click.Choice(CLIENT_CHOICES), required=True,
+              help="The MCP client to configure.")
+@click.option("--write", is_flag=True,
+              help="Install it where the client reads it (merged: other settings are kept).")
+@click.pass_context
+def config_cmd(ctx: click.Context, client: str, write: bool) -> None:
+    """Print (or --write) the client configuration that starts this server for this repository,
+    with this exact Python interpreter."""
+    from looma_git.mcp import config
+
+    repo = require_worktree(repo_paths(ctx))
+    codex_home = os.environ.get("CODEX_HOME")
+    t = config.target(client, python=sys.executable, repo=Path(repo),
+                      home=Path(os.path.expanduser("~")),
+                      codex_home=Path(codex_home) if codex_home else None)
+    if not write:
+        click.echo(f"# {client}: {t.scope} configuration, in {t.path}")
+        cmd = config.cli_command(t)
+        if cmd:
+            click.echo(f"# or run: {cmd}")
+        click.echo(config.snippet(t), nl=False)
+        return
+    plan = config.plan(t)
+    if not plan.changed:
+        click.echo(f"{t.path}: already configured, unchanged")
+        return
+    click.echo(plan.diff(), nl=False)
+    config.apply(plan)
+    click.echo(f"{'created' if plan.before is None else 'updated'} {t.path} "
+               f"(server {config.SERVER_NAME!r} for {repo}); restart {client} to load it")
