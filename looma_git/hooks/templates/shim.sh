@@ -85,6 +85,8 @@ looma_drain() {
         looma_say "error: looma not found (interpreter $LOOMA_PYTHON is gone; no looma or git-looma on PATH)"
         return 0
     fi
+    # Lower priority: the drainer must not slow down the git commands that follow it.
+    command -v nice >/dev/null 2>&1 && set -- nice -n 10 "$@"
     command -v setsid >/dev/null 2>&1 && set -- setsid "$@"
     nohup "$@" </dev/null >>"$looma_log" 2>&1 &
 }
