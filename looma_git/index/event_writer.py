@@ -123,6 +123,13 @@ def write_batch(conn: sqlite3.Connection, rows: list[EventRow], sessions: list[S
             conn.executemany("DELETE FROM tool_files WHERE event_id=?",
                              [(r.event_id,) for r in updates])
         changed = inserts + updates
+        withdrawn = _withdrawn(changed) - set(by_id)
+        if withdrawn:
+            # An adapter re-emitted an edited message (extra.supersedes) or a rewind dropped
+            # messages (extra.retracts): the old versions must not linger in the store.
+            for table in ("events", "tool_calls", "tool_files"):
+                conn.executemany(f"DELETE FROM {table} WHERE event_id=?",
+                                 [(x,) for x in sorted(withdrawn)])
         conn.executemany(
             "INSERT OR REPLACE INTO tool_calls(event_id, idx, name, kind, command, exit_code,"
             " is_error, test_outcome) VALUES(?,?,?,?,?,?,?,?)",
@@ -169,6 +176,22 @@ def write_batch(conn: sqlite3.Connection, rows: list[EventRow], sessions: list[S
             conn.execute("ROLLBACK")
         raise
     return res
+
+
+def _withdrawn(rows: Sequence[EventRow]) -> set[str]:
+    """Event ids that rows declare superseded or retracted."""
+    out: set[str] = set()
+    for r in rows:
+        if not r.extra:
+            continue
+        try:
+            extra = json.loads(r.extra)
+        except ValueError:
+            continue
+        if extra.get("supersedes"):
+            out.add(str(extra["supersedes"]))
+        out.update(x for x in str(extra.get("retracts") or "").split(",") if x)
+    return out
 
 
 def extra_json(extra: tuple[tuple[str, str], ...]) -> str | None:
