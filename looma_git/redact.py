@@ -202,7 +202,7 @@ def _auth_repl(m: re.Match[str], hits: Counter[str]) -> str:
 
 
 # --- pass (b): entropy fallback ------------------------------------------------------------
-_TOKEN = re.compile(r"[A-Za-z0-9_+/=\-]{24,}+")
+_TOKEN = re.compile(r"[A-Za-z0-9_+/\-]{24,}+={0,3}")
 _HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _DIGEST_CTX = re.compile(r"(?i:(?:sha(?:1|224|256|384|512)|md5|blake2b?|sha3-\d{3})[:\-=]\s{0,2})$")
@@ -269,7 +269,19 @@ def _is_allowed(tok: str, text: str, start: int) -> bool:
     d = _DIGEST_TOKEN.fullmatch(tok)
     if d and len(d.group(1)) in _DIGEST_B64_LENS:
         return True
-    return _pathlike(tok) or _wordlike(tok)
+    return _pathlike(tok) or _wordlike(tok) or _structured_id(tok)
+
+
+_SEPARATORS = re.compile(r"[-_]")
+
+
+def _structured_id(tok: str) -> bool:
+    """`write_file-1773223425361-n8zctgv4`, `rollout-2026-05-11T11-26-55`: separator-joined
+    words, numbers and short random tails; no segment long enough to hold a key by itself."""
+    parts = [p for p in _SEPARATORS.split(tok) if p]
+    if len(parts) < 3:
+        return False
+    return all(len(p) < 12 or p.isdigit() or _HEX.fullmatch(p) or _wordlike(p) for p in parts)
 
 
 def _looks_random(tok: str) -> bool:
