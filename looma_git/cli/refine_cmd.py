@@ -56,6 +56,8 @@ def backfill_cmd(ctx: click.Context, since: str | None, as_json: bool) -> None:
         return
     click.echo(f"linked: {report.ops.get('commit.link', 0)} new commit links "
                f"({report.links} links in total); see `git log --notes=looma`")
+    if report.llm:
+        click.echo(_llm_line(report.llm))
 
 
 def _llm_line(stats: dict[str, int]) -> str:

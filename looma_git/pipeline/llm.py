@@ -259,4 +259,5 @@ class LLMExtractor:
 
     def summary(self) -> dict[str, int]:
         """Counters for reports (requests, cache_hits, candidates, dropped, errors...)."""
-        return {**dict(sorted(self.stats.items())), "errors": self.errors}
+        base = dict.fromkeys(("requests", "cache_hits", "candidates", "dropped", "skipped"), 0)
+        return {**base, **dict(sorted(self.stats.items())), "errors": self.errors}

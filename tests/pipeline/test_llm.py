@@ -6,6 +6,7 @@ import json
 import socket
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -55,7 +56,7 @@ def test_candidates_carry_exact_spans() -> None:
 
 
 def test_hallucinated_quotes_and_bad_kinds_are_dropped() -> None:
-    def respond(message: str) -> list[dict[str, object]]:
+    def respond(message: str) -> list[Any]:
         return [
             {"kind": "decision", "quote": "The refresh tokens live in Memcached from now on."},
             {"kind": "opinion", "quote": "We looked at the session store for a while."},
