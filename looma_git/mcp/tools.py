@@ -85,12 +85,13 @@ _MCP_FIRST = {
     "not_found": "call list_work (or resume_work) for current ids, then retry with one of them",
     "ambiguous": "retry with a longer id prefix (one of the matches)",
     "usage": "fix the arguments as described and retry",
+    "not_a_repository": "start the server inside the repository, or with "
+                        "`looma -C <repo> mcp` (see `looma mcp config`)",
 }
 _SUGGEST = {
     "not_initialized": "run `looma init` and `looma ingest` in the repository",
     "locked": "another looma process is writing; retry in a moment",
     "conflict": "another clone raced this write; retry",
-    "not_a_repository": "start the server with `looma -C <repo> mcp`",
     "read_only": "looma needs write access to the repository's .git directory",
     "invalid_data": "run `looma verify` in the repository and report the problem",
 }
