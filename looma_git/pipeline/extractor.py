@@ -80,12 +80,16 @@ def extractor_stats(extractor: Extractor) -> dict[str, int]:
     return out
 
 
-def build_extractor(llm: LLMSettings | None,
-                    conn: sqlite3.Connection | None = None) -> Extractor:
-    """Heuristic alone when `llm` is None; else heuristic + LLM, replies cached in `conn`."""
+def build_extractor(llm: LLMSettings | None, conn: sqlite3.Connection | None = None, *,
+                    offline: bool = False) -> Extractor:
+    """Heuristic alone when `llm` is None; else heuristic + LLM, replies cached in `conn`.
+
+    `offline`: use cached LLM replies only, never a request (the hook path can stay fast
+    and still agree with `reprocess` on every message already sent).
+    """
     if llm is None:
         return HeuristicExtractor()
     from looma_git.pipeline.llm import LLMExtractor, SqliteLLMCache
 
     cache = SqliteLLMCache(conn) if conn is not None else None
-    return CombinedExtractor(HeuristicExtractor(), LLMExtractor(llm, cache))
+    return CombinedExtractor(HeuristicExtractor(), LLMExtractor(llm, cache, offline=offline))

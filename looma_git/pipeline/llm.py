@@ -159,9 +159,12 @@ class LLMExtractor:
 
     name = "llm"
 
-    def __init__(self, settings: LLMSettings, cache: LLMCache | None = None) -> None:
+    def __init__(self, settings: LLMSettings, cache: LLMCache | None = None, *,
+                 offline: bool = False) -> None:
         self.settings = settings
         self.cache = cache
+        # Offline: cached replies only (for latency-bound callers such as git hooks).
+        self.offline = offline
         self.stats: Counter[str] = Counter()
         self._failures = 0
 
@@ -179,6 +182,9 @@ class LLMExtractor:
         key = cache_key(self.settings.model, sent)
         content = self._cached(key)
         if content is None:
+            if self.offline:
+                self.stats["uncached"] += 1
+                return []
             if self._failures >= BREAKER:
                 self.stats["skipped"] += 1
                 return []

@@ -263,3 +263,19 @@ def test_bad_settings_are_usage_errors(config: dict[str, str]) -> None:
 
 def test_empty_url_is_off() -> None:
     assert llm_settings({"looma.llm.url": "  ", "looma.llm.model": "m"}, {}) is None
+
+
+def test_offline_mode_uses_the_cache_and_never_sends(repo: Path) -> None:
+    paths = find_repo(repo)
+    other = MSG + " Nobody sent this one yet, so it is not cached."
+    with serve(quotes_from(TABLE)) as fake:
+        conn = storedb.connect(paths)
+        try:
+            online = run(LLMExtractor(settings(fake.url), SqliteLLMCache(conn)))
+            ex = LLMExtractor(settings(fake.url), SqliteLLMCache(conn), offline=True)
+            assert run(ex) == online and len(online) == 2
+            assert run(ex, other) == []
+        finally:
+            conn.close()
+    assert fake.count == 1
+    assert ex.stats["cache_hits"] == 1 and ex.stats["uncached"] == 1 and ex.errors == 0
