@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import git, make_repo
+from tests.helpers import git
 from tests.mcp.client import call, text, tool_calls
 from tests.mcp.conftest import Seeded
 
