@@ -7,6 +7,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 PLACEHOLDER = "[REDACTED:{kind}]"
@@ -136,15 +137,14 @@ _ASSIGN = re.compile(
     r"credentials?|auth))"
     r"((?:\\?[\"'])?\s{0,8}(?:=|:|=>)\s{0,8})"
     r"(?:(\\?[\"'])((?:[^\"'\\\n]|\\[^\"'\n]){1,512}+)(\\?[\"'])|([^\s,;\"'`(){}\[\]<>]{1,512}+))")
-# Lowercase literals every _ASSIGN / _AUTH_HEADER / _AWS_SECRET match starts with: the
-# case-insensitive patterns are only tried at these offsets (a regex scan over the whole text
-# at every position is what made prose slow).
+# Lowercase literals each keyword pattern's matches start with (checked against
+# _KEYWORD_STARTS below).
 _ASSIGN_STARTS = ("pass", "pwd", "secret", "token", "api", "access", "private", "signing",
                   "client", "credential", "auth")
 _AUTH_STARTS = ("authorization", "x-api-key", "api-key", "x-auth-token", "private-token")
 _AWS_STARTS = ("aws", "secret")
 _AUTH_HEADER = re.compile(
-    r"(?i:(authorization|x-api-key|api-key|x-auth-token|private-token)(\\?[\"']?\s{0,4}:\s{0,4}\\?[\"']?))"
+    r"(?i:(authorization|x-api-key|api-key|x-auth-token|auth-token|private-token)(\\?[\"']?\s{0,4}:\s{0,4}\\?[\"']?))"
     r"(?:(?i:(bearer|basic|token|bot|digest))\s{1,4})?(?!\[REDACTED:)([A-Za-z0-9._~+/=\-]{8,}+)")
 _DOTTED_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\[.*)?")
 _PLACEHOLDER_VALUE = re.compile(
@@ -256,16 +256,15 @@ def _pathlike(s: str) -> bool:
     return all(len(p) < 6 or _wordlike(p) or _HEX.fullmatch(p) for p in parts)
 
 
-def _is_allowed(tok: str, text: str, start: int) -> bool:
+def _is_allowed(tok: str) -> bool:
+    """On the allowlist: hashes, uuids, agent record ids, digests, paths, identifiers."""
     if _HEX.fullmatch(tok) or _UUID.fullmatch(tok):
         return True
-    if _DIGEST_CTX.search(text, max(0, start - 12), start):
-        return _HEX.fullmatch(tok) is not None or len(tok) in _DIGEST_B64_LENS
     if _AGENT_ID.fullmatch(tok):
         return True
     if _UUID.search(tok):  # `rollout-2026-05-11T11-26-55-<uuid>`: judge what is around the uuid
         rest = _UUID.sub("", tok)
-        return len(rest) < ENTROPY_MIN_LEN or not _looks_random(rest) or _is_allowed(rest, "", 0)
+        return len(rest) < ENTROPY_MIN_LEN or not _looks_random(rest) or _is_allowed(rest)
     d = _DIGEST_TOKEN.fullmatch(tok)
     if d and len(d.group(1)) in _DIGEST_B64_LENS:
         return True
@@ -305,22 +304,45 @@ def _looks_random(tok: str) -> bool:
 def _entropy_repl(m: re.Match[str], hits: Counter[str]) -> str:
     """Hide a long token that looks random and is not on the allowlist."""
     tok = m.group(0)
-    if not _looks_random(tok) or _is_allowed(tok, m.string, m.start()):
+    if not _suspect(tok):
+        return tok
+    # Digest context (`sha256:<token>`) depends on the text before the token, not cached.
+    if _DIGEST_CTX.search(m.string, max(0, m.start() - 12), m.start()) and (
+            _HEX.fullmatch(tok) or len(tok) in _DIGEST_B64_LENS):
         return tok
     hits["high_entropy"] += 1
     return _ph("high_entropy")
 
 
-def _sub_at(text: str, low: str, starts: tuple[str, ...], pattern: re.Pattern[str],
-            repl: Callable[[re.Match[str], Counter[str]], str], hits: Counter[str]) -> str:
-    """`pattern.sub(repl, text)`, trying the pattern only where a start literal occurs in `low`.
+@lru_cache(maxsize=8192)
+def _suspect(tok: str) -> bool:
+    """Random-looking and on no allowlist. Cached: transcripts repeat the same ids, paths and
+    hashes on every record, and the verdict depends on the token alone."""
+    return _looks_random(tok) and not _is_allowed(tok)
 
-    `low` is `text.lower()` (passed in so callers lower once).
-    """
+
+_KEYWORD_PASSES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
+    (_AWS_SECRET, _repl_aws_secret), (_AUTH_HEADER, _auth_repl), (_ASSIGN, _assign_repl))
+# Every match of a keyword pass starts with one of these (lowercased) literals; the passes
+# are tried only at their offsets (a case-insensitive regex scan of the whole text at every
+# position is what made prose slow).
+_KEYWORD_STARTS = ("pass", "pwd", "secret", "token", "api", "access", "private", "signing",
+                   "client", "credential", "auth", "aws")
+# `x-api-key`: the pass tried at `api` matches `api-key`, leaving `x-` in front untouched.
+assert all(any(s in k for s in _KEYWORD_STARTS)
+           for k in (*_ASSIGN_STARTS, *_AUTH_STARTS, *_AWS_STARTS))
+
+
+def _keyword_passes(text: str, hits: Counter[str]) -> str:
+    """AWS secrets in context, auth headers and credential assignments, in one left-to-right
+    walk over the offsets where a keyword starts."""
+    low = text.lower()
     if len(low) != len(text):  # a few Unicode letters change length when lowered
-        return pattern.sub(lambda m: repl(m, hits), text)
+        for pattern, repl in _KEYWORD_PASSES:
+            text = pattern.sub(_bind(repl, hits), text)
+        return text
     offsets: set[int] = set()
-    for lit in starts:
+    for lit in _KEYWORD_STARTS:
         i = low.find(lit)
         while i >= 0:
             offsets.add(i)
@@ -332,21 +354,19 @@ def _sub_at(text: str, low: str, starts: tuple[str, ...], pattern: re.Pattern[st
     for i in sorted(offsets):
         if i < last:
             continue
-        m = pattern.match(text, i)
-        if m is None:
-            continue
-        out.append(text[last:i])
-        out.append(repl(m, hits))
-        last = m.end()
+        for pattern, repl in _KEYWORD_PASSES:
+            m = pattern.match(text, i)
+            if m is not None:
+                out.append(text[last:i])
+                out.append(repl(m, hits))
+                last = m.end()
+                break
     if not out:
         return text
     out.append(text[last:])
     return "".join(out)
 
 
-_KEYWORD_PASSES = ((_AWS_STARTS, _AWS_SECRET, _repl_aws_secret),
-                   (_AUTH_STARTS, _AUTH_HEADER, _auth_repl),
-                   (_ASSIGN_STARTS, _ASSIGN, _assign_repl))
 _MIN_SECRET_LEN = 7  # `pwd=abc`: nothing shorter can hold a secret we recognise
 
 
@@ -378,12 +398,7 @@ def _known_shapes(out: str, hits: Counter[str]) -> str:
                 hits[kind] += n
         else:
             out = pattern.sub(_bind(replacer, hits), out)
-    low = out.lower()
-    for starts, pattern, repl in _KEYWORD_PASSES:
-        new = _sub_at(out, low, starts, pattern, repl, hits)
-        if new is not out:
-            out, low = new, new.lower()
-    return out
+    return _keyword_passes(out, hits)
 
 
 def _bind(fn: _Repl, hits: Counter[str]) -> Callable[[re.Match[str]], str]:
