@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from looma_git.errors import NotFoundError, UsageError
 from looma_git.gitrepo import RepoPaths, require_worktree
+from looma_git.settings import Settings
 
 
 @dataclass
@@ -17,14 +18,17 @@ class LinkReport:
     ops: dict[str, int] = field(default_factory=dict)
 
 
-def link_commits(paths: RepoPaths, shas: list[str], *, by: str = "hook") -> LinkReport:
+def link_commits(paths: RepoPaths, shas: list[str], *, by: str = "hook",
+                 settings: Settings | None = None) -> LinkReport:
     """Refresh the work model and link exactly these commits (a commit that matches no
-    WorkItem gets no link rather than a weak one)."""
+    WorkItem gets no link rather than a weak one). With an LLM configured, only its cached
+    answers are used, so the hook path never waits on a model and agrees with `reprocess`."""
     from looma_git.api.refine import refine_and_publish
 
     if not shas:
         return LinkReport()
-    report = refine_and_publish(paths, by=by, commits_revs=tuple(shas), no_walk=True)
+    report = refine_and_publish(paths, by=by, commits_revs=tuple(shas), no_walk=True,
+                                settings=settings, offline=True)
     return LinkReport(commits=len(shas), linked=report.ops.get("commit.link", 0),
                       ops=dict(report.ops))
 

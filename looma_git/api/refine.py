@@ -127,10 +127,12 @@ def _id_map(result: RefineResult, created: list[Any]) -> dict[str, str]:
 
 def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
                        commits_revs: tuple[str, ...] = ("--all",),
-                       no_walk: bool = False, settings: Settings | None = None) -> RefineReport:
+                       no_walk: bool = False, settings: Settings | None = None,
+                       offline: bool = False) -> RefineReport:
     """Run a pass and publish promotions, links and memories as system ops.
 
     `settings.llm` (read by the edge) adds the LLM extractor; None keeps the heuristic one.
+    `offline` uses only cached LLM answers (the hook path must never wait on a model).
     """
     from looma_git.api import ledger
     from looma_git.index import storedb
@@ -143,7 +145,7 @@ def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
         storedb.ensure_schema(conn)
         conn.executescript(LOCAL_SCHEMA)
         state = ledger.load_state(paths)
-        extractor = build_extractor(settings.llm if settings else None, conn)
+        extractor = build_extractor(settings.llm if settings else None, conn, offline=offline)
         result = run_pass(paths, state, conn, commits_revs, no_walk, extractor)
         report = RefineReport(sessions=len({w.session_key for w in result.windows}),
                               windows=len(result.windows), workitems=len(result.workitems),

@@ -27,6 +27,8 @@ def _evidence(ev: tuple[Evidence, ...]) -> list[dict[str, Any]]:
 
 def _wi_fields(w: WorkItemView) -> dict[str, Any]:
     return {
+        "title": w.title,
+        "kind": w.kind,
         "summary": w.summary,
         "files": list(w.files),
         "aliases": list(w.aliases),
@@ -67,7 +69,7 @@ def plan_workitems(result: RefineResult, ledger_items: Mapping[str, Any],
             continue
         fields = _wi_fields(w)
         if w.seed_id is None:
-            payload = {"title": w.title, "kind": w.kind, "status": w.status,
+            payload = {"status": w.status,
                        "band": w.confidence.band, **fields,
                        "evidence": _evidence(w.evidence), "local_id": w.id}
             drafts.append({"op": "workitem.create", "target": {"type": "workitem", "id": None},
@@ -79,8 +81,10 @@ def plan_workitems(result: RefineResult, ledger_items: Mapping[str, Any],
         changed: dict[str, Any] = {}
         for key, value in fields.items():
             mine = _norm(value)
-            if key in ("summary",):
+            if key in ("summary", "title"):
                 mine = redact(value)
+            if key == "title" and _get(current, "pinned_title"):
+                continue
             if key == "features" and _get(current, "forced"):
                 continue
             if _norm(_get(current, key)) != mine:

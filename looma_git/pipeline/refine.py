@@ -14,7 +14,7 @@ from looma_git.pipeline.inputs import Session
 from looma_git.pipeline.linking import Link, Target, link_commits
 from looma_git.pipeline.resolve import Cluster, Seed, resolve
 from looma_git.pipeline.signals import WorkSignal, parse_ts, windows_of
-from looma_git.pipeline.text import kind_from_text, title_from_prompt
+from looma_git.pipeline.text import kind_from_text, title_from_commit, title_from_prompt
 from looma_git.store.gitfacts import CommitInfo
 
 QUOTE_MAX = 500
@@ -100,7 +100,9 @@ class RefineResult:
 
 
 def _features(c: Cluster, linked: int, extra_sessions: int = 0) -> dict[str, float]:
-    sessions = {w.session_key for w in c.windows} | (set(c.seed.sessions) if c.seed else set())
+    # Sessions that only read corroborate nothing: they never add breadth.
+    sessions = {w.session_key for w in c.windows if not w.is_readonly} | (
+        set(c.seed.sessions) if c.seed else set())
     agents = {s.split(":", 1)[0] for s in sessions}
     edited = set(c.files)
     if edited:
@@ -249,20 +251,24 @@ def refine(inp: RefineInput) -> RefineResult:
         first = min((w for w in c.windows), key=lambda w: (parse_ts(w.start_ts), w.key),
                     default=None)
         prompt = first.first_prompt if first else ""
-        title = c.seed.title if c.seed else title_from_prompt(prompt)
+        commit_objs = [by_sha[s] for s in shas if s in by_sha]
+        # Unpinned titles follow the best evidence: the first implementing commit's subject,
+        # else the opening request. (A user rename pins the title; the fold enforces it.)
+        from_commit = title_from_commit(commit_objs[0].subject) if commit_objs else ""
+        title = from_commit or (c.seed.title if c.seed else title_from_prompt(prompt))
+        kind = kind_from_text(" ".join([prompt[:300], *(x.subject for x in commit_objs[:3])]))
         quotes = []
         if first and prompt:
             quotes.append(Evidence(quote=prompt[:QUOTE_MAX], agent=first.agent,
                                    session=first.session_id, event=first.event_ids[0],
                                    hash="", start=0, end=min(len(prompt), QUOTE_MAX)))
-        commit_objs = [by_sha[s] for s in shas if s in by_sha]
         branch = c.branches.most_common(1)[0][0] if c.branches else (
             c.seed.branch if c.seed else None)
         sess = sorted({(w.agent, w.session_id) for w in c.windows} |
                       ({tuple(s.split(":", 1)) for s in c.seed.sessions} if c.seed else set()))
         items.append(WorkItemView(
             id=c.id, seed_id=c.seed.id if c.seed else None, title=title,
-            kind=kind_from_text(prompt or title), status="active",
+            kind=kind, status="active",
             summary=_summary(c, commit_objs, mems),
             files=tuple(sorted(c.all_files())), aliases=tuple(c.aliases[:8]), branch=branch,
             confidence=cf, sessions=tuple((a, b) for a, b in sess),

@@ -18,7 +18,7 @@ W_FILES = 0.45
 W_SHARED = 0.15
 W_TEMPORAL = 0.10
 W_ALIAS = 0.10
-HIGH = 0.45  # assign to the cluster
+HIGH = 0.40  # assign to the cluster
 LOW = 0.20  # between LOW and HIGH: a new cluster with a weak RELATED edge
 TEMPORAL_HALF_LIFE_S = 6 * 3600
 TRUNK_BRANCHES = frozenset({"main", "master", "trunk", "develop", "HEAD", ""})
@@ -100,10 +100,12 @@ def _overlap(a: set[str] | frozenset[str], b: set[str]) -> float:
 def score(w: WorkSignal, c: Cluster) -> tuple[float, dict[str, float]]:
     """The resolution score of a window against a cluster, with its parts."""
     files = c.all_files()
+    # Edits are the strongest evidence; files a window only read or named count for less.
+    weak = _overlap((w.read | w.mentioned) - w.edited, files)
     if w.edited:
-        f = _overlap(w.edited, files)
+        f = max(_overlap(w.edited, files), 0.85 * weak)
     else:
-        f = 0.5 * _overlap(w.read, files)
+        f = 0.5 * weak
     cos = _cosine(w.term_counts(), c.terms)
     shared = 1.0 if ((w.branch and w.branch not in TRUNK_BRANCHES and
                       (w.branch in c.branches or (c.seed and c.seed.branch == w.branch)))

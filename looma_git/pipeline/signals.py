@@ -38,6 +38,7 @@ class WorkSignal:
     terms: tuple[tuple[str, int], ...]  # top topic terms with counts
     first_prompt: str
     event_ids: tuple[str, ...]
+    mentioned: frozenset[str] = frozenset()  # repository paths named in the text
 
     @property
     def session_key(self) -> str:
@@ -62,18 +63,59 @@ def parse_ts(ts: str) -> float:
         return 0.0
 
 
+_SHIFT = re.compile(
+    r"^\W*(?:thanks[.!,]*\s*)?(?:(?:a\s+)?(?:different|unrelated|separate|another|new)\s+"
+    r"(?:thing|topic|task|issue|question|subject)|switching gears|on another note|"
+    r"something else|next task)\b", re.I)
+_PATHISH = re.compile(r"[\w.\-]+(?:/[\w.\-]+)+|[\w\-]+\.[a-z]{1,5}\b")
+
+
+def _turns(session: Session) -> list[list[int]]:
+    """Event indices grouped by user turn (a user prompt and everything until the next)."""
+    turns: list[list[int]] = []
+    for i, ev in enumerate(session.events):
+        if not turns or (ev.role == "user" and ev.text.strip()):
+            turns.append([])
+        turns[-1].append(i)
+    return turns
+
+
+def _edits(session: Session, idxs: list[int]) -> set[str]:
+    return {f for i in idxs for t in session.events[i].tools if t.kind in ("edit", "write")
+            for f in t.files}
+
+
 def windows_of(session: Session, known: frozenset[str],
                sha_lookup: dict[str, str]) -> list[WorkSignal]:
-    """Cut a session at long pauses; extract each window's deterministic signals."""
+    """Cut a session at long pauses and at topic shifts (a user turn that says so, or whose
+    edits are disjoint from the window's and share no topic); extract each window's signals."""
     groups: list[list[int]] = []
-    last = None
-    for i, ev in enumerate(session.events):
-        t = parse_ts(ev.ts)
-        if not groups or (last and t and t - last >= WINDOW_GAP_S):
+    last = 0.0
+    window_edits: set[str] = set()
+    window_terms: Counter[str] = Counter()
+    for turn in _turns(session):
+        first = session.events[turn[0]]
+        t = parse_ts(first.ts)
+        edits = _edits(session, turn)
+        turn_terms = Counter(tokens(first.text[:2000])) if first.role == "user" else Counter()
+        shift = False
+        if groups:
+            if last and t and t - last >= WINDOW_GAP_S:
+                shift = True
+            elif first.role == "user" and window_edits and edits and not (edits & window_edits):
+                apart = not ({_top(f) for f in edits} & {_top(f) for f in window_edits})
+                shift = bool(_SHIFT.search(first.text)) or (
+                    apart and _cos(turn_terms, window_terms) < 0.05)
+        if not groups or shift:
             groups.append([])
-        groups[-1].append(i)
-        if t:
-            last = t
+            window_edits, window_terms = set(), Counter()
+        groups[-1].extend(turn)
+        window_edits |= edits
+        window_terms.update(turn_terms)
+        for i in turn:
+            ti = parse_ts(session.events[i].ts)
+            if ti:
+                last = ti
     out = []
     for n, idxs in enumerate(groups):
         evs = [session.events[i] for i in idxs]
@@ -85,6 +127,7 @@ def windows_of(session: Session, known: frozenset[str],
         branch = session.branch
         terms: Counter[str] = Counter()
         first_prompt = ""
+        mentioned: set[str] = set()
         for ev in evs:
             for tool in ev.tools:
                 valid = [f for f in tool.files if f in known]
@@ -108,6 +151,7 @@ def windows_of(session: Session, known: frozenset[str],
                         commits.add(sha_lookup[sha])
                 prs.update(_PR_URL.findall(ev.text))
                 prs.update(_PR_REF.findall(ev.text))
+                mentioned |= mentioned_paths(ev.text, known)
                 weight = 2 if ev.role == "user" else 1
                 for tok in tokens(ev.text[:4000]):
                     terms[tok] += weight
@@ -124,7 +168,33 @@ def windows_of(session: Session, known: frozenset[str],
             end_ts=max(ts, default=""), edited=frozenset(edited), read=frozenset(read),
             commands=tuple(commands), commits=frozenset(commits), branch=branch,
             prs=frozenset(prs), terms=top, first_prompt=first_prompt,
-            event_ids=tuple(e.event_id for e in evs)))
+            event_ids=tuple(e.event_id for e in evs), mentioned=frozenset(mentioned)))
+    return out
+
+
+def _cos(a: Counter[str], b: Counter[str]) -> float:
+    import math
+
+    if not a or not b:
+        return 0.0
+    dot = sum(v * b.get(k, 0) for k, v in a.items())
+    na = math.sqrt(sum(v * v for v in a.values()))
+    nb = math.sqrt(sum(v * v for v in b.values()))
+    return dot / (na * nb) if na and nb else 0.0
+
+
+def _top(path: str) -> str:
+    """The directory a file lives in ('' for the repository root)."""
+    return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
+def mentioned_paths(text: str, known: frozenset[str]) -> set[str]:
+    """Repository paths named in message text (validated against the repository)."""
+    out = set()
+    for m in _PATHISH.finditer(text[:8000]):
+        cand = m.group(0).strip("./")
+        if cand in known:
+            out.add(cand)
     return out
 
 

@@ -42,9 +42,22 @@ def path_terms(path: str) -> list[str]:
 
 
 _LEAD = re.compile(
-    r"^(?:hi|hey|hello|ok(?:ay)?|so|now|please|pls|can you|could you|would you|"
+    r"^(?:hi|hey|hello|ok(?:ay)?|so|now|please|pls|thanks|can you|could you|would you|"
     r"i want you to|i'd like you to|i need you to|let's|lets|we need to|we should|help me|"
-    r"i want to|go ahead and)\b[\s,:]*", re.I)
+    r"i want to|go ahead and|different thing|another thing|next)\b[\s,:.!]*", re.I)
+_CONVENTIONAL = re.compile(r"^(?:feat|fix|chore|refactor|docs|test|perf|build|ci|style)"
+                           r"(?:\([^)]*\))?!?:\s*", re.I)
+
+
+def title_from_commit(subject: str, max_words: int = 8) -> str:
+    """A title from a commit subject ("feat(auth): add OAuth login" -> "Add OAuth login")."""
+    text = _CONVENTIONAL.sub("", subject.strip()).rstrip(".")
+    words = text.split()[:max_words]
+    while len(words) > 2 and words[-1].lower() in _DANGLING:
+        words.pop()
+    if not words:
+        return ""
+    return " ".join([words[0][:1].upper() + words[0][1:], *words[1:]])
 
 
 _DANGLING = frozenset({"a", "an", "the", "of", "to", "in", "on", "for", "and", "or", "with",
