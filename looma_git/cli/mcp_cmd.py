@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -24,11 +23,14 @@ class McpMissingError(LoomaError):
 
 
 def _serve(ctx: click.Context) -> None:
-    if importlib.util.find_spec("mcp") is None:
-        raise McpMissingError("the MCP server needs the `mcp` package, which is not installed",
-                              hint="pip install 'looma-git[mcp]'")
     paths = repo_paths(ctx)  # fail fast, before the client waits on a server that cannot work
-    from looma_git.mcp.server import serve_stdio
+    try:
+        from looma_git.mcp.server import serve_stdio
+    except ImportError as exc:
+        if exc.name is not None and exc.name.split(".")[0] != "mcp" and exc.name != "mcp_types":
+            raise
+        raise McpMissingError("the MCP server needs the `mcp` package, which is not installed",
+                              hint="pip install 'looma-git[mcp]'") from exc
 
     serve_stdio(require_worktree(paths))
 
