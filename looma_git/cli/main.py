@@ -34,6 +34,9 @@ COMMANDS: dict[str, str] = {
     "unlink": "looma_git.cli.correct_cmd:unlink_cmd",
     "hooks": "looma_git.cli.hooks_cmd:hooks_group",
     "hook": "looma_git.cli.hooks_cmd:hook_group",
+    "share": "looma_git.cli.share_cmd:share_group",
+    "sync": "looma_git.cli.share_cmd:sync_cmd",
+    "conflicts": "looma_git.cli.share_cmd:conflicts_cmd",
     "mcp": "looma_git.cli.mcp_cmd:mcp_group",
 }
 

@@ -1,0 +1,267 @@
+"""Library surface for team sharing: share enable/disable/status, sync, conflicts, prepush."""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from looma_git.errors import LoomaError, UsageError
+from looma_git.gitrepo import RepoPaths
+
+
+class ShareChangeOut(BaseModel):
+    """What `share enable`/`disable` changed in the repository config."""
+
+    remote: str
+    url: str | None
+    added: list[str] = []
+    removed: list[str] = []
+
+
+class ShareStatusOut(BaseModel):
+    """Remotes that carry looma's refs, and curation redirections (remote -> curation)."""
+
+    enabled: list[dict[str, Any]]
+    curation: dict[str, str]
+
+
+class ConflictOpOut(BaseModel):
+    id: str
+    op: str
+    lamport: int
+    actor: str
+    clone: str
+    ts: str
+    payload: dict[str, Any]
+
+
+class ConflictOut(BaseModel):
+    """Concurrent user intents on one target; the later one by (lamport, id) won."""
+
+    target: str
+    kind: str
+    winner: str
+    ops: list[ConflictOpOut]
+
+
+class ConflictsOut(BaseModel):
+    conflicts: list[ConflictOut]
+
+
+class RejectedOut(BaseModel):
+    path: str
+    op_id: str
+    reason: str
+
+
+class SyncOut(BaseModel):
+    """`looma sync --json`: the stable contract."""
+
+    remote: str
+    url: str
+    ops_in: int
+    ops_out: int
+    kept_in: int
+    conflicts: list[ConflictOut]
+    new_conflicts: int
+    pushed: bool
+    fetched: bool
+    retries: int
+    rejected: list[RejectedOut]
+    remote_dropped: int
+    ledger: str | None
+    notes: str | None
+    warnings: list[str]
+
+
+class PrepushOut(BaseModel):
+    """What the pre-push helper did: pushed | skipped | background | failed."""
+
+    status: str
+    remotes: list[str] = []
+    message: str = ""
+
+
+def share_enable(paths: RepoPaths, remote: str = "origin", *, curation_url: str | None = None,
+                 curation_name: str | None = None, git_push: bool = False) -> ShareChangeOut:
+    """Opt `remote` (or a separate curation remote standing in for it) into sharing."""
+    from looma_git.store import share_config
+    from looma_git.store.clone import read_clone_id
+
+    read_clone_id(paths)
+    ch = share_config.enable(paths, remote, curation_url=curation_url,
+                             curation_name=curation_name, git_push=git_push)
+    if git_push:
+        _ensure_notes_ref(paths)
+    return ShareChangeOut(remote=ch.remote, url=ch.url, added=list(ch.added))
+
+
+def _ensure_notes_ref(paths: RepoPaths) -> None:
+    """A configured push refspec whose source is missing fails the user's whole `git push`."""
+    from dulwich.objects import Tree
+
+    from looma_git.store.locking import cas_update
+    from looma_git.store.repo import make_commit, open_repo, write_objects
+
+    with open_repo(paths) as repo:
+        empty = Tree()
+        commit = make_commit(empty.id, [], "looma: notes\n", b"looma <looma@localhost>")
+
+        def build(old: bytes | None) -> bytes | None:
+            if old is not None:
+                return None
+            write_objects(repo, [empty, commit])
+            return bytes(commit.id)
+
+        cas_update(repo, b"refs/notes/looma", build, message=b"looma: notes")
+
+
+def share_disable(paths: RepoPaths, remote: str = "origin") -> ShareChangeOut:
+    """Remove exactly the config `share_enable` added for `remote`."""
+    from looma_git.store import share_config
+
+    ch = share_config.disable(paths, remote)
+    return ShareChangeOut(remote=ch.remote, url=ch.url, removed=list(ch.removed))
+
+
+def share_status(paths: RepoPaths) -> ShareStatusOut:
+    """The sharing configuration as looma reads it."""
+    from looma_git.store import share_config
+
+    st = share_config.read_settings(paths)
+    return ShareStatusOut(
+        enabled=[{"remote": r, "url": share_config.remote_url(paths, r)} for r in st.enabled],
+        curation=dict(st.curation))
+
+
+def resolve_remote(paths: RepoPaths, remote: str | None) -> tuple[str, str]:
+    """(name, url) of the sharing remote to sync: the one named, or the only one enabled."""
+    from looma_git.store import share_config
+
+    st = share_config.read_settings(paths)
+    if remote is None:
+        if not st.enabled:
+            raise UsageError("sharing is not enabled in this clone",
+                             hint="run `looma share enable [REMOTE]` first")
+        if len(st.enabled) > 1:
+            raise UsageError(f"several remotes share looma's refs: {', '.join(st.enabled)}",
+                             hint="name one: `looma sync REMOTE`")
+        remote = st.enabled[0]
+    targets = st.targets_for(remote)
+    if not targets:
+        raise UsageError(f"sharing is not enabled for remote {remote!r}",
+                         hint=f"run `looma share enable {remote}` first")
+    name = targets[0]
+    url = share_config.remote_url(paths, name)
+    if url is None:
+        raise UsageError(f"remote {name!r} has no URL", hint=f"git remote add {name} URL")
+    return name, share_config.resolve_url(paths, url)
+
+
+def _conflict_out(c: Any, ops: dict[str, Any]) -> ConflictOut:
+    out = []
+    for oid in c.ops:
+        op = ops.get(oid)
+        if op is None:
+            continue
+        payload = {k: v for k, v in op.payload.items() if k != "prev"}
+        out.append(ConflictOpOut(id=op.id, op=op.op, lamport=op.lamport,
+                                 actor=f"{op.actor.name} <{op.actor.email}>", clone=op.clone,
+                                 ts=op.ts, payload=payload))
+    return ConflictOut(target=c.target, kind=c.kind, winner=c.winner, ops=out)
+
+
+def sync(paths: RepoPaths, remote: str | None = None, *, fetch: bool = True,
+         push: bool = True) -> SyncOut:
+    """Fetch, union-merge and push looma's refs with a sharing remote (see store/sync.py)."""
+    from looma_git.store import sync as store_sync
+
+    name, url = resolve_remote(paths, remote)
+    r = store_sync.sync(paths, name, url, fetch=fetch, push=push)
+    return SyncOut(
+        remote=r.remote, url=r.url, ops_in=r.ops_in, ops_out=r.ops_out, kept_in=r.kept_in,
+        conflicts=[_conflict_out(c, r.ops) for c in r.conflicts], new_conflicts=r.new_conflicts,
+        pushed=r.pushed, fetched=r.fetched, retries=r.retries,
+        rejected=[RejectedOut(path=x.path, op_id=x.op_id, reason=x.reason) for x in r.rejected],
+        remote_dropped=r.remote_dropped, ledger=r.ledger, notes=r.notes, warnings=r.warnings)
+
+
+def conflicts(paths: RepoPaths) -> ConflictsOut:
+    """Concurrent conflicting user intents in the ledger, each resolved by (lamport, id)."""
+    from looma_git.store.ledger_ref import LedgerStore
+
+    result, folder = LedgerStore(paths).folded()
+    ops = {o.id: o for o in result.ops}
+    return ConflictsOut(conflicts=[_conflict_out(c, ops) for c in folder.state.conflicts])
+
+
+# ---------------------------------------------------------------- pre-push
+
+def prepush(paths: RepoPaths, remote_name: str, budget_s: float = 2.0) -> PrepushOut:
+    """Best-effort sync of looma's refs when the user pushes to `remote_name`; never raises.
+
+    The sync runs in a detached child process: if it has not finished within `budget_s` it
+    keeps going in the background (so a slow network never holds up the user's push, and no
+    ref lock is ever abandoned half-way), logging to `<git-common-dir>/looma/hooks.log`.
+    """
+    try:
+        from looma_git.store import share_config
+
+        targets = share_config.read_settings(paths).targets_for(remote_name)
+        if not targets:
+            return PrepushOut(status="skipped", message=f"sharing not enabled for {remote_name}")
+        args = [str(paths.worktree or ""), str(paths.git_dir), str(paths.common_dir), *targets]
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "import sys; from looma_git.api.sync import _prepush_child;"
+             " sys.exit(_prepush_child(sys.argv[1:]))", *args],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True)
+        try:
+            code = proc.wait(timeout=max(0.0, budget_s))
+        except subprocess.TimeoutExpired:
+            return PrepushOut(status="background", remotes=targets,
+                              message=f"still syncing after {budget_s:.1f} s; continues "
+                                      "in the background (see hooks.log)")
+        if code == 0:
+            return PrepushOut(status="pushed", remotes=targets)
+        return PrepushOut(status="failed", remotes=targets, message="see hooks.log")
+    except Exception as exc:  # the user's push must never fail because of looma
+        return PrepushOut(status="failed", message=f"{type(exc).__name__}: {exc}")
+
+
+def _log(state_dir: Path, message: str) -> None:
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    with contextlib.suppress(OSError), (state_dir / "hooks.log").open("a") as fh:
+        fh.write(f"looma-sync {stamp} {message}\n")
+
+
+def _prepush_child(argv: list[str]) -> int:
+    """Entry of the detached child `prepush` starts: sync each target, log, exit 0/1."""
+    worktree, git_dir, common_dir, *targets = argv
+    paths = RepoPaths(worktree=Path(worktree) if worktree else None, git_dir=Path(git_dir),
+                      common_dir=Path(common_dir))
+    from looma_git.store import share_config
+    from looma_git.store import sync as store_sync
+
+    status = 0
+    for name in targets:
+        try:
+            url = share_config.remote_url(paths, name)
+            if url is None:
+                raise UsageError(f"remote {name!r} has no URL")
+            r = store_sync.sync(paths, name, share_config.resolve_url(paths, url))
+            _log(paths.state_dir, f"pre-push: synced {name}: {r.ops_in} in, {r.ops_out} out, "
+                                  f"pushed={r.pushed}, retries={r.retries}")
+        except LoomaError as exc:
+            status = 1
+            _log(paths.state_dir, f"pre-push: error: sync {name}: {exc.message}")
+        except Exception as exc:
+            status = 1
+            _log(paths.state_dir, f"pre-push: error: sync {name}: {type(exc).__name__}: {exc}")
+    return status

@@ -1,0 +1,149 @@
+"""Talking to a remote through dulwich's clients: fetch looma's two refs, push them by CAS."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from looma_git.errors import RemoteError
+
+if TYPE_CHECKING:
+    from dulwich.repo import Repo
+
+LEDGER = b"refs/looma/ledger"
+NOTES = b"refs/notes/looma"
+WANTED = (LEDGER, NOTES)
+ZERO = b"0" * 40
+
+
+@dataclass(frozen=True)
+class RemoteRefs:
+    """The remote's values of looma's refs (None: the remote has no such ref)."""
+
+    ledger: bytes | None = None
+    notes: bytes | None = None
+
+    def get(self, ref: bytes) -> bytes | None:
+        return self.ledger if ref == LEDGER else self.notes
+
+
+@dataclass
+class PushOutcome:
+    """`ok` when every update landed; `raced` names refs the remote had moved meanwhile."""
+
+    ok: bool
+    raced: list[bytes] = field(default_factory=list)
+    errors: dict[bytes, str] = field(default_factory=dict)
+
+
+def _network_errors() -> tuple[type[BaseException], ...]:
+    from dulwich.client import (
+        HTTPProxyUnauthorized,
+        HTTPUnauthorized,
+        InvalidWants,
+        StrangeHostname,
+        TransportNotAllowed,
+    )
+    from dulwich.errors import GitProtocolError, NotGitRepository, ObjectMissing
+
+    return (OSError, GitProtocolError, NotGitRepository, ObjectMissing, HTTPUnauthorized,
+            HTTPProxyUnauthorized, InvalidWants, StrangeHostname, TransportNotAllowed,
+            ValueError, KeyError)
+
+
+def _client(repo: Repo, url: str) -> tuple[Any, str]:
+    from dulwich.client import get_transport_and_path
+
+    try:
+        return get_transport_and_path(url, config=repo.get_config_stack(), quiet=True)
+    except _network_errors() as exc:
+        raise RemoteError(f"cannot use remote URL {url!r}: {exc}") from exc
+
+
+class _FetchTarget:
+    """The local repo as a fetch target that offers looma's own commits as 'haves'.
+
+    dulwich's default graph walker only advertises refs/heads/*, so without this every sync
+    would download the remote's whole ledger history again.
+    """
+
+    def __init__(self, repo: Repo, haves: list[bytes]) -> None:
+        self._repo = repo
+        self._haves = haves
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._repo, name)
+
+    def get_graph_walker(self, heads: list[bytes] | None = None) -> Any:
+        return self._repo.get_graph_walker(heads=self._haves)  # type: ignore[arg-type]
+
+
+def fetch(repo: Repo, url: str, haves: list[bytes]) -> RemoteRefs:
+    """Download the objects behind the remote's refs/looma/ledger and refs/notes/looma.
+
+    No local ref is touched here; the caller validates what arrived before moving anything.
+    """
+    client, path = _client(repo, url)
+    seen: dict[bytes, bytes] = {}
+    store: Any = repo.object_store
+
+    def determine_wants(refs: dict[bytes, bytes], depth: int | None = None) -> list[bytes]:
+        for name in WANTED:
+            sha = refs.get(name)
+            if sha and sha != ZERO:
+                seen[name] = sha
+        return sorted({s for s in seen.values() if s not in store})
+
+    present = [h for h in dict.fromkeys(haves) if h in store]
+    try:
+        client.fetch(path, _FetchTarget(repo, present), determine_wants=determine_wants)
+    except _network_errors() as exc:
+        raise RemoteError(f"cannot fetch from {url}: {type(exc).__name__}: {exc}",
+                          hint="check the remote URL and your network; nothing was changed "
+                               "locally") from exc
+    for name, sha in seen.items():
+        if sha not in store:
+            raise RemoteError(f"{url} advertised {name.decode()} = {sha.decode()} but did not "
+                              "send it", hint="nothing was changed locally")
+    return RemoteRefs(seen.get(LEDGER), seen.get(NOTES))
+
+
+def push(repo: Repo, url: str, updates: dict[bytes, tuple[bytes | None, bytes]]) -> PushOutcome:
+    """Move each remote ref from `old` to `new` by compare-and-swap, never forced.
+
+    If the remote's current value is not `old` the update is not sent at all (`raced`); the
+    server (or dulwich's local client) also re-checks `old` while holding its ref lock.
+    """
+    client, path = _client(repo, url)
+    outcome = PushOutcome(ok=False)
+
+    def update_refs(refs: dict[bytes, bytes]) -> dict[bytes, bytes]:
+        new = dict(refs)
+        for name, (old, _sha) in updates.items():
+            current = refs.get(name)
+            if current == ZERO:
+                current = None
+            if current != old:
+                outcome.raced.append(name)
+        if outcome.raced:
+            return dict(refs)  # unchanged: nothing is sent
+        for name, (_old, sha) in updates.items():
+            new[name] = sha
+        return new
+
+    def generate_pack_data(have: Any, want: Any, *, ofs_delta: bool = False,
+                           progress: Any = None) -> Any:
+        return repo.generate_pack_data(set(have), set(want), progress=progress,
+                                       ofs_delta=ofs_delta)
+
+    try:
+        result = client.send_pack(path.encode() if isinstance(path, str) else path,
+                                  update_refs, generate_pack_data=generate_pack_data)
+    except _network_errors() as exc:
+        raise RemoteError(f"cannot push to {url}: {type(exc).__name__}: {exc}",
+                          hint="nothing was changed locally; run `looma sync` again") from exc
+    for name, err in (result.ref_status or {}).items():
+        if err is not None:
+            outcome.errors[name] = err
+    outcome.ok = not outcome.raced and not outcome.errors
+    return outcome
