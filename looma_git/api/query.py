@@ -237,11 +237,11 @@ def ask(paths: RepoPaths, query: str, *, limit: int = 10) -> AskOut:
 
 def timeline(paths: RepoPaths, ref: str) -> TimelineOut:
     """Decisions, sessions, commits and ledger ops of one WorkItem, in time order."""
-    from looma_git.api import ledger
+    from looma_git.api.ledger import log as ledger_log
 
     item = resolve_workitem(paths, ref)
     entries: list[TimelineEntry] = []
-    for op in ledger.log(paths):
+    for op in ledger_log(paths):
         tgt = op.target.id
         payload = op.payload or {}
         if tgt == item.id or payload.get("workitem") == item.id or item.id in (
