@@ -313,3 +313,48 @@ def test_mid_rebase_only_queues_and_post_rewrite_catches_up(tmp_path: Path) -> N
     assert rewrites[-1][1] == git(repo, "rev-parse", "HEAD")
     # post-rewrite (rebase) is the catch-up: it tried to start the drainer.
     assert "post-rewrite: error: looma not found" in (state_dir(repo) / "hooks.log").read_text()
+
+
+@pytest.mark.parametrize("layout", ["branch", "detached", "worktree", "sha256", "git-dir-env"])
+def test_queued_sha_is_head_on_every_layout(tmp_path: Path, layout: str) -> None:
+    if layout == "sha256":
+        repo = tmp_path / "repo"
+        repo.mkdir()
+        git(repo, "init", "-q", "--object-format=sha256", "-b", "main")
+        (repo / "a.txt").write_text("a\n")
+        git(repo, "add", "a.txt")
+        git(repo, "commit", "-q", "-m", "first")
+    else:
+        repo = twin(tmp_path)
+    install(repo, python="/gone/python")  # no drainer: read the queue as the shim wrote it
+    where, extra = repo, {"PATH": MINIMAL_PATH}
+    if layout == "detached":
+        git(repo, "checkout", "-q", "--detach")
+    elif layout == "worktree":
+        where = tmp_path / "wt"
+        git(repo, "worktree", "add", "-q", str(where), "-b", "side")
+    elif layout == "git-dir-env":
+        extra.update(GIT_DIR=str(repo / ".git"), GIT_WORK_TREE=str(repo))
+    (where / "a.txt").write_text(f"{layout}\n")
+    rc, _, err = run_git(where, "commit", "-q", "-a", "-m", layout, extra_env=extra)
+    assert (rc, err) == (0, "")
+    head = git(where, "rev-parse", "HEAD")
+    assert (state_dir(repo) / "queue").read_text().split()[0] == head
+
+
+def test_post_commit_fast_path_needs_no_git_process(tmp_path: Path) -> None:
+    repo = twin(tmp_path)
+    install(repo, python="/gone/python")
+    only_date = tmp_path / "only-date"
+    only_date.mkdir()
+    for tool in ("date", "mkdir"):
+        (only_date / tool).symlink_to(f"/bin/{tool}")
+    (repo / "a.txt").write_text("fast\n")
+    git(repo, "add", "a.txt")
+    # git itself by absolute path; the hook's PATH has `date` and `mkdir` but no git.
+    proc = subprocess.run(["/usr/bin/git", "commit", "-q", "-m", "fast"], cwd=repo,
+                          env=env(PATH=str(only_date)), capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL)
+    assert (proc.returncode, proc.stderr) == (0, "")
+    line = (state_dir(repo) / "queue").read_text().split()
+    assert line[0] == git(repo, "rev-parse", "HEAD") and line[1].isdigit()

@@ -4,20 +4,49 @@
 # @HOOK@.looma-chained and runs first with the same arguments and stdin; its exit status is
 # the only status git sees. Everything looma does goes to <git-common-dir>/looma/hooks.log.
 # post-commit runs no Python: it appends "<sha> <unix time>" to the queue and starts one
-# detached `looma hook drain`.
+# detached `looma hook drain` (at most a `git rev-parse` and a `date` on the commit's path).
 LOOMA_HOOK='@HOOK@'
 LOOMA_PYTHON='@PYTHON@'
 looma_nl='
 '
 
-# One git call: per-worktree git dir, common dir (shared state) and HEAD.
-looma_rp=$(git rev-parse --git-dir --git-common-dir HEAD 2>/dev/null)
-looma_gd=${looma_rp%%"$looma_nl"*}
-looma_rest=${looma_rp#*"$looma_nl"}
-looma_cd=${looma_rest%%"$looma_nl"*}
-looma_head=${looma_rest#*"$looma_nl"}
-case $looma_head in *"$looma_nl"*|HEAD|'') looma_head= ;; esac
-[ "$looma_rest" = "$looma_rp" ] && looma_cd=
+# Per-worktree git dir, common dir (shared state) and HEAD. Fast path with shell builtins only
+# (hooks run at the top of the work tree; a branch ref is loose right after a commit);
+# anything unusual (GIT_* exported, reftable, packed ref) asks git with one rev-parse.
+looma_gd= looma_cd= looma_head=
+if [ -z "${GIT_DIR:-}${GIT_WORK_TREE:-}${GIT_COMMON_DIR:-}" ]; then
+    if [ -d .git ]; then
+        looma_gd=.git
+    elif [ -f .git ]; then
+        IFS= read -r looma_l 2>/dev/null <.git
+        case $looma_l in 'gitdir: '*) looma_gd=${looma_l#gitdir: } ;; esac
+    fi
+fi
+if [ -n "$looma_gd" ] && [ -f "$looma_gd/HEAD" ]; then
+    looma_cd=$looma_gd
+    if [ -f "$looma_gd/commondir" ]; then
+        IFS= read -r looma_l 2>/dev/null <"$looma_gd/commondir"
+        case $looma_l in /*) looma_cd=$looma_l ;; *) looma_cd=$looma_gd/$looma_l ;; esac
+    fi
+    IFS= read -r looma_l 2>/dev/null <"$looma_gd/HEAD"
+    case $looma_l in
+        'ref: refs/'*) [ -f "$looma_cd/${looma_l#ref: }" ] &&
+                           IFS= read -r looma_head 2>/dev/null <"$looma_cd/${looma_l#ref: }" ;;
+        *) looma_head=$looma_l ;;
+    esac
+    case $looma_head in *[!0-9a-f]*) looma_head= ;; esac
+    [ ${#looma_head} -eq 40 ] || [ ${#looma_head} -eq 64 ] || looma_head=
+    [ -d "$looma_cd/reftable" ] && looma_head=
+fi
+if [ -z "$looma_head" ]; then
+    looma_rp=$(git rev-parse --git-dir --git-common-dir HEAD 2>/dev/null)
+    looma_gd=${looma_rp%%"$looma_nl"*}
+    looma_rest=${looma_rp#*"$looma_nl"}
+    looma_cd=${looma_rest%%"$looma_nl"*}
+    looma_head=${looma_rest#*"$looma_nl"}
+    case $looma_head in *"$looma_nl"*|HEAD|'') looma_head= ;; esac
+    [ "$looma_rest" = "$looma_rp" ] && looma_cd=
+fi
 looma_st=${looma_cd:+$looma_cd/looma}
 
 # post-rewrite: git's "<old> <new>" lines are kept in memory so the chained hook sees them too.
@@ -31,7 +60,7 @@ looma_run_chained() {
     # A plain sh hook is sourced with $0 set to this path, so hooks that locate their
     # siblings through $0 (husky's `.husky/_/h`) still find them; anything else is executed.
     looma_first=
-    IFS= read -r looma_first <"$looma_chained" 2>/dev/null
+    IFS= read -r looma_first 2>/dev/null <"$looma_chained"
     case $looma_first in
         '#!/bin/sh'|'#!/usr/bin/sh'|'#!/usr/bin/env sh') set -- sh -c '. "$0.looma-chained"' "$0" "$@" ;;
         *) set -- "$looma_chained" "$@" ;;
@@ -73,7 +102,7 @@ looma_drain() {
     # One drainer at a time: skip the launch while the pid in the lock is alive (the drainer
     # re-reads the queue after releasing it, so nothing queued meanwhile is missed).
     looma_pid=
-    [ -f "$looma_st/drain.lock" ] && read -r looma_pid <"$looma_st/drain.lock"
+    [ -f "$looma_st/drain.lock" ] && read -r looma_pid 2>/dev/null <"$looma_st/drain.lock"
     [ -n "$looma_pid" ] && kill -0 "$looma_pid" 2>/dev/null && return 0
     if [ -x "$LOOMA_PYTHON" ]; then
         set -- "$LOOMA_PYTHON" -m looma_git hook drain
