@@ -25,12 +25,13 @@ def _fixtures_root() -> Path:
 
 
 def _run(argv: list[str], cwd: Path, env: dict[str, str], *, show: str | None = None,
-         check: bool = True) -> str:
+         check: bool = True, quiet: bool = False) -> str:
     label = show or " ".join(argv)
-    click.secho(f"\n$ {label}", fg="cyan", bold=True)
+    if not quiet:
+        click.secho(f"\n$ {label}", fg="cyan", bold=True)
     proc = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True)
     out = (proc.stdout + proc.stderr).rstrip()
-    if out:
+    if out and not quiet:
         click.echo(out)
     if check and proc.returncode != 0:
         raise click.ClickException(f"demo step failed ({proc.returncode}): {label}")
@@ -77,15 +78,25 @@ def demo_cmd(target: str | None) -> None:
         step("resume", confident["goal"], show=f'looma resume "{confident["goal"]}"')
     if ambiguous:
         step("resume", ambiguous["goal"], show=f'looma resume "{ambiguous["goal"]}"')
-        # A correction: the user picks letter A from the ambiguous resume and renames it.
-        step("correct", "rename", "A", "Search: indexing pipeline", "--rationale",
-             "clearer name after the ambiguous resume",
-             show='looma correct rename A "Search: indexing pipeline" --rationale "..."')
+        # A correction: the user names the near-ties so they can never be confused again.
+        import json
+
+        out = json.loads(_run([*looma, "resume", ambiguous["goal"], "--json"], repo, env,
+                              quiet=True))
+        for cand in out["candidates"]:
+            if any("rank" in f for f in cand["files"]):
+                step("correct", "rename", cand["letter"], "Search ranking", "--rationale",
+                     "near-tie with search indexing; name it for what it does",
+                     show=f'looma correct rename {cand["letter"]} "Search ranking" '
+                          '--rationale "near-tie with search indexing"')
+                break
+        step("resume", "search ranking", show='looma resume "search ranking"')
     _run(["git", "log", "--notes=looma", "-3", "--format=%h %s%n%N"], repo, env,
          show="git log --notes=looma -3")
     # Sharing: push looma's refs to a bare remote and rebuild them in a second clone.
     remote = base / "team-remote.git"
-    _run(["git", "init", "-q", "--bare", str(remote)], base, env, show="git init --bare team-remote.git")
+    _run(["git", "init", "-q", "--bare", "--initial-branch=main", str(remote)], base, env,
+         show="git init --bare team-remote.git")
     _run(["git", "push", "-q", str(remote), "HEAD:refs/heads/main", "refs/looma/ledger",
           "refs/notes/looma"], repo, env,
          show="git push team-remote.git main refs/looma/ledger refs/notes/looma")
