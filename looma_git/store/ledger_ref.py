@@ -6,7 +6,8 @@ import stat
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from functools import cached_property
+from typing import Any
 
 from looma_git.errors import InvalidDataError, NotFoundError, UsageError
 from looma_git.gitrepo import RepoPaths
@@ -16,7 +17,17 @@ from looma_git.ledger.ops import OP_TYPES, Actor, Op, OpDraft, build_op, op_path
 from looma_git.ledger.projections import FORMAT_FILE, memory_bytes, workitem_bytes
 from looma_git.ledger.state import LedgerState
 from looma_git.store.clone import SYSTEM_ACTOR, read_clone_id, user_actor
+from looma_git.store.ledger_tree import (
+    DIR_MODE,
+    FILE_MODE,
+    LedgerTree,
+    serialize,
+)
+from looma_git.store.ledger_tree import (
+    entry as tree_entry,
+)
 from looma_git.store.locking import cas_update
+from looma_git.store.objects import RawObject, raw_object
 from looma_git.store.repo import (
     get_blob_data,
     get_tree,
@@ -26,18 +37,15 @@ from looma_git.store.repo import (
     write_objects,
 )
 
-if TYPE_CHECKING:
-    from dulwich.objects import Blob, ShaFile, Tree
-
 LEDGER_REF = b"refs/looma/ledger"
-DIR_MODE = stat.S_IFDIR
-FILE_MODE = 0o100644
+_FORMAT = raw_object(b"blob", FORMAT_FILE)
 # Payload keys holding ids, shas or op ids: never redacted (they are not free text).
 _ID_KEYS = {"prev", "workitem", "from", "patch_id", "old", "new", "superseded_by", "by",
             "kind", "lifecycle", "status", "band", "agent", "session", "event", "hash", "id"}
 
 _PARSED: dict[tuple[bytes, str], validate.Parsed] = {}  # (blob id, path) -> parse result
 _FOLDS: dict[str, tuple[bytes, Folder, ReadResult]] = {}  # common dir -> last fold
+_TREES: dict[str, LedgerTree] = {}  # common dir -> tree of the last commit this process wrote
 
 
 @dataclass
@@ -49,7 +57,7 @@ class ReadResult:
     kept: list[validate.KeptFile] = field(default_factory=list)
     rejected: list[validate.Rejected] = field(default_factory=list)
 
-    @property
+    @cached_property
     def max_lamport(self) -> int:
         lams = [o.lamport for o in self.ops] + [k.lamport for k in self.kept
                                                  if k.lamport is not None]
@@ -149,16 +157,20 @@ class LedgerStore:
                 else:
                     folder.apply(ops)
                 folder.finish()
-                commit_id, objects = self._commit(repo, old, ops, folder, actor)
+                commit_id, objects, tree = self._commit(repo, old, ops, folder, actor)
                 write_objects(repo, objects)
-                self._pending = (commit_id, folder, ReadResult(
-                    commit_id, [*result.ops, *ops], result.kept, result.rejected))
+                after = ReadResult(commit_id, [*result.ops, *ops], result.kept, result.rejected)
+                after.__dict__["max_lamport"] = max(  # cached_property, without a rescan
+                    [result.max_lamport, *(o.lamport for o in ops)])
+                self._pending = (commit_id, folder, after)
+                self._pending_tree = tree
                 return commit_id
 
             msg = f"looma: {len(drafts)} op(s) by {actor.kind}"
             _, new = cas_update(repo, LEDGER_REF, build, message=msg.encode())
             if new is not None and self._pending[0] == new:
                 _FOLDS[str(self.paths.common_dir)] = self._pending
+                _TREES[str(self.paths.common_dir)] = self._pending_tree
         return list(written)
 
     def _seal(self, drafts: list[OpDraft], result: ReadResult, folder: Folder, actor: Actor,
@@ -196,70 +208,71 @@ class LedgerStore:
         return out
 
     def _commit(self, repo: Any, parent: bytes | None, ops: list[Op], folder: Folder,
-                actor: Actor) -> tuple[bytes, list[ShaFile]]:
-        from dulwich.objects import Blob, Tree
+                actor: Actor) -> tuple[bytes, list[RawObject], LedgerTree]:
+        """The new ledger commit: only touched ops/<xx> subtrees and dirty projections change."""
+        from looma_git.ledger import yamlio
 
-        objects: list[ShaFile] = []
-        old_root: Tree | None = get_tree(repo, parent) if parent else None
+        key = str(self.paths.common_dir)
+        tree = _TREES.pop(key, None)
+        if tree is None or tree.commit != parent:
+            tree = LedgerTree.load(repo, parent)
+        objects: list[RawObject] = []
 
-        def subtree(root: Tree | None, name: bytes) -> Tree:
-            new = Tree()
-            if root is not None and name in root:
-                mode, sha = root[name]
-                if stat.S_ISDIR(mode):
-                    for item in get_tree(repo, sha).items():
-                        new.add(item.path, item.mode, item.sha)
-            return new
-
-        def blob(data: bytes) -> Blob:
-            b = Blob.from_string(data)
-            objects.append(b)
-            return b
+        def add(type_name: bytes, raw: bytes) -> bytes:
+            obj = raw_object(type_name, raw)
+            objects.append(obj)
+            return obj.id
 
         # ops/: existing files kept byte-for-byte (also unknown-version and rejected ones)
-        ops_tree = subtree(old_root, b"ops")
-        by_prefix: dict[str, list[Op]] = {}
+        by_prefix: dict[bytes, list[Op]] = {}
         for op in ops:
-            by_prefix.setdefault(op.id[:2], []).append(op)
+            by_prefix.setdefault(op.id[:2].encode(), []).append(op)
         for prefix, group in sorted(by_prefix.items()):
-            sub = subtree(ops_tree, prefix.encode())
+            sub = tree.ops_sub(repo, prefix)
             for op in group:
-                from looma_git.ledger import yamlio
-
-                sub.add(f"{op.id}.yaml".encode(), FILE_MODE, blob(yamlio.dump(op.fields())).id)
-            objects.append(sub)
-            ops_tree.add(prefix.encode(), DIR_MODE, sub.id)
-        objects.append(ops_tree)
+                name = f"{op.id}.yaml".encode()
+                sub[name] = tree_entry(FILE_MODE, name, add(b"blob", yamlio.dump(op.fields())))
+            tree.ops[prefix] = tree_entry(DIR_MODE, prefix, add(b"tree", serialize(sub)))
+        root: dict[bytes, bytes] = {
+            b"format.yaml": tree_entry(FILE_MODE, b"format.yaml", _FORMAT.id),
+            b"ops": tree_entry(DIR_MODE, b"ops", add(b"tree", serialize(tree.ops)))}
+        if tree.root.get(b"format.yaml") != root[b"format.yaml"]:
+            objects.append(_FORMAT)
 
         full = getattr(folder, "full", False)
         st = folder.state
-        trees: dict[bytes, Tree] = {}
         for name, items, dirty, render in (
             (b"workitems", st.workitems, folder.dirty_workitems, workitem_bytes),
             (b"memories", st.memories, folder.dirty_memories, memory_bytes),
         ):
-            t = Tree() if full else subtree(old_root, name)
+            old = tree.projections.get(name, {})
+            entries = {} if full else old
             for oid in (items if full else dirty):
                 if oid in items:
-                    t.add(f"{oid}.yaml".encode(), FILE_MODE, blob(render(items[oid])).id)  # type: ignore[arg-type]
-            trees[name] = t
+                    fname = f"{oid}.yaml".encode()
+                    blob = raw_object(b"blob", render(items[oid]))  # type: ignore[arg-type]
+                    line = tree_entry(FILE_MODE, fname, blob.id)
+                    if old.get(fname) != line:
+                        objects.append(blob)  # an unchanged blob is already in the old tree
+                    entries[fname] = line
+            tree.projections[name] = entries
+            if entries:
+                sub_tree = raw_object(b"tree", serialize(entries))
+                root[name] = tree_entry(DIR_MODE, name, sub_tree.id)
+                if root[name] != tree.root.get(name):
+                    objects.append(sub_tree)
         folder.dirty_workitems, folder.dirty_memories = set(), set()
         folder.full = False  # type: ignore[attr-defined]
 
-        root = Tree()
-        root.add(b"format.yaml", FILE_MODE, blob(FORMAT_FILE).id)
-        root.add(b"ops", DIR_MODE, ops_tree.id)
-        for name, t in trees.items():
-            if len(t):
-                objects.append(t)
-                root.add(name, DIR_MODE, t.id)
-        objects.append(root)
+        root_id = add(b"tree", serialize(root))
+        tree.root = root
         author = f"{actor.name} <{actor.email}>".encode()
         kinds = sorted({o.op for o in ops})
-        commit = make_commit(root.id, [parent] if parent else [],
+        commit = make_commit(root_id, [parent] if parent else [],
                              f"looma: {len(ops)} op(s): {', '.join(kinds)}\n", author)
-        objects.append(commit)
-        return commit.id, objects
+        objects.append(RawObject(b"commit", commit.id, commit.as_raw_string()))
+        tree.commit = commit.id
+        return commit.id, objects, tree
 
 
 def _target(d: OpDraft) -> Any:

@@ -6,6 +6,7 @@ import errno
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from looma_git.errors import NotARepositoryError, ReadOnlyError
@@ -14,11 +15,11 @@ from looma_git.gitrepo import RepoPaths
 if TYPE_CHECKING:
     pass
 
-# Fewer objects than this go loose; more go into one pack (a loose object costs ~0.3 ms to
-# create here). Packs pile up, and every pack is searched on each lookup, so trees this
-# process built or read are kept in a content-addressed cache and the next batch never asks
-# the packs for them.
-LOOSE_LIMIT = 100
+# Fewer objects than this go loose; more go into one pack written directly (never through
+# dulwich, whose add_objects re-reads and re-indexes every pack it writes). Packs looma wrote
+# are merged geometrically (store/packs.py) so they do not pile up. Trees this process built
+# or read are kept in a content-addressed cache so the next batch never asks the packs.
+LOOSE_LIMIT = 32
 _TREE_CACHE: dict[bytes, object] = {}  # content-addressed, so never stale
 _TREE_CACHE_MAX = 200_000
 
@@ -40,20 +41,28 @@ def open_repo(paths: RepoPaths) -> Iterator[Any]:
 
 
 def write_objects(repo: Any, objects: list[Any]) -> None:
-    """Add objects not already present: loose when few, one pack when many."""
-    store = repo.object_store
-    unique = list({o.id: o for o in objects}.values())
-    for obj in unique:
+    """Add objects (dulwich ShaFiles or RawObjects): loose when few, one pack when many."""
+    from looma_git.store.objects import RawObject, write_loose, write_pack
+    from looma_git.store.packs import register
+
+    unique: dict[bytes, RawObject] = {}
+    for obj in objects:
+        if isinstance(obj, RawObject):
+            unique.setdefault(obj.id, obj)
+            continue
         if obj.type_name == b"tree":
             _remember(obj)
+        unique.setdefault(obj.id, RawObject(obj.type_name, obj.id, obj.as_raw_string()))
+    if not unique:
+        return
+    store = repo.object_store
     try:
         if len(unique) < LOOSE_LIMIT:
-            for obj in unique:
-                if not store.contains_loose(obj.id):
-                    store.add_object(obj)
+            write_loose(Path(store.path), unique.values())
         else:
-            # a duplicate inside a pack is harmless; probing every object first is not cheap
-            store.add_objects([(o, None) for o in unique])
+            pack_dir = Path(store.pack_dir)
+            register(pack_dir, Path(repo.controldir()) / "looma",
+                     write_pack(pack_dir, unique.values()))
     except OSError as exc:
         raise as_readonly(exc, paths_hint=str(repo.controldir())) from exc
 
