@@ -170,8 +170,9 @@ def write_markdown(rows: list[dict], commits: int) -> None:
                      f"{r['hooked_p90_ms']:.1f} ms | {r['drains']} | {r['drain_ms']:.0f} ms | "
                      f"{r['drainer_rss_mib']:.0f} MiB |")
     entry.append("")
-    entry.append("Target: <= 15 ms added. The commit path runs one `git rev-parse`, one `date` and "
-                 "a detached launch; the drain (ingest + rewrites + linking, at nice 10) happens "
+    entry.append("Target: <= 15 ms added. The commit path reads the git dir and HEAD with shell "
+                 "builtins (one `git rev-parse` only as a fallback), runs one `date` and a "
+                 "detached launch; the drain (ingest + rewrites + linking, at nice 10) happens "
                  "after the commit returned. \"added\" includes that drainer competing for the "
                  "same CPUs with the commits that follow; \"shim only\" is a third twin whose "
                  "shim queues but launches nothing (the critical path alone). Both are medians "
