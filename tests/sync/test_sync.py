@@ -45,6 +45,7 @@ def test_notes_are_regenerated_from_the_merged_fold(tmp_path: Path) -> None:
     bare = make_remote(tmp_path)
     a = make_clone(tmp_path, bare, "a")
     b = make_clone(tmp_path, bare, "b")
+    git(b.worktree, "remote", "set-url", "origin", bare.as_uri())  # file:// works the same
     shas = git(a.worktree, "rev-list", "main").split()
     wa = create(a, "OAuth login")
     link(a, shas[0], wa)

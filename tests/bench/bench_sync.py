@@ -1,0 +1,123 @@
+"""Benchmark: `looma sync` of 1,000 new ops each way between two clones via a local bare remote.
+
+Run: .venv/bin/python tests/bench/bench_sync.py   (prints times, ratios and peak RSS)
+
+Each clone writes 1,000 ops (250 creates, 500 updates, 250 commit links, in batches of 100,
+not timed). Then, each as a fresh `looma sync --json` process (interpreter start included):
+A pushes its 1,000; B fetches them, merges with its own 1,000 and pushes the merge; A fetches
+B's 1,000 (fast-forward). Target: the three syncs together <= 3 s on 2 cores.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from looma_git.api import ledger, sync
+from looma_git.gitrepo import RepoPaths, find_repo
+from looma_git.ledger.ops import OpDraft
+
+
+def git(cwd: Path, *args: str, input: str | None = None) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, input=input, text=True, check=True,
+                          capture_output=True).stdout.strip()
+
+
+def write_ops(paths: RepoPaths, tag: str, shas: list[str]) -> None:
+    wids: list[str] = []
+    for b in range(10):
+        drafts = [OpDraft("workitem.create", {"type": "workitem"},
+                          {"title": f"{tag} item {b}-{i}", "files": [f"src/{tag}/m{b}/f{i}.py"],
+                           "confidence": 0.5}) for i in range(25)]
+        ops = ledger.append(paths, drafts, actor="system")
+        wids += ["wi_" + o.id[:10] for o in ops]
+        drafts = [OpDraft("workitem.update", {"type": "workitem", "id": wids[(b * 7 + i) % len(wids)]},
+                          {"summary": f"{tag} progress {b}.{i}", "confidence": 0.6 + i / 1000})
+                  for i in range(50)]
+        drafts += [OpDraft("commit.link", {"type": "commit", "id": shas[(b * 25 + i) % len(shas)]},
+                           {"workitem": wids[-1 - i], "confidence": 0.8, "by": "hook"})
+                   for i in range(25)]
+        ledger.append(paths, drafts, actor="system")
+
+
+def timed_sync(repo: Path) -> tuple[float, dict]:
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "looma_git", "sync", "--json"], cwd=repo,
+                          capture_output=True, text=True, check=True)
+    return time.perf_counter() - t0, json.loads(proc.stdout)
+
+
+def main() -> None:
+    tmp = Path(tempfile.mkdtemp(prefix="looma-bench-sync-"))
+    os.environ.update(HOME=str(tmp), GIT_CONFIG_NOSYSTEM="1")
+    (tmp / ".gitconfig").write_text("[user]\n\tname = Bench\n\temail = b@e.com\n"
+                                    "[init]\n\tdefaultBranch = main\n")
+    bare = tmp / "remote.git"
+    git(tmp, "init", "-q", "--bare", str(bare))
+    seed = tmp / "seed"
+    seed.mkdir()
+    git(seed, "init", "-q", "-b", "main")
+    lines = []
+    for i in range(500):
+        lines += ["commit refs/heads/main", f"mark :{i + 1}",
+                  f"committer B <b@e.com> {1700000000 + i} +0000", "data 2", "c"]
+        if i:
+            lines.append(f"from :{i}")
+        lines += [f"M 644 inline f{i % 50}.txt", f"data {len(str(i))}", str(i), ""]
+    git(seed, "fast-import", "--quiet", input="\n".join(lines) + "\n")
+    git(seed, "push", "-q", str(bare), "main")
+    clones = []
+    for name in ("a", "b"):
+        git(tmp, "clone", "-q", str(bare), name)
+        paths = find_repo(tmp / name)
+        ledger.init_repo(paths)
+        sync.share_enable(paths, "origin")
+        clones.append(paths)
+    shas = git(seed, "rev-list", "main").split("\n")
+    t0 = time.perf_counter()
+    write_ops(clones[0], "a", shas)
+    write_ops(clones[1], "b", shas)
+    setup = time.perf_counter() - t0
+
+    steps = []
+    for label, paths in (("A pushes 1,000", clones[0]),
+                         ("B fetches 1,000, merges, pushes 1,000", clones[1]),
+                         ("A fetches 1,000 (fast-forward)", clones[0])):
+        seconds, out = timed_sync(paths.worktree)  # type: ignore[arg-type]
+        steps.append((label, seconds, out))
+    total = sum(s for _, s, _ in steps)
+    heads = {git(p.worktree, "rev-parse", "refs/looma/ledger^{tree}") for p in clones}  # type: ignore[arg-type]
+    notes = {git(p.worktree, "rev-parse", "refs/notes/looma^{tree}") for p in clones}  # type: ignore[arg-type]
+    ops = [len(git(p.worktree, "ls-tree", "-r", "refs/looma/ledger", "ops/").splitlines())  # type: ignore[arg-type]
+           for p in clones]
+    t_start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import looma_git.cli.main"], check=True)
+    startup = time.perf_counter() - t_start
+    child_peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+    print(f"machine: nproc={os.cpu_count()} {platform.machine()} Python "
+          f"{platform.python_version()}, {git(tmp, 'version')}")
+    print(f"setup (2 x 1,000 ops written, not timed): {setup:.1f} s")
+    for label, seconds, out in steps:
+        print(f"{label:<42} {seconds:6.2f} s  in={out['ops_in']:<5} out={out['ops_out']:<5} "
+              f"pushed={out['pushed']} retries={out['retries']}")
+    print(f"total of the three syncs: {total:.2f} s (target <= 3 s: "
+          f"{'met' if total <= 3 else 'missed'}); interpreter + CLI import alone: "
+          f"{startup:.2f} s per process")
+    print(f"converged: ledger trees {len(heads) == 1}, notes trees {len(notes) == 1}, "
+          f"op files per clone {ops}")
+    print(f"peak RSS of a sync process: {child_peak:.0f} MiB; "
+          f"this driver: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()
