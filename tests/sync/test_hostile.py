@@ -64,7 +64,7 @@ def team(tmp_path: Path) -> tuple[Path, RepoPaths, RepoPaths]:
 
 
 def test_unknown_version_ops_are_kept_byte_for_byte_and_skipped(team, tmp_path: Path) -> None:
-    bare, a, b = team
+    bare, _a, b = team
     oid = "ab" * 32
     data = b"v: 2\nid: " + oid.encode() + b"\nlamport: 7\nop: future.thing\nshiny: true\n"
     _commit_into(bare, tmp_path, {f"ops/ab/{oid}.yaml": data}, base="refs/looma/ledger")
@@ -82,7 +82,7 @@ def test_unknown_version_ops_are_kept_byte_for_byte_and_skipped(team, tmp_path: 
 
 
 def test_absurd_lamport_jumps_are_rejected_with_a_reason(team, tmp_path: Path) -> None:
-    bare, a, b = team
+    bare, _a, b = team
     ok_id, ok = _op_bytes("Honest op", 5)
     j1, jump1 = _op_bytes("Jumper one", 50_000_000)
     j2, jump2 = _op_bytes("Jumper two", 50_000_001)  # two together still jump
@@ -101,7 +101,7 @@ def test_absurd_lamport_jumps_are_rejected_with_a_reason(team, tmp_path: Path) -
 
 
 def test_an_id_that_does_not_match_its_content_is_rejected(team, tmp_path: Path) -> None:
-    bare, a, b = team
+    bare, _a, b = team
     oid, data = _op_bytes("Original title", 3)
     forged = data.replace(b"Original title", b"Forged title")
     _commit_into(bare, tmp_path, {f"ops/{oid[:2]}/{oid}.yaml": forged}, base="refs/looma/ledger")
@@ -115,7 +115,7 @@ def test_an_id_that_does_not_match_its_content_is_rejected(team, tmp_path: Path)
 
 def test_same_path_different_bytes_is_a_hard_error_and_nothing_is_written(team, tmp_path: Path
                                                                           ) -> None:
-    bare, a, b = team
+    bare, _a, b = team
     oid = next(iter(op_ids(b)))
     path = f"ops/{oid[:2]}/{oid}.yaml"
     original = git(bare, "cat-file", "blob", f"refs/looma/ledger:{path}").encode()
@@ -168,7 +168,7 @@ def _git_fetch(paths: RepoPaths) -> tuple[int, str]:
 
 
 def test_a_remote_ref_that_is_not_a_commit_is_refused(team, tmp_path: Path) -> None:
-    bare, a, b = team
+    bare, _a, b = team
     (tmp_path / "junk").write_text("not a commit\n")
     blob = git(bare, "hash-object", "-w", str(tmp_path / "junk"))
     git(bare, "update-ref", "refs/looma/ledger", blob)
@@ -185,16 +185,16 @@ def test_a_remote_ref_that_is_not_a_commit_is_refused(team, tmp_path: Path) -> N
 
 @pytest.mark.parametrize("path", ["evil.sh", "ops/zz/x.yaml", "ops/ab"])
 def test_a_tree_with_unexpected_entries_is_refused(team, tmp_path: Path, path: str) -> None:
-    bare, a, b = team
+    bare, _a, b = team
     _commit_into(bare, tmp_path, {path: b"#!/bin/sh\n"}, base="refs/looma/ledger")
     before = _refs(b)
-    with pytest.raises(InvalidDataError, match="unexpected entry|not a file"):
+    with pytest.raises(InvalidDataError, match=r"unexpected entry|not a file"):
         sync.sync(b)
     assert _refs(b) == before
 
 
 def test_a_newer_ledger_format_is_refused(team, tmp_path: Path) -> None:
-    bare, a, b = team
+    bare, _a, b = team
     _commit_into(bare, tmp_path, {"format.yaml": b"looma_ledger: 9\n"}, base="refs/looma/ledger")
     before = _refs(b)
     with pytest.raises(InvalidDataError, match="uses ledger format 9"):
@@ -203,7 +203,7 @@ def test_a_newer_ledger_format_is_refused(team, tmp_path: Path) -> None:
 
 
 def test_remote_removed_between_fetch_and_push_leaves_local_refs_unchanged(team) -> None:
-    bare, a, b = team
+    bare, _a, b = team
     create(b, "Unpushed")
     before = _refs(b)
 
@@ -217,7 +217,7 @@ def test_remote_removed_between_fetch_and_push_leaves_local_refs_unchanged(team)
 
 @pytest.mark.parametrize("url", ["/nonexistent/remote.git", "http://127.0.0.1:9/remote.git"])
 def test_an_unreachable_remote_is_a_clear_remote_error(team, url: str) -> None:
-    bare, a, b = team
+    _bare, _a, b = team
     git(b.worktree, "remote", "set-url", "origin", url)
     create(b, "Unpushed")
     before = _refs(b)
