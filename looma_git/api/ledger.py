@@ -61,6 +61,7 @@ def init_repo(paths: RepoPaths) -> InitReport:
     """Idempotent setup: state dir + clone id, notes rewrite config, an empty ledger ref."""
     from looma_git.store.clone import ensure_clone_id
     from looma_git.store.ledger_ref import LEDGER_REF
+    from looma_git.store.notes import NOTES_REF
     from looma_git.store.locking import cas_update
     from looma_git.store.repo import make_commit, open_repo, ref_value, write_objects
 
@@ -101,6 +102,22 @@ def init_repo(paths: RepoPaths) -> InitReport:
 
             _, new = cas_update(repo, LEDGER_REF, build, message=b"looma: init")
             created_ledger = new == commit.id
+        if ref_value(repo, NOTES_REF) is None:
+            # notes.rewriteRef names this ref: git warns on every amend/rebase while it is
+            # missing, so init creates it (an empty notes tree: the projection of no links).
+            from dulwich.objects import Tree as _Tree
+
+            empty = _Tree()
+            notes_commit = make_commit(empty.id, [], "looma: init notes\n",
+                                       b"looma <looma@localhost>")
+
+            def build_notes(old: bytes | None) -> bytes | None:
+                if old is not None:
+                    return None
+                write_objects(repo, [empty, notes_commit])
+                return bytes(notes_commit.id)
+
+            cas_update(repo, NOTES_REF, build_notes, message=b"looma: init notes")
     return InitReport(str(paths.state_dir), clone_id, created, tuple(changed), created_ledger)
 
 

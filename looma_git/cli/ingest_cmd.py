@@ -67,9 +67,11 @@ def _fmt_counts(counts: dict[str, int]) -> str:
                    "opencode, windsurf.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable report.")
 @click.option("--once", is_flag=True, help="Accepted for scripts; ingest is always one pass.")
+@click.option("--refine/--no-refine", "do_refine", default=True, show_default=True,
+              help="Refresh WorkItems, memories and commit links after reading.")
 @click.pass_context
 def ingest_cmd(ctx: click.Context, sources: tuple[str, ...], agents: tuple[str, ...],
-               as_json: bool, once: bool) -> None:
+               as_json: bool, once: bool, do_refine: bool) -> None:
     """Read new records from your coding agents' transcripts into the local store.
 
     Only sessions whose working directory lies in this repository (or one of its worktrees),
@@ -81,14 +83,20 @@ def ingest_cmd(ctx: click.Context, sources: tuple[str, ...], agents: tuple[str, 
       looma ingest --agent claude-code --json
       looma ingest --source claude-code=~/backup/.claude/projects
     """
-    from looma_git.api.ingest import ingest
+    from looma_git.api.update import update
+    from looma_git.settings import load_settings
 
     env = _discovery_env(sources)
+    paths = repo_paths(ctx)
     show_bar = sys.stderr.isatty() and not os.environ.get("LOOMA_NO_PROGRESS") and not as_json
-    report = ingest(repo_paths(ctx), env, agents=list(agents) or None,
-                    progress=_Bar() if show_bar else None)
+    result = update(paths, env, agents=list(agents) or None,
+                    progress=_Bar() if show_bar else None,
+                    settings=load_settings(paths, os.environ), refine=do_refine)
+    report, refined = result.ingest, result.refine
     if as_json:
-        emit_json(report)
+        data = report.model_dump(mode="json")
+        data["refine"] = refined.__dict__ if refined else None
+        emit_json(data)
         return
     click.echo(f"ingested {report.events_added} new event(s)"
                + (f", {report.events_updated} updated" if report.events_updated else "")
@@ -108,3 +116,7 @@ def ingest_cmd(ctx: click.Context, sources: tuple[str, ...], agents: tuple[str, 
                    "(not stored)")
     for note in report.notes:
         click.echo(f"note: {note}")
+    if refined:
+        click.echo(f"work model: {refined.workitems} WorkItems ({refined.promoted} published), "
+                   f"{refined.memories} memories, {refined.links} commit links; "
+                   f"{refined.ops_written} ledger ops written")

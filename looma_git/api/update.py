@@ -1,0 +1,48 @@
+"""Library surface of `looma ingest`: read new transcript records, then refresh the model."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from looma_git.gitrepo import RepoPaths
+from looma_git.ingest.base import DiscoveryEnv
+from looma_git.settings import Settings
+
+
+@dataclass
+class UpdateReport:
+    """What ingest found and what the refinery then published."""
+
+    ingest: Any  # api.ingest.IngestReport
+    refine: Any | None  # api.refine.RefineReport, None when skipped or nothing new
+
+
+def update(paths: RepoPaths, env: DiscoveryEnv, *, agents: list[str] | None = None,
+           progress: Callable[[int, int, str], None] | None = None,
+           settings: Settings | None = None, refine: bool = True) -> UpdateReport:
+    """Ingest; when anything new arrived (or nothing was refined yet), run the refinery."""
+    from looma_git.api.ingest import ingest
+    from looma_git.api.refine import refine_and_publish
+
+    report = ingest(paths, env, agents=agents, progress=progress)
+    changed = bool(report.events_added or report.events_updated)
+    result = None
+    if refine and (changed or not _refined_before(paths)):
+        result = refine_and_publish(paths, by="backfill", settings=settings)
+    return UpdateReport(ingest=report, refine=result)
+
+
+def _refined_before(paths: RepoPaths) -> bool:
+    from looma_git.index import storedb
+
+    if not paths.store_db.exists():
+        return False
+    conn = storedb.connect(paths, readonly=True)
+    try:
+        return conn.execute("SELECT 1 FROM refine_workitems LIMIT 1").fetchone() is not None
+    except Exception:
+        return False
+    finally:
+        conn.close()
