@@ -9,6 +9,7 @@ from looma_git.gitrepo import RepoPaths
 from looma_git.ledger.fold import fold
 from looma_git.ledger.projections import note_texts, projection_files
 from looma_git.store.ledger_ref import LEDGER_REF, read_tree
+from looma_git.store.merge import left_out_by_merge
 from looma_git.store.notes import NOTES_REF, read_notes_map
 from looma_git.store.repo import get_blob_data, get_tree, open_repo, ref_value
 
@@ -116,6 +117,9 @@ def _check_history(repo: Any, head: bytes, problems: list[Finding]) -> int:
                 for name, blob in before.items():
                     if after.get(name) != blob:
                         what = "removed" if name not in after else "changed"
+                        if what == "removed" and left_out_by_merge(
+                                repo, sha, f"ops/{prefix}/{name}", blob):
+                            continue  # a rejected file a sync merge did not take in
                         problems.append(Finding(
                             "history", f"op file ops/{prefix}/{name} was {what} in commit "
                             f"{sha.decode()[:10]}", name.removesuffix(".yaml"),

@@ -18,7 +18,7 @@ from looma_git.ledger.state import LedgerState
 from looma_git.store.ledger_ref import read_tree
 from looma_git.store.notes import _build as build_notes_tree
 from looma_git.store.notes import fanout_level, read_notes_map
-from looma_git.store.repo import get_tree, make_commit
+from looma_git.store.repo import get_blob_data, get_tree, make_commit
 
 if TYPE_CHECKING:
     from dulwich.objects import ShaFile
@@ -122,6 +122,27 @@ def op_files(repo: Repo, commit: bytes) -> dict[str, bytes]:
         for name, blob in _files(repo, sub).items():
             out[f"ops/{prefix.decode()}/{name.decode('utf-8', 'replace')}"] = blob
     return out
+
+
+def left_out_by_merge(repo: Repo, child: bytes, path: str, blob: bytes) -> bool:
+    """Whether a sync merge leaves this op file (absent from `child`) out on purpose.
+
+    True for files that are not trustworthy ops (unreadable, bad id, tampered) or whose
+    lamport jumps absurdly past every op of `child`; `looma verify` does not count their
+    absence as an append-only violation. A valid op or an unknown-version file is never
+    left out, so dropping one is still reported.
+    """
+    try:
+        data = get_blob_data(repo, blob)
+    except KeyError:
+        return True
+    parsed = validate.parse_op_file(path, blob.decode(), data)
+    if isinstance(parsed, validate.Rejected):
+        return True
+    if isinstance(parsed, Op):
+        top = max((o.lamport for o in read_tree(repo, child).ops), default=0)
+        return parsed.lamport > top + LAMPORT_JUMP_LIMIT
+    return False
 
 
 def _lamport_ceiling(lamports: list[int]) -> int:

@@ -94,6 +94,9 @@ def test_absurd_lamport_jumps_are_rejected_with_a_reason(team, tmp_path: Path) -
     assert {r.op_id for r in out.rejected} == {j1, j2}
     assert all("lamport" in r.reason for r in out.rejected)
     assert ok_id in op_ids(b) and not ({j1, j2} & op_ids(b))
+    # leaving hostile files out is not an append-only violation for `looma verify`
+    report = ledger.verify(b)
+    assert report.ok, report.problems
     assert ledger.load_state(b).head_lamport < 1000
     # new local ops keep a sane clock
     assert ledger.append(b, [OpDraft("workitem.create", {"type": "workitem"},
@@ -101,7 +104,7 @@ def test_absurd_lamport_jumps_are_rejected_with_a_reason(team, tmp_path: Path) -
 
 
 def test_an_id_that_does_not_match_its_content_is_rejected(team, tmp_path: Path) -> None:
-    bare, _a, b = team
+    bare, a, b = team
     oid, data = _op_bytes("Original title", 3)
     forged = data.replace(b"Original title", b"Forged title")
     _commit_into(bare, tmp_path, {f"ops/{oid[:2]}/{oid}.yaml": forged}, base="refs/looma/ledger")
@@ -111,6 +114,10 @@ def test_an_id_that_does_not_match_its_content_is_rejected(team, tmp_path: Path)
     assert "does not match its content" in out.rejected[0].reason
     assert op_ids(b) == before
     assert "Forged title" not in {w.title for w in ledger.load_state(b).workitems.values()}
+    sync.sync(a)
+    for clone in (a, b):
+        report = ledger.verify(clone)
+        assert report.ok, report.problems
 
 
 def test_same_path_different_bytes_is_a_hard_error_and_nothing_is_written(team, tmp_path: Path
