@@ -16,7 +16,7 @@ from looma_git.ledger.state import (
 )
 
 _WI_FIELDS = ("title", "kind", "status", "summary", "files", "aliases", "branch", "confidence",
-              "band", "features", "evidence", "sessions")
+              "band", "features", "evidence", "sessions", "last_active")
 _MEM_FIELDS = ("kind", "text", "workitem", "confidence", "band", "features", "lifecycle",
                "superseded_by", "evidence")
 _CONFLICT_KINDS = {("workitem.rename", "workitem.rename"): "rename",

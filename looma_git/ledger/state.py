@@ -38,6 +38,7 @@ class WorkItemState:
     created_lamport: int = 0
     updated_lamport: int = 0
     updated_ts: str = ""
+    last_active: str = ""  # when the work itself last moved (session or commit), not the op
     created_by_op: str = ""
     ops: tuple[str, ...] = ()
 

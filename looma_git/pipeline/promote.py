@@ -36,6 +36,7 @@ def _wi_fields(w: WorkItemView) -> dict[str, Any]:
         "confidence": round(w.confidence.value, 2),
         "features": {k: round(v, 2) for k, v in w.confidence.features},
         "sessions": [{"agent": a, "id": s} for a, s in w.sessions],
+        "last_active": w.last_active,
     }
 
 

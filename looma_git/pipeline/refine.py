@@ -87,6 +87,7 @@ class WorkItemView:
     last_ts: str
     evidence: tuple[Evidence, ...]
     terms: tuple[tuple[str, int], ...]
+    last_active: str = ""  # latest session activity or implementing commit
 
 
 @dataclass(frozen=True)
@@ -277,7 +278,9 @@ def refine(inp: RefineInput) -> RefineResult:
             quarantined=bool(c.seed and c.seed.quarantined),
             first_ts=min((w.start_ts for w in c.windows if w.start_ts), default=""),
             last_ts=max((w.end_ts for w in c.windows if w.end_ts), default=""),
-            evidence=tuple(quotes), terms=tuple(c.terms.most_common(20))))
+            evidence=tuple(quotes), terms=tuple(c.terms.most_common(20)),
+            last_active=max([w.end_ts[:19] + "Z" for w in c.windows if w.end_ts]
+                            + [x.ts for x in commit_objs], default="")))
     return RefineResult(workitems=tuple(items), memories=tuple(memories),
                         links=tuple(links), windows=tuple(windows))
 

@@ -112,6 +112,7 @@ def from_ledger(state: Any) -> list[ItemRecord]:
             branch=_g(it, "branch"), summary=str(_g(it, "summary", "") or ""),
             sessions=sessions, commits=tuple(links_by_wi.get(wid, [])),
             memories=tuple(mems_by_wi.get(wid, [])),
-            updated=str(_g(it, "updated_ts", "") or ""), promoted=True,
+            updated=str(_g(it, "last_active", "") or _g(it, "updated_ts", "") or ""),
+            promoted=True,
             features=tuple(sorted((_g(it, "features", {}) or {}).items()))))
     return out
