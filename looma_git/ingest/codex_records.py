@@ -14,10 +14,9 @@ from looma_git.ingest.agent_text import (
     as_str,
     clip_output,
     command_test_outcome,
-    raw_json,
-    utc_z,
 )
-from looma_git.ingest.base import Skip, event_id
+from looma_git.ingest.base import Skip
+from looma_git.ingest.codex_ids import id_and_raw, ts_of
 from looma_git.ingest.codex_tools import (
     CallSpec,
     call_spec,
@@ -145,7 +144,7 @@ class CodexSession:
     def _feed(self, obj: dict[str, Any], seq: int, loc: str) -> None:
         kind = obj.get("type")
         if isinstance(kind, str) and "payload" in obj:
-            ts = utc_z(obj.get("timestamp"))
+            ts = ts_of(obj.get("timestamp"))
             if ts:
                 self.last_ts = ts
             payload = obj.get("payload")
@@ -172,7 +171,7 @@ class CodexSession:
             return  # bare-era `{"record_type":"state"}` marker
         elif kind is None and ("id" in obj or "instructions" in obj) and "timestamp" in obj:
             self.era = "bare"
-            self.meta(obj, utc_z(obj.get("timestamp")))
+            self.meta(obj, ts_of(obj.get("timestamp")))
         elif isinstance(kind, str):
             if not self.meta_seen:
                 self.era = "bare"
@@ -190,7 +189,7 @@ class CodexSession:
         git = as_dict(p.get("git"))
         self.branch = as_str(git.get("branch")) or self.branch
         self.remote = as_str(git.get("repository_url")) or self.remote
-        self.last_ts = self.last_ts or ts or utc_z(p.get("timestamp"))
+        self.last_ts = self.last_ts or ts or ts_of(p.get("timestamp"))
         for key in ("cli_version", "originator", "forked_from_id"):
             value = as_str(p.get(key))
             if value:
@@ -400,10 +399,11 @@ class CodexSession:
             ts = self.last_ts
             if ts:
                 facts.append(("ts_inferred", "1"))  # bare/legacy eras have no per-line stamps
+        eid, raw = id_and_raw(AGENT, self.sid, seq, obj)
         self.events.append(NormalizedEvent(
-            event_id=event_id(AGENT, self.sid, seq, obj),
+            event_id=eid,
             source=AGENT, session_native_id=self.sid, project_root=self.cwd,
             git_remote=self.remote, git_branch=self.branch, seq=seq, ts=ts, role=role,
-            agent_model=self.model, text=text, tool_calls=calls, raw_json=raw_json(obj),
+            agent_model=self.model, text=text, tool_calls=calls, raw_json=raw,
             extra=tuple(facts),
         ))

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import hashlib
 import os
 import sqlite3
 import stat
@@ -16,27 +14,30 @@ from pathlib import Path
 from looma_git.errors import LockError
 from looma_git.gitrepo import RepoPaths
 from looma_git.index import storedb
-from looma_git.index.event_writer import CursorRow, EventRow, SessionUpsert, extra_json, write_batch
-from looma_git.ingest import noise
+from looma_git.index.event_writer import write_batch
+from looma_git.ingest import parallel
 from looma_git.ingest.attribution import Attributor, load_identity
-from looma_git.ingest.base import Adapter, Cursor, DiscoveryEnv, ReadResult, Skip, Source
+from looma_git.ingest.base import Adapter, Cursor, DiscoveryEnv, Skip, Source
 from looma_git.ingest.paths import PathResolver
+from looma_git.ingest.prepare import Prepared, prepare
 from looma_git.ingest.registry import AdapterUnavailable, all_adapters, get_adapter
-from looma_git.model import NormalizedEvent
-from looma_git.redact import redact
 
 Progress = Callable[[int, int, str], None]
 
 # Sources whose (size, mtime_ns) fully describe a change; directories and databases with
 # side files (WAL) are always handed to their adapter, which diffs by content itself.
 _STAT_SKIPPABLE = frozenset({"jsonl", "json", "text"})
-_FILE_OPS = frozenset({"edit", "write", "read"})
 _MAX_NOTES = 50
 # Several small sources share one commit (each commit costs far more than a few rows);
 # a source's events and its cursor still always commit together.
 _TXN_EVENTS = 5000
 _TXN_SOURCES = 200
 _MAX_SAMPLES = 3
+# Agents whose adapters keep no state between reads, so a forked worker may read them; and
+# how many changed sources make forking worth its start-up cost (a post-commit hook run
+# usually sees one or two).
+_PARALLEL = frozenset({"claude-code", "codex"})
+_MIN_PARALLEL = 16
 
 
 @dataclass
@@ -76,14 +77,18 @@ class RunResult:
 
 
 @contextlib.contextmanager
-def writer_lock(paths: RepoPaths, wait_s: float = 0.0) -> Iterator[None]:
-    """One ingest writer per clone: an exclusive flock on `<state>/ingest.lock`."""
+def writer_lock(paths: RepoPaths, wait_s: float = 0.0) -> Iterator[int | None]:
+    """One ingest writer per clone: an exclusive flock on `<state>/ingest.lock`.
+
+    Yields the locked descriptor (None where flock does not exist) so forked readers can
+    close their copy of it.
+    """
     paths.state_dir.mkdir(parents=True, exist_ok=True)
     lock_path = paths.state_dir / "ingest.lock"
     try:
         import fcntl
     except ImportError:  # Windows: SQLite's own locking still keeps the store consistent
-        yield
+        yield None
         return
     fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
@@ -97,7 +102,7 @@ def writer_lock(paths: RepoPaths, wait_s: float = 0.0) -> Iterator[None]:
                     raise LockError(f"another looma ingest is running ({lock_path})",
                                     hint="wait for it to finish, then retry") from None
                 time.sleep(0.1)
-        yield
+        yield fd
     finally:
         os.close(fd)  # closing the descriptor releases the flock
 
@@ -112,13 +117,28 @@ def _stat_sig(source: Source) -> tuple[int, int] | None:
     return st.st_size, st.st_mtime_ns
 
 
+def default_workers() -> int:
+    """Reader processes for a large ingest: one per CPU this process may use, at most 4."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return max(1, min(4, cpus))
+
+
 def run_ingest(paths: RepoPaths, env: DiscoveryEnv, *, agents: list[str] | None = None,
-               progress: Progress | None = None, lock_wait_s: float = 0.0) -> RunResult:
-    """One pass over every adapter's sources; see DESIGN.md §3 and docs/adapters.md."""
+               progress: Progress | None = None, lock_wait_s: float = 0.0,
+               workers: int | None = None) -> RunResult:
+    """One pass over every adapter's sources; see DESIGN.md §3 and docs/adapters.md.
+
+    With `workers` > 1 (default: one per CPU) and enough changed sources, sources are read,
+    filtered and redacted in forked processes; storing stays in this process, in source
+    order, so the store ends up exactly as a sequential run leaves it.
+    """
     started = time.monotonic()
     result = RunResult()
     names = agents or all_adapters()
-    with writer_lock(paths, lock_wait_s):
+    with writer_lock(paths, lock_wait_s) as lock_fd:
         conn = storedb.connect(paths)
         try:
             storedb.ensure_schema(conn)
@@ -146,17 +166,13 @@ def run_ingest(paths: RepoPaths, env: DiscoveryEnv, *, agents: list[str] | None 
                     if isinstance(s, Skip):
                         result.skip(stats, s)
                 plan.append((name, adapter, sources))
-            total = sum(len(s) for _, _, s in plan)
-            done = 0
-            for name, adapter, sources in plan:
-                for source in sources:
-                    if progress is not None:
-                        progress(done, total, f"{name} {source.path.name}")
-                    runner.source(name, adapter, source)
-                    done += 1
+            items = [runner.item(name, adapter, source)
+                     for name, adapter, sources in plan for source in sources]
+            n_workers = default_workers() if workers is None else workers
+            runner.run(items, progress, n_workers, (lock_fd,) if lock_fd is not None else ())
             runner.commit()
             if progress is not None:
-                progress(done, total, "done")
+                progress(len(items), len(items), "done")
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
@@ -165,6 +181,18 @@ def run_ingest(paths: RepoPaths, env: DiscoveryEnv, *, agents: list[str] | None 
             conn.close()
     result.duration_s = time.monotonic() - started
     return result
+
+
+@dataclass(frozen=True)
+class _Item:
+    """One source of the run with what its turn needs: stat signature and stored cursor."""
+
+    agent: str
+    adapter: Adapter
+    source: Source
+    sig: tuple[int, int] | None
+    cursor: Cursor | None
+    unchanged: bool
 
 
 class _Runner:
@@ -182,6 +210,7 @@ class _Runner:
         self.now = int(time.time())
         self.txn_events = 0
         self.txn_sources = 0
+        self.items: list[_Item] = []
 
     def commit(self) -> None:
         """Commit the open multi-source transaction, if any."""
@@ -189,59 +218,83 @@ class _Runner:
             self.conn.execute("COMMIT")
         self.txn_events = self.txn_sources = 0
 
-    def source(self, agent: str, adapter: Adapter, source: Source) -> None:
-        stats = self.result.agents[agent]
-        stats.sources += 1
+    def item(self, agent: str, adapter: Adapter, source: Source) -> _Item:
+        """Stat a source and decide whether its stored cursor already covers it."""
         sig = _stat_sig(source)
         row = self.cursors.get(source.source_id)
-        if row is not None and sig is not None and source.kind in _STAT_SKIPPABLE \
-                and (row["size"], row["mtime_ns"]) == sig:
-            stats.unchanged += 1
-            return
+        unchanged = row is not None and sig is not None and source.kind in _STAT_SKIPPABLE \
+            and (row["size"], row["mtime_ns"]) == sig
         cursor = None if row is None else Cursor(
             offset=row["offset"] or 0, head_fp=row["head_fp"] or "",
             content_hash=row["content_hash"] or "", state=row["state"] or "")
-        try:
-            rr = adapter.read(source, cursor)
-        except Exception as exc:  # a broken/locked source is skipped with its location
-            self.result.skip(stats, Skip("adapter_error", f"{source.path}: "
-                                                          f"{type(exc).__name__}: {exc}"))
-            return
-        self._store(agent, source, sig, rr, stats)
+        return _Item(agent, adapter, source, sig, cursor, unchanged)
 
-    def _store(self, agent: str, source: Source, sig: tuple[int, int] | None, rr: ReadResult,
-               stats: AgentStats) -> None:
-        counts: dict[tuple[str, str], int] = {}
-        for s in rr.skips:
+    def run(self, items: list[_Item], progress: Progress | None, workers: int,
+            close_fds: tuple[int, ...]) -> None:
+        """Read and store every item in order, reading in worker processes when it pays."""
+        self.items = items
+        par = [i for i, it in enumerate(items) if not it.unchanged and it.agent in _PARALLEL]
+        pooled = workers > 1 and len(par) >= _MIN_PARALLEL and parallel.fork_available()
+        results = parallel.ordered_map(self.prepare_item, par, workers, close_fds) \
+            if pooled else None
+        with contextlib.ExitStack() as stack:
+            if results is not None:
+                stack.callback(results.close)
+            for i, it in enumerate(items):
+                if progress is not None:
+                    progress(i, len(items), f"{it.agent} {it.source.path.name}")
+                stats = self.result.agents[it.agent]
+                stats.sources += 1
+                if it.unchanged:
+                    stats.unchanged += 1
+                    continue
+                if results is not None and it.agent in _PARALLEL:
+                    j, prep = next(results)
+                    assert j == i, "worker results out of order"
+                    if any((it.agent, sid) in self.known for sid in prep.not_ours):
+                        # A session became ours earlier in this run, after the fork.
+                        prep = self.prepare_item(i)
+                else:
+                    prep = self.prepare_item(i)
+                self._apply(it, prep, stats)
+
+    def prepare_item(self, i: int) -> Prepared:
+        """Read item `i` and turn it into rows (pure: runs in a worker or here)."""
+        it = self.items[i]
+        try:
+            rr = it.adapter.read(it.source, it.cursor)
+        except Exception as exc:  # a broken/locked source is skipped with its location
+            return Prepared(error=Skip("adapter_error", f"{it.source.path}: "
+                                                        f"{type(exc).__name__}: {exc}"))
+        return prepare(it.agent, it.source, it.sig, rr, self.attr, self.resolver,
+                       lambda agent, sid: (agent, sid) in self.known)
+
+    def _apply(self, it: _Item, p: Prepared, stats: AgentStats) -> None:
+        """Count one prepared source and store its rows and cursor together."""
+        if p.error is not None:
+            self.result.skip(stats, p.error)
+            return
+        for s in p.skips:
             self.result.skip(stats, s)
-            counts[("skipped", s.reason)] = counts.get(("skipped", s.reason), 0) + 1
-        for reason, n in rr.noise.items():
+        for reason, n in p.noise.items():
             stats.noise[reason] = stats.noise.get(reason, 0) + n
-            counts[("noise", reason)] = counts.get(("noise", reason), 0) + n
-        for n_ in rr.notes:
+        for n_ in p.notes:
             self.result.note(n_)
-        events = self._filter(rr.events, stats, counts)
-        ours = self._attributed_sessions(agent, events)
-        rows: list[EventRow] = []
-        sessions: dict[str, SessionUpsert] = {}
-        for ev in events:
-            if ev.session_native_id not in ours:
-                self.result.unattributed_events += 1
-                continue
-            rows.append(self._row(agent, ev, counts))
-            sessions[ev.session_native_id] = self._session(agent, source, ev,
-                                                           sessions.get(ev.session_native_id))
-        c = rr.cursor
-        cur = CursorRow(source.source_id, agent, str(source.path), c.offset, c.head_fp,
-                        c.content_hash, c.state, sig[0] if sig else None,
-                        sig[1] if sig else None)
-        count_rows = [(self.run_id, kind, f"{agent}:{key}", n) for (kind, key), n in
-                      sorted(counts.items())]
+        for reason, n in p.filter_noise.items():
+            stats.noise[reason] = stats.noise.get(reason, 0) + n
+        self.result.unattributed_events += p.unattributed
+        red = self.result.redactions
+        for hits in p.row_hits:
+            for kind, n in hits.items():
+                red[kind] = red.get(kind, 0) + n
+        assert p.cursor is not None
+        count_rows = [(self.run_id, kind, f"{it.agent}:{key}", n) for (kind, key), n in
+                      sorted(p.counts.items())]
         if not self.conn.in_transaction:
             self.conn.execute("BEGIN IMMEDIATE")
-        wr = write_batch(self.conn, rows, list(sessions.values()), cur, count_rows, self.now,
-                         own_transaction=False)
-        self.txn_events += len(rows)
+        wr = write_batch(self.conn, p.rows, list(p.sessions.values()), p.cursor, count_rows,
+                         self.now, own_transaction=False)
+        self.txn_events += len(p.rows)
         self.txn_sources += 1
         if self.txn_events >= _TXN_EVENTS or self.txn_sources >= _TXN_SOURCES:
             self.commit()
@@ -249,86 +302,7 @@ class _Runner:
         stats.events_updated += wr.updated
         new_sessions = {sid for (_, sid) in wr.sessions_with_new}
         stats.sessions += len(new_sessions)
-        self.known.update((agent, sid) for sid in ours)
-
-    def _filter(self, events: list[NormalizedEvent], stats: AgentStats,
-                counts: dict[tuple[str, str], int]) -> list[NormalizedEvent]:
-        """The engine's own noise pass, applied to every adapter's output."""
-        acks = noise.AckFilter()
-        kept: list[NormalizedEvent] = []
-        for ev in events:
-            reason: str | None = None
-            text = ev.text or ""
-            if ev.role == "user" and text:
-                clean, _ = noise.clean_text(text)
-                reason = noise.classify_prompt(clean) if clean else noise.WRAPPER_TAG
-                if reason is None and clean != text:
-                    ev = dataclasses.replace(ev, text=clean)
-                    text = clean
-            elif not text.strip() and not ev.tool_calls:
-                reason = noise.EMPTY
-            if reason is None and not ev.tool_calls and ev.role in ("user", "assistant") \
-                    and acks.is_repeat(ev.session_native_id, ev.role, text.strip()):
-                reason = noise.REPEATED_ACK
-            if reason is not None:
-                stats.noise[reason] = stats.noise.get(reason, 0) + 1
-                counts[("noise", reason)] = counts.get(("noise", reason), 0) + 1
-                continue
-            kept.append(ev)
-        return kept
-
-    def _attributed_sessions(self, agent: str, events: list[NormalizedEvent]) -> set[str]:
-        ours: set[str] = set()
-        for ev in events:
-            sid = ev.session_native_id
-            if sid in ours:
-                continue
-            if (agent, sid) in self.known or self.attr.attributes(ev.project_root, ev.git_remote):
-                ours.add(sid)
-        return ours
-
-    def _redact(self, text: str) -> str:
-        if not text:
-            return text
-        red = redact(text)
-        for kind, n in red.hits.items():
-            self.result.redactions[kind] = self.result.redactions.get(kind, 0) + n
-        return red.text
-
-    def _row(self, agent: str, ev: NormalizedEvent, counts: dict[tuple[str, str], int]
-             ) -> EventRow:
-        text = self._redact(ev.text)
-        raw = self._redact(ev.raw_json)
-        tools = []
-        files = []
-        for idx, tc in enumerate(ev.tool_calls):
-            command = self._redact(tc.command) if tc.command else tc.command
-            tools.append((idx, tc.name, tc.kind, command, tc.exit_code, int(tc.is_error),
-                          tc.test_outcome))
-            if tc.kind in _FILE_OPS:
-                for p in tc.paths:
-                    files.append((idx, p, self.resolver.relpath(p, ev.project_root), tc.kind))
-        extra = extra_json(ev.extra)
-        h = hashlib.sha256()
-        for part in (ev.role, ev.ts or "", ev.agent_model or "", ev.git_branch or "", text, raw,
-                     extra or "", repr(tools), repr(files)):
-            h.update(part.encode("utf-8", "surrogatepass"))
-            h.update(b"\x00")
-        return EventRow(ev.event_id, agent, ev.session_native_id, ev.seq, ev.ts, ev.role,
-                        ev.agent_model, ev.git_branch, text, raw, ev.schema_version, extra,
-                        h.hexdigest()[:24], tuple(tools), tuple(files))
-
-    def _session(self, agent: str, source: Source, ev: NormalizedEvent,
-                 prev: SessionUpsert | None) -> SessionUpsert:
-        extra = dict(ev.extra)
-        root = prev.project_root if prev and prev.project_root else ev.project_root
-        return SessionUpsert(
-            agent=agent, session_id=ev.session_native_id, project_root=root,
-            git_remote=ev.git_remote or (prev.git_remote if prev else None),
-            git_branch=ev.git_branch or (prev.git_branch if prev else None),
-            source_path=prev.source_path if prev else str(source.path),
-            parent_session=extra.get("parent_session") or (prev.parent_session if prev else None),
-            is_subagent=extra.get("is_subagent") == "1" or bool(prev and prev.is_subagent))
+        self.known.update((it.agent, sid) for sid in p.ours)
 
 
 def default_env(home: Path) -> DiscoveryEnv:

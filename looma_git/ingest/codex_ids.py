@@ -1,0 +1,44 @@
+"""Codex event ids and raw JSON from one canonical dump per record, and cached timestamps."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from looma_git.ingest.agent_text import RAW_JSON_MAX, raw_json, utc_z
+from looma_git.ingest.base import event_id
+
+_TS_CACHE: dict[str, str | None] = {}
+_TS_CACHE_MAX = 4096
+
+
+def ts_of(value: Any) -> str | None:
+    """`utc_z(value)`, memoized for strings: a rollout repeats each timestamp on many records."""
+    if not isinstance(value, str):
+        return utc_z(value)
+    hit = _TS_CACHE.get(value, _TS_CACHE)
+    if hit is not _TS_CACHE:
+        return hit  # type: ignore[return-value]
+    out = utc_z(value)
+    if len(_TS_CACHE) >= _TS_CACHE_MAX:
+        _TS_CACHE.clear()
+    _TS_CACHE[value] = out
+    return out
+
+
+def id_and_raw(agent: str, sid: str, seq: int, obj: Any) -> tuple[str, str]:
+    """`(event_id(agent, sid, seq, obj), raw_json(obj))` with `obj` serialized once.
+
+    Both are the sorted, compact, non-ASCII-escaping dump of `obj`; event_id wraps it in the
+    JSON array of its parts. Records come from json.loads, so `default=str` in event_id never
+    fires and the two dumps are the same text. Anything unusual takes the original calls.
+    """
+    try:
+        blob = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+        head = json.dumps([agent, sid, seq], ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):
+        return event_id(agent, sid, seq, obj), raw_json(obj)
+    whole = f"{head[:-1]},{blob}]"
+    eid = hashlib.sha256(whole.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return eid, blob if len(blob) <= RAW_JSON_MAX else raw_json(obj)

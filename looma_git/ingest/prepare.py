@@ -1,0 +1,149 @@
+"""One source's ReadResult turned into storable rows: noise filter, attribution, redaction."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from looma_git.index.event_writer import CursorRow, EventRow, SessionUpsert, extra_json
+from looma_git.ingest import noise
+from looma_git.ingest.attribution import Attributor
+from looma_git.ingest.base import ReadResult, Skip, Source
+from looma_git.ingest.paths import PathResolver
+from looma_git.model import NormalizedEvent
+from looma_git.redact import redact
+
+_FILE_OPS = frozenset({"edit", "write", "read"})
+
+
+@dataclass
+class Prepared:
+    """Everything `_Runner` stores for one source, computed without touching the store.
+
+    Pure given the ReadResult, the attribution identity and the set of sessions already known
+    to be ours, so it can be computed in a worker process and applied in source order.
+    """
+
+    skips: list[Skip] = field(default_factory=list)
+    noise: dict[str, int] = field(default_factory=dict)  # the adapter's noise counts
+    notes: list[str] = field(default_factory=list)
+    filter_noise: dict[str, int] = field(default_factory=dict)  # the engine's noise pass
+    counts: dict[tuple[str, str], int] = field(default_factory=dict)
+    rows: list[EventRow] = field(default_factory=list)
+    row_hits: list[dict[str, int]] = field(default_factory=list)  # redactions per row
+    sessions: dict[str, SessionUpsert] = field(default_factory=dict)
+    ours: set[str] = field(default_factory=set)
+    not_ours: set[str] = field(default_factory=set)  # judged foreign with the known set used
+    unattributed: int = 0
+    cursor: CursorRow | None = None
+    error: Skip | None = None  # adapter.read raised: nothing else is set
+
+
+def prepare(agent: str, source: Source, sig: tuple[int, int] | None, rr: ReadResult,
+            attr: Attributor, resolver: PathResolver,
+            is_known: Callable[[str, str], bool]) -> Prepared:
+    """Filter, attribute and redact one source's events into rows plus its new cursor."""
+    p = Prepared(skips=list(rr.skips), noise=dict(rr.noise), notes=list(rr.notes))
+    counts = p.counts
+    for s in rr.skips:
+        counts[("skipped", s.reason)] = counts.get(("skipped", s.reason), 0) + 1
+    for reason, n in rr.noise.items():
+        counts[("noise", reason)] = counts.get(("noise", reason), 0) + n
+    events = _filter(rr.events, p)
+    for ev in events:
+        sid = ev.session_native_id
+        if sid in p.ours:
+            continue
+        # A session is ours when any of its events' cwd/remote is (cwds can change mid-run).
+        if is_known(agent, sid) or attr.attributes(ev.project_root, ev.git_remote):
+            p.ours.add(sid)
+            p.not_ours.discard(sid)
+        else:
+            p.not_ours.add(sid)
+    for ev in events:
+        if ev.session_native_id not in p.ours:
+            p.unattributed += 1
+            continue
+        hits: dict[str, int] = {}
+        p.rows.append(_row(agent, ev, resolver, hits))
+        p.row_hits.append(hits)
+        p.sessions[ev.session_native_id] = _session(agent, source, ev,
+                                                    p.sessions.get(ev.session_native_id))
+    c = rr.cursor
+    p.cursor = CursorRow(source.source_id, agent, str(source.path), c.offset, c.head_fp,
+                         c.content_hash, c.state, sig[0] if sig else None,
+                         sig[1] if sig else None)
+    return p
+
+
+def _filter(events: list[NormalizedEvent], p: Prepared) -> list[NormalizedEvent]:
+    """The engine's own noise pass, applied to every adapter's output."""
+    acks = noise.AckFilter()
+    kept: list[NormalizedEvent] = []
+    for ev in events:
+        reason: str | None = None
+        text = ev.text or ""
+        if ev.role == "user" and text:
+            clean, _ = noise.clean_text(text)
+            reason = noise.classify_prompt(clean) if clean else noise.WRAPPER_TAG
+            if reason is None and clean != text:
+                ev = dataclasses.replace(ev, text=clean)
+                text = clean
+        elif not text.strip() and not ev.tool_calls:
+            reason = noise.EMPTY
+        if reason is None and not ev.tool_calls and ev.role in ("user", "assistant") \
+                and acks.is_repeat(ev.session_native_id, ev.role, text.strip()):
+            reason = noise.REPEATED_ACK
+        if reason is not None:
+            p.filter_noise[reason] = p.filter_noise.get(reason, 0) + 1
+            p.counts[("noise", reason)] = p.counts.get(("noise", reason), 0) + 1
+            continue
+        kept.append(ev)
+    return kept
+
+
+def _redact(text: str, hits: dict[str, int]) -> str:
+    if not text:
+        return text
+    red = redact(text)
+    for kind, n in red.hits.items():
+        hits[kind] = hits.get(kind, 0) + n
+    return red.text
+
+
+def _row(agent: str, ev: NormalizedEvent, resolver: PathResolver,
+         hits: dict[str, int]) -> EventRow:
+    text = _redact(ev.text, hits)
+    raw = _redact(ev.raw_json, hits)
+    tools = []
+    files = []
+    for idx, tc in enumerate(ev.tool_calls):
+        command = _redact(tc.command, hits) if tc.command else tc.command
+        tools.append((idx, tc.name, tc.kind, command, tc.exit_code, int(tc.is_error),
+                      tc.test_outcome))
+        if tc.kind in _FILE_OPS:
+            for path in tc.paths:
+                files.append((idx, path, resolver.relpath(path, ev.project_root), tc.kind))
+    extra = extra_json(ev.extra)
+    # One encode + one update: the same digest as updating part by part, NUL-terminated.
+    blob = "\x00".join((ev.role, ev.ts or "", ev.agent_model or "", ev.git_branch or "", text,
+                        raw, extra or "", repr(tools), repr(files), ""))
+    sig = hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    return EventRow(ev.event_id, agent, ev.session_native_id, ev.seq, ev.ts, ev.role,
+                    ev.agent_model, ev.git_branch, text, raw, ev.schema_version, extra,
+                    sig, tuple(tools), tuple(files))
+
+
+def _session(agent: str, source: Source, ev: NormalizedEvent,
+             prev: SessionUpsert | None) -> SessionUpsert:
+    extra = dict(ev.extra)
+    root = prev.project_root if prev and prev.project_root else ev.project_root
+    return SessionUpsert(
+        agent=agent, session_id=ev.session_native_id, project_root=root,
+        git_remote=ev.git_remote or (prev.git_remote if prev else None),
+        git_branch=ev.git_branch or (prev.git_branch if prev else None),
+        source_path=prev.source_path if prev else str(source.path),
+        parent_session=extra.get("parent_session") or (prev.parent_session if prev else None),
+        is_subagent=extra.get("is_subagent") == "1" or bool(prev and prev.is_subagent))
