@@ -85,6 +85,34 @@ def load_items(paths: RepoPaths) -> tuple[Any, list[ItemRecord]]:
     return state, from_ledger(state)
 
 
+# Records per (common dir, ledger head): a process (the MCP server) folds a head once.
+_RECORDS: dict[str, tuple[str, list[ItemRecord]]] = {}
+
+
+def load_records(paths: RepoPaths, head: str | None = None) -> list[ItemRecord]:
+    """The live WorkItems at the ledger head, without folding the ledger when it has not moved.
+
+    Folding parses every op file (seconds for thousands of ops), so the records of a head are
+    kept per process and as a JSON snapshot in the state dir; both are keyed by the head
+    commit, which changes with every ledger write (and every sync that brings ops).
+    """
+    from looma_git.retrieval import snapshot
+
+    head = head or ledger_head(paths)
+    key = str(paths.common_dir)
+    if head is None:
+        return load_items(paths)[1]
+    cached = _RECORDS.get(key)
+    if cached is not None and cached[0] == head:
+        return cached[1]
+    items = snapshot.load(paths.state_dir, head)
+    if items is None:
+        _state, items = load_items(paths)
+        snapshot.save(paths.state_dir, head, items)
+    _RECORDS[key] = (head, items)
+    return items
+
+
 def reindex(paths: RepoPaths, *, full: bool = True) -> ReindexReport:
     """Rebuild (full) or refresh the Tantivy index and vectors from the ledger + local events."""
     from looma_git.index import storedb
@@ -97,6 +125,10 @@ def reindex(paths: RepoPaths, *, full: bool = True) -> ReindexReport:
     with index_writer_lock(paths.state_dir):
         head = ledger_head(paths)
         _state, items = load_items(paths)
+        if head is not None:
+            from looma_git.retrieval import snapshot
+
+            snapshot.save(paths.state_dir, head, items)
         meta = read_meta(paths.state_dir)
         full = full or meta is None
         # A full rebuild wipes whatever is there, damaged or not.
@@ -162,11 +194,16 @@ def _embed(paths: RepoPaths, items: list[ItemRecord], report: ReindexReport) -> 
 def ensure_fresh(paths: RepoPaths) -> bool:
     """Refresh the index when the ledger moved, events arrived, or it is missing/corrupt.
     Returns True when work was done."""
+    return fresh_head(paths)[1]
+
+
+def fresh_head(paths: RepoPaths) -> tuple[str | None, bool]:
+    """`ensure_fresh` that also returns the ledger head it checked (one `git rev-parse`)."""
     from looma_git.index.meta import read_meta
 
     meta = read_meta(paths.state_dir)
     head = ledger_head(paths)
     if meta is None or meta.is_stale(head) or not fulltext_dir(paths).exists():
         reindex(paths, full=meta is None)
-        return True
-    return False
+        return head, True
+    return head, False

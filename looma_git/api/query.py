@@ -26,10 +26,10 @@ from looma_git.schemas import (
 LAST_RESUME = "last-resume.json"
 
 
-def _items(paths: RepoPaths) -> list[ItemRecord]:
-    from looma_git.api.index import load_items
+def _items(paths: RepoPaths, head: str | None = None) -> list[ItemRecord]:
+    from looma_git.api.index import load_records
 
-    return load_items(paths)[1]
+    return load_records(paths, head)
 
 
 def _work_out(it: ItemRecord) -> WorkItemOut:
@@ -58,6 +58,30 @@ def _candidate(m: match.Match, letter: str) -> CandidateOut:
         sessions=[SessionRef(agent=a, id=s) for a, s in it.sessions], last_active=it.updated)
 
 
+# One embedder per process: loading the ONNX session costs ~0.4 s, and a long-lived
+# process (the MCP server) answers many goals. Only a successful load is kept, so a model
+# installed later is picked up (a failed load is cheap: an import or a hash check).
+_EMBEDDER: Any = None
+
+
+def _embedder() -> Any:
+    global _EMBEDDER
+    if _EMBEDDER is None:
+        from looma_git.index.embedder import load_default
+
+        _EMBEDDER = load_default()
+    return _EMBEDDER
+
+
+def _rank(paths: RepoPaths, goal: str, items: list[ItemRecord]) -> list[match.Match]:
+    """Lexical ranking, boosted by cosines only when they could change the outcome."""
+    lexical = match.rank(goal, items)
+    if not match.semantic_can_change(lexical):
+        return lexical
+    semantic = _semantic(paths, goal)
+    return match.rank(goal, items, semantic) if semantic else lexical
+
+
 def _semantic(paths: RepoPaths, goal: str) -> dict[str, float] | None:
     """Cosine of the goal against WorkItem vectors, when a model and vectors exist."""
     from looma_git.api.index import vectors_path
@@ -65,10 +89,9 @@ def _semantic(paths: RepoPaths, goal: str) -> dict[str, float] | None:
     if not vectors_path(paths).exists():
         return None
     try:
-        from looma_git.index.embedder import load_default
         from looma_git.index.vectors import VectorStore
 
-        emb = load_default()
+        emb = _embedder()
         if emb is None:
             return None
         vec = emb.embed([goal])[0]
@@ -116,11 +139,10 @@ def _session_rows(paths: RepoPaths, sessions: tuple[tuple[str, str], ...]) -> li
 def resume(paths: RepoPaths, goal: str | None = None, *, work_ref: str | None = None,
            budget: int = bundle_mod.DEFAULT_BUDGET) -> ResumeOut:
     """confident (one bundle) / ambiguous (near-ties side by side) / cold (say so)."""
-    from looma_git.api.index import ensure_fresh
+    from looma_git.api.index import fresh_head
     from looma_git.store.gitfacts import head_state
 
-    ensure_fresh(paths)
-    items = _items(paths)
+    items = _items(paths, fresh_head(paths)[0])
     letters = string.ascii_uppercase
     if work_ref:
         item = resolve_workitem(paths, work_ref, items)
@@ -128,18 +150,15 @@ def resume(paths: RepoPaths, goal: str | None = None, *, work_ref: str | None = 
                         matched_terms=())
         state, chosen = "confident", [m]
     elif goal:
-        ranked = match.rank(goal, items, _semantic(paths, goal))
+        ranked = _rank(paths, goal, items)
         state, chosen = match.outcome(ranked)
     else:
-        recent = sorted(items, key=lambda it: (it.updated, it.confidence), reverse=True)
+        from looma_git.retrieval.recent import most_recent
+
+        branch = head_state(require_worktree(paths)).get("branch")
+        state, picked = most_recent(items, branch if isinstance(branch, str) else None)
         chosen = [match.Match(item=it, score=1.0, coverage=0, title=0, semantic=None,
-                              matched_terms=()) for it in recent[:2]]
-        if not chosen:
-            state = "cold"
-        elif len(chosen) == 1 or recent[0].updated != recent[1].updated:
-            state, chosen = "confident", chosen[:1]
-        else:
-            state = "ambiguous"
+                              matched_terms=()) for it in picked]
     cands = [_candidate(m, letters[i]) for i, m in enumerate(chosen)]
     out = ResumeOut(state=state, goal=goal, candidates=cands, bundle=None)  # type: ignore[arg-type]
     if state == "confident":
@@ -201,11 +220,10 @@ def resolve_workitem(paths: RepoPaths, ref: str, items: list[ItemRecord] | None 
 
 def ask(paths: RepoPaths, query: str, *, limit: int = 10) -> AskOut:
     """Facts matching a question, with provenance, confidence and band."""
-    from looma_git.api.index import ensure_fresh, fulltext_dir
+    from looma_git.api.index import fresh_head, fulltext_dir
     from looma_git.index.fulltext import FullTextIndex
 
-    ensure_fresh(paths)
-    items = {it.id: it for it in _items(paths)}
+    items = {it.id: it for it in _items(paths, fresh_head(paths)[0])}
     mems = {m.id: m for it in items.values() for m in it.memories}
     ft = FullTextIndex(fulltext_dir(paths))
     facts: list[FactOut] = []

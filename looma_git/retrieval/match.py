@@ -6,6 +6,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 from rapidfuzz import fuzz
 
@@ -26,6 +27,7 @@ _STOP = frozenset("the a an of to in on for and or with is are was what whats wh
                   "did my our we i me about work working resume status on it that this".split())
 
 
+@lru_cache(maxsize=65536)  # transcripts repeat a small vocabulary; stemming dominated rank()
 def stem(word: str) -> str:
     """A light English stemmer: enough to make 'indexing' meet 'index' and 'tokens' 'token'."""
     for suf in ("ations", "ation", "ings", "ing", "ers", "er", "ies", "es", "ed", "s"):
@@ -38,6 +40,12 @@ def terms(text: str) -> list[str]:
     """Stemmed content terms; paths split on / . _ -."""
     low = text.lower().replace("'", "")
     return [stem(w) for w in _WORD.findall(re.sub(r"[/._\-]", " ", low)) if w not in _STOP]
+
+
+@lru_cache(maxsize=8192)
+def _doc_terms(text: str) -> frozenset[str]:
+    """An item's term set, kept per process: a warm resume re-ranks without re-tokenising."""
+    return frozenset(terms(text))
 
 
 @dataclass(frozen=True)
@@ -58,7 +66,7 @@ def rank(goal: str, items: list[ItemRecord],
     goal_terms = list(dict.fromkeys(terms(goal)))
     if not goal_terms or not items:
         return []
-    docs = {it.id: set(terms(it.text_fields())) for it in items}
+    docs = {it.id: _doc_terms(it.text_fields()) for it in items}
     n = len(items)
     idf = {t: math.log(1 + (n + 1) / (1 + sum(1 for d in docs.values() if t in d)))
            for t in goal_terms}
@@ -81,6 +89,27 @@ def rank(goal: str, items: list[ItemRecord],
                          title=round(title, 4), semantic=sem, matched_terms=tuple(hit)))
     out.sort(key=lambda m: (-m.score, -m.item.confidence, m.item.id))
     return out
+
+
+def semantic_can_change(lexical: list[Match]) -> bool:
+    """Whether a semantic boost could change the outcome of a lexical-only ranking.
+
+    With cosines, an item's score becomes (W_COVERAGE + W_TITLE) * lexical + W_SEMANTIC * s,
+    s in [0, 1], while an item without a vector keeps its lexical score. When even the worst
+    case (the leader gets s = 0, the best runner-up the most it can) leaves the leader
+    confident, or the best possible score is still cold, the model need not be loaded.
+    """
+    if not lexical:
+        return False
+    eps = 1e-3  # scores are rounded to 4 places
+    lex_w = W_COVERAGE + W_TITLE
+    l1 = lexical[0].score
+    if lex_w * l1 + W_SEMANTIC < COLD_BELOW - eps:
+        return False
+    l2 = max((m.score for m in lexical[1:]), default=0.0)
+    c1_low = lex_w * l1
+    c2_high = max(l2, lex_w * l2 + W_SEMANTIC)
+    return not (c1_low >= CONFIDENT_AT + eps and c1_low - c2_high >= MARGIN + eps)
 
 
 def outcome(matches: list[Match]) -> tuple[str, list[Match]]:

@@ -182,7 +182,7 @@ def build_store(base: Path, args: argparse.Namespace, env: dict[str, str]) -> di
     gen_s = time.perf_counter() - t
     _looma(repo, env, "init")
     t = time.perf_counter()
-    rep = json.loads(_looma(repo, env, "ingest", "--json", "--agent", "claude-code",
+    rep = json.loads(_looma(repo, env, "ingest", "--json", "--no-refine", "--agent", "claude-code",
                             "--agent", "codex"))
     ingest_s = time.perf_counter() - t
     paths = find_repo(repo)

@@ -1,0 +1,65 @@
+"""The retrieval records of one ledger head, cached as JSON in the state dir (a rebuildable cache)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from looma_git.retrieval.records import ItemRecord, LinkRecord, MemoryRecord
+
+SNAPSHOT_FILE = "records-snapshot.json"
+#: Bump when ItemRecord/MemoryRecord/LinkRecord or `from_ledger` change shape or meaning,
+#: so an old snapshot is ignored instead of misread.
+SNAPSHOT_FORMAT = 1
+MAX_SNAPSHOT_BYTES = 512 * 1024 * 1024
+
+
+def _item_to_json(it: ItemRecord) -> dict[str, Any]:
+    d: dict[str, Any] = {k: getattr(it, k) for k in ItemRecord.__dataclass_fields__}
+    d["commits"] = [[c.sha, c.confidence, c.by] for c in it.commits]
+    d["memories"] = [{k: getattr(m, k) for k in MemoryRecord.__dataclass_fields__}
+                     for m in it.memories]
+    return d
+
+
+def _item_from_json(d: dict[str, Any]) -> ItemRecord:
+    mems = tuple(MemoryRecord(**{**m, "evidence": tuple(m["evidence"])}) for m in d["memories"])
+    return ItemRecord(**{
+        **d, "files": tuple(d["files"]), "aliases": tuple(d["aliases"]),
+        "sessions": tuple((a, s) for a, s in d["sessions"]),
+        "commits": tuple(LinkRecord(sha=c[0], confidence=c[1], by=c[2]) for c in d["commits"]),
+        "memories": mems, "features": tuple((k, v) for k, v in d["features"])})
+
+
+def load(state_dir: Path, head: str) -> list[ItemRecord] | None:
+    """The records saved for `head`, or None when absent, stale, foreign or damaged."""
+    path = Path(state_dir) / SNAPSHOT_FILE
+    try:
+        if path.stat().st_size > MAX_SNAPSHOT_BYTES:
+            return None
+        doc = json.loads(path.read_bytes())
+        if doc.get("format") != SNAPSHOT_FORMAT or doc.get("ledger_commit") != head:
+            return None
+        return [_item_from_json(d) for d in doc["items"]]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
+        return None  # a cache: anything unexpected means "fold the ledger again"
+
+
+def save(state_dir: Path, head: str, items: list[ItemRecord]) -> None:
+    """Write the snapshot atomically; a failure only costs the next reader a fold."""
+    state = Path(state_dir)
+    path = state / SNAPSHOT_FILE
+    tmp = state / f".{SNAPSHOT_FILE}.{os.getpid()}.tmp"
+    try:
+        state.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps({"format": SNAPSHOT_FORMAT, "ledger_commit": head,
+                                   "items": [_item_to_json(it) for it in items]},
+                                  separators=(",", ":")))
+        os.replace(tmp, path)
+    except (OSError, TypeError, ValueError):
+        try:
+            tmp.unlink()
+        except OSError:
+            pass

@@ -1,0 +1,116 @@
+"""The resume fast path: skipping the semantic boost only when it cannot matter, and the
+records snapshot keyed by the ledger head."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from looma_git.api import index as api_index
+from looma_git.api import ledger as api_ledger
+from looma_git.api import query
+from looma_git.gitrepo import find_repo
+from looma_git.ledger.ops import OpDraft
+from looma_git.retrieval import match, snapshot
+from looma_git.retrieval.records import ItemRecord, LinkRecord, MemoryRecord
+from tests.helpers import git
+
+WORDS = ("oauth login session timeout refresh search index ranking cache redis billing "
+         "invoice retry token").split()
+
+
+def item(id: str, title: str, files: tuple[str, ...] = (), conf: float = 0.8,
+         aliases: tuple[str, ...] = ()) -> ItemRecord:
+    return ItemRecord(id=id, title=title, kind="feature", status="active", lifecycle="active",
+                      confidence=conf, band="high", files=files, aliases=aliases, branch=None,
+                      summary="", sessions=(), commits=(), memories=(), updated="",
+                      promoted=True)
+
+
+ITEMS = [
+    item("wi_a", "Implement OAuth Login", ("auth/oauth.py",)),
+    item("wi_b", "Fix Session Timeout on Refresh", ("auth/session.py",)),
+    item("wi_c", "Search Indexing", ("search/index.py",)),
+    item("wi_d", "Search Ranking", ("search/rank.py",)),
+    item("wi_e", "Redis Cache Retry", ("cache/redis.py",), aliases=("cache retry",)),
+    item("wi_f", "Billing Invoice Tokens", ("billing/invoice.py",)),
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(goal=st.lists(st.sampled_from(WORDS), min_size=1, max_size=4).map(" ".join),
+       cosines=st.lists(st.one_of(st.none(), st.floats(-1.0, 1.0)), min_size=len(ITEMS),
+                        max_size=len(ITEMS)))
+def test_skipping_the_semantic_boost_never_changes_the_outcome(goal: str,
+                                                               cosines: list[float | None]
+                                                               ) -> None:
+    lexical = match.rank(goal, ITEMS)
+    if match.semantic_can_change(lexical):
+        return
+    semantic = {it.id: c for it, c in zip(ITEMS, cosines, strict=True) if c is not None}
+    state_lex, chosen_lex = match.outcome(lexical)
+    state_sem, chosen_sem = match.outcome(match.rank(goal, ITEMS, semantic))
+    assert state_lex == state_sem
+    assert [m.item.id for m in chosen_lex] == [m.item.id for m in chosen_sem]
+
+
+def test_decisive_and_undecided_rankings() -> None:
+    assert not match.semantic_can_change(match.rank("redis cache retry", ITEMS))  # confident
+    assert not match.semantic_can_change(match.rank("kubernetes helm", ITEMS))  # cold
+    assert match.semantic_can_change(match.rank("search", ITEMS))  # a near-tie
+
+
+def _record() -> ItemRecord:
+    mem = MemoryRecord(id="mem_1", kind="decision", text="Use PKCE", workitem="wi_a",
+                       confidence=0.9, band="high", lifecycle="active", promoted=True,
+                       evidence=({"quote": "use PKCE", "agent": "codex", "session": "s1",
+                                  "event": "e1"},))
+    return ItemRecord(id="wi_a", title="OAuth", kind="feature", status="active",
+                      lifecycle="active", confidence=0.82, band="high",
+                      files=("auth/oauth.py",), aliases=("login",), branch="feat/oauth",
+                      summary="PKCE flow", sessions=(("claude-code", "s1"), ("codex", "s2")),
+                      commits=(LinkRecord(sha="a" * 40, confidence=0.8, by="hook"),),
+                      memories=(mem,), updated="2026-01-01T00:00:00Z", promoted=True,
+                      features=(("commits", 1.0), ("sessions", 0.4)))
+
+
+def test_snapshot_round_trip_and_invalidation(tmp_path: Path) -> None:
+    rec = _record()
+    snapshot.save(tmp_path, "h1", [rec])
+    assert snapshot.load(tmp_path, "h1") == [rec]
+    assert snapshot.load(tmp_path, "h2") is None  # the ledger moved
+    (tmp_path / snapshot.SNAPSHOT_FILE).write_text('{"format": 1, "ledger_commit": "h1", '
+                                                   '"items": [{"id": 3}]}')
+    assert snapshot.load(tmp_path, "h1") is None  # damaged: fold again, never raise
+    (tmp_path / snapshot.SNAPSHOT_FILE).write_bytes(b"\xff not json")
+    assert snapshot.load(tmp_path, "h1") is None
+
+
+def _create(paths, title: str) -> str:
+    op = api_ledger.append(paths, [OpDraft("workitem.create", {"type": "workitem", "id": None},
+                                           {"title": title, "kind": "feature",
+                                            "files": ["a.py"], "confidence": 0.7})],
+                           actor="system")[0]
+    return "wi_" + op.id[:10]
+
+
+def test_records_follow_the_ledger_head(repo: Path) -> None:
+    paths = find_repo(repo)
+    api_ledger.init_repo(paths)
+    first = _create(paths, "Implement OAuth Login")
+    head1 = git(repo, "rev-parse", "refs/looma/ledger")
+    assert [it.id for it in api_index.load_records(paths)] == [first]
+    saved = json.loads((paths.state_dir / snapshot.SNAPSHOT_FILE).read_text())
+    assert saved["ledger_commit"] == head1
+    # A second process (no in-memory cache) reads the snapshot, not the fold.
+    api_index._RECORDS.clear()
+    assert [it.title for it in api_index.load_records(paths)] == ["Implement OAuth Login"]
+    second = _create(paths, "Fix Session Timeout")
+    ids = {it.id for it in api_index.load_records(paths)}
+    assert ids == {first, second}
+    assert query.resume(paths, "session timeout").candidates[0].id == second
+    saved = json.loads((paths.state_dir / snapshot.SNAPSHOT_FILE).read_text())
+    assert saved["ledger_commit"] == git(repo, "rev-parse", "refs/looma/ledger") != head1
