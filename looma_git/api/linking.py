@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
 
 from looma_git.errors import NotFoundError, UsageError
 from looma_git.gitrepo import RepoPaths, require_worktree
@@ -77,3 +80,103 @@ def user_link(paths: RepoPaths, rev: str, work_ref: str, *, rationale: str | Non
                         rationale=rationale)
     ops = ledger.append(paths, [draft], actor="user")
     return str(ops[0].id)
+
+
+class RelinkMatchOut(BaseModel):
+    """One orphaned commit and the reachable commit its links moved to."""
+
+    old: str
+    new: str
+    how: str  # patch-id | squash-subject | squash-lines
+    workitems: list[str]
+
+
+class RelinkMissOut(BaseModel):
+    """An orphaned commit nothing replaces: its links are left as they are."""
+
+    sha: str
+    workitems: list[str]
+    reason: str
+
+
+class RelinkReport(BaseModel):
+    """`looma relink --json`."""
+
+    linked_commits: int = 0
+    orphaned: int = 0
+    matched: list[RelinkMatchOut] = []
+    unmatched: list[RelinkMissOut] = []
+    ops_written: int = 0
+
+
+# Clocks of the clone that rebased or squashed may run behind ours.
+_CLOCK_SLACK_S = 86400
+
+
+def relink(paths: RepoPaths) -> RelinkReport:
+    """Re-attach links whose commit no branch/tag reaches any more (rebased, cherry-picked or
+    squashed elsewhere) to its replacement: same patch-id first, then a squash that touches
+    the link's files and names the original subject or carries its added lines. Writes one
+    `commit.rewrite` op per matched commit (the fold moves the links, notes follow);
+    idempotent: a second run finds no orphan it has not already reported."""
+    from looma_git.api import ledger
+    from looma_git.ledger.ops import OpDraft
+    from looma_git.pipeline.relink import Candidate, Orphan, match_orphans
+    from looma_git.pipeline.signals import parse_ts
+    from looma_git.store import gitfacts
+
+    worktree = require_worktree(paths)
+    state = ledger.load_state(paths)
+    by_sha: dict[str, list[Any]] = {}
+    for (sha, _wi), link in sorted(state.links.items()):
+        by_sha.setdefault(sha, []).append(link)
+    report = RelinkReport(linked_commits=len(by_sha))
+    lost = sorted(gitfacts.unreachable(worktree, sorted(by_sha)))
+    report.orphaned = len(lost)
+    if not lost:
+        return report
+    have = set(gitfacts.existing_objects(worktree, lost).values())
+    present = {c.sha: c for c in gitfacts.list_commits(
+        worktree, revs=tuple(s for s in lost if s in have), no_walk=True)} if have else {}
+    facts = gitfacts.patch_facts(worktree, sorted(present))
+    orphans = []
+    for sha in lost:
+        links = by_sha[sha]
+        stored_pid = next((ln.patch_id for ln in links if ln.patch_id), None)
+        link_files = frozenset(f for ln in links for f in ln.files)
+        info = present.get(sha)
+        if info is None:
+            orphans.append(Orphan(sha=sha, patch_id=stored_pid, files=link_files))
+            continue
+        fact = facts.get(sha)
+        orphans.append(Orphan(
+            sha=sha, patch_id=(fact.patch_id if fact else None) or stored_pid,
+            files=link_files or frozenset(info.files), subject=info.subject,
+            ts=parse_ts(info.ts), added=fact.added if fact else frozenset()))
+    # Candidates: reachable, non-merge, committed after the oldest orphan (less clock slack),
+    # touching one of the orphans' files (all history if some orphan's files are unknown).
+    times = [o.ts for o in orphans if o.ts is not None]
+    after = None
+    if times and len(times) == len(orphans):
+        after = f"@{int(min(times)) - _CLOCK_SLACK_S}"
+    want = () if any(not o.files for o in orphans) else tuple(
+        sorted({f for o in orphans for f in o.files}))
+    reachable = [c for c in gitfacts.list_commits(
+        worktree, revs=gitfacts.history_refs(worktree), after=after, paths=want) if len(c.parents) <= 1]
+    cfacts = gitfacts.patch_facts(worktree, [c.sha for c in reachable])
+    cands = [Candidate(sha=c.sha, ts=parse_ts(c.ts), message=f"{c.subject}\n{c.body}",
+                       files=frozenset(c.files), patch_id=cfacts[c.sha].patch_id,
+                       added=cfacts[c.sha].added) for c in reachable]
+    matches, misses = match_orphans(orphans, cands)
+    wis = {sha: sorted({ln.workitem for ln in links}) for sha, links in by_sha.items()}
+    report.matched = [RelinkMatchOut(old=m.old, new=m.new, how=m.how, workitems=wis[m.old])
+                      for m in matches]
+    report.unmatched = [RelinkMissOut(sha=m.sha, workitems=wis[m.sha], reason=m.reason)
+                        for m in misses]
+    if matches:
+        drafts = [OpDraft(op="commit.rewrite", target={"type": "commit", "id": m.old},
+                          payload={"old": m.old, "new": m.new, "by": "relink", "how": m.how})
+                  for m in matches]
+        report.ops_written = len(ledger.append(paths, drafts, actor="system"))
+    return report
+

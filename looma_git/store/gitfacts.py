@@ -32,21 +32,29 @@ def _git(cwd: Path, *args: str, input: str | None = None) -> str:
 
 def list_commits(worktree: Path, *, revs: tuple[str, ...] = ("--all",),
                  since: str | None = None, limit: int | None = None,
-                 no_walk: bool = False) -> list[CommitInfo]:
+                 no_walk: bool = False, after: str | None = None,
+                 paths: tuple[str, ...] = ()) -> list[CommitInfo]:
     """Commits reachable from `revs` (default all refs except looma's), oldest first;
-    with `no_walk`, exactly the named commits."""
+    with `no_walk`, exactly the named commits. `after` (a date git understands) keeps
+    commits committed since then; `paths` keeps commits touching one of them (each still
+    listed with all its files)."""
     args = ["log", "--source", "--name-only", "--no-renames", "-z",
             "--format=%x1e%H%x1f%cI%x1f%an%x1f%P%x1f%S%x1f%s%x1f%b%x1f"]
     if no_walk:
         args.append("--no-walk=unsorted")
     if limit:
         args.append(f"-n{limit}")
+    if after:
+        args.append(f"--since={after}")
     if revs == ("--all",):
         args += ["--exclude=refs/notes/*", "--exclude=refs/looma/*", "--all"]
     else:
         args += list(revs)
     if since:
         args.append(f"^{since}")
+    if paths:
+        args.insert(1, "--full-diff")
+        args += ["--", *paths]
     out = _git(worktree, *args)
     commits: list[CommitInfo] = []
     for rec in out.split("\x1e"):
@@ -103,23 +111,88 @@ def existing_objects(worktree: Path, candidates: list[str]) -> dict[str, str]:
     return result
 
 
-def patch_ids(worktree: Path, shas: list[str]) -> dict[str, str]:
-    """`git patch-id --stable` for each commit (merge commits and empty ones get none)."""
-    if not shas:
-        return {}
+def _log_patches(worktree: Path, shas: list[str]) -> bytes:
     log = subprocess.run(["git", "log", "-p", "--no-walk=unsorted", "--format=commit %H",
-                          "--no-color", "--stdin"], cwd=worktree, capture_output=True,
-                         input=("\n".join(shas) + "\n").encode(), text=False, check=False)
-    if log.returncode != 0:
+                          "--no-color", "--no-ext-diff", "--stdin"], cwd=worktree,
+                         capture_output=True, input=("\n".join(shas) + "\n").encode(),
+                         text=False, check=False)
+    return log.stdout if log.returncode == 0 else b""
+
+
+def _patch_ids_of(worktree: Path, patches: bytes) -> dict[str, str]:
+    if not patches:
         return {}
     pid = subprocess.run(["git", "patch-id", "--stable"], cwd=worktree, capture_output=True,
-                         input=log.stdout, check=False)
+                         input=patches, check=False)
     result: dict[str, str] = {}
     for line in pid.stdout.decode("ascii", "replace").splitlines():
         parts = line.split()
         if len(parts) == 2:
             result[parts[1]] = parts[0]
     return result
+
+
+def patch_ids(worktree: Path, shas: list[str]) -> dict[str, str]:
+    """`git patch-id --stable` for each commit (merge commits and empty ones get none)."""
+    if not shas:
+        return {}
+    return _patch_ids_of(worktree, _log_patches(worktree, shas))
+
+
+@dataclass(frozen=True)
+class PatchFacts:
+    """What relink compares: the stable patch-id and the distinctive lines a commit adds."""
+
+    patch_id: str | None
+    added: frozenset[str]
+
+
+# An added line counts as evidence only if it says something: braces, `pass`, blank lines
+# and the like appear in every patch.
+MIN_ADDED_LINE = 6
+
+
+def patch_facts(worktree: Path, shas: list[str]) -> dict[str, PatchFacts]:
+    """Patch-id and significant added lines (stripped) of each commit, from one `git log -p`."""
+    if not shas:
+        return {}
+    patches = _log_patches(worktree, shas)
+    pids = _patch_ids_of(worktree, patches)
+    added: dict[str, set[str]] = {}
+    cur: set[str] | None = None
+    for raw in patches.decode("utf-8", "replace").split("\n"):
+        if raw.startswith("commit ") and len(raw) in (47, 71):
+            cur = added.setdefault(raw[7:], set())
+        elif cur is not None and raw.startswith("+") and not raw.startswith("+++ "):
+            line = raw[1:].strip()
+            if len(line) >= MIN_ADDED_LINE and any(ch.isalnum() for ch in line):
+                cur.add(line)
+    return {sha: PatchFacts(pids.get(sha), frozenset(added.get(sha, ()))) for sha in shas}
+
+
+def history_refs(worktree: Path) -> tuple[str, ...]:
+    """What "still in history" means: branches, tags, remote-tracking branches, HEAD."""
+    refs: tuple[str, ...] = ("--branches", "--tags", "--remotes")
+    if _git(worktree, "rev-parse", "-q", "--verify", "HEAD^{commit}").strip():
+        refs += ("HEAD",)
+    return refs
+
+
+def unreachable(worktree: Path, shas: list[str]) -> set[str]:
+    """The commits among `shas` that no branch, tag, remote-tracking ref or HEAD reaches;
+    shas git does not have at all are unreachable too."""
+    if not shas:
+        return set()
+    present = set(existing_objects(worktree, shas).values())
+    out = set(shas) - present
+    if not present:
+        return out
+    # `--not` before `--stdin` leaves the stdin commits positive: git walks only the part of
+    # history no ref reaches, however long the reachable history is.
+    listed = _git(worktree, "rev-list", "--not", *history_refs(worktree), "--stdin",
+                  input="".join(s + "\n" for s in sorted(present)))
+    orphans = set(listed.split()) & present
+    return out | orphans
 
 
 def head_state(worktree: Path) -> dict[str, object]:
