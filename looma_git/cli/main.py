@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "blame": "looma_git.cli.correct_cmd:blame_cmd",
     "link": "looma_git.cli.correct_cmd:link_cmd",
     "unlink": "looma_git.cli.correct_cmd:unlink_cmd",
+    "relink": "looma_git.cli.relink_cmd:relink_cmd",
     "hooks": "looma_git.cli.hooks_cmd:hooks_group",
     "hook": "looma_git.cli.hooks_cmd:hook_group",
     "share": "looma_git.cli.share_cmd:share_group",
