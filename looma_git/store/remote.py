@@ -137,10 +137,14 @@ def push(repo: Repo, url: str, updates: dict[bytes, tuple[bytes | None, bytes]])
             new[name] = sha
         return new
 
+    # Only the remote's old looma values count as "have": nothing on a branch is reachable
+    # from looma's refs, and dulwich walks every ancestor of every have (a whole main branch).
+    ours = {old for old, _ in updates.values() if old is not None}
+
     def generate_pack_data(have: Any, want: Any, *, ofs_delta: bool = False,
                            progress: Any = None) -> Any:
-        return repo.generate_pack_data(set(have), set(want), progress=progress,
-                                       ofs_delta=ofs_delta)
+        return repo.generate_pack_data({h for h in have if h in ours}, set(want),
+                                       progress=progress, ofs_delta=ofs_delta)
 
     try:
         result = client.send_pack(path.encode() if isinstance(path, str) else path,
