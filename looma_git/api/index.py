@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import time
 from dataclasses import dataclass
@@ -177,18 +178,59 @@ def _embed(paths: RepoPaths, items: list[ItemRecord], report: ReindexReport) -> 
     for it in items:
         texts.append((it.id, "workitem", f"{it.title}. {' '.join(it.aliases)}. {it.summary}"))
         texts.extend((m.id, "memory", m.text) for m in it.memories)
+    wanted = {i: _text_hash(k, t) for i, k, t in texts}
     try:
         with VectorStore(vectors_path(paths), embedder.dim, embedder.model_id) as vs:
-            vs.clear()
-            if texts:
-                vecs = embedder.embed([t for _, _, t in texts])
-                vs.upsert_many([(i, k, v) for (i, k, _), v in zip(texts, vecs, strict=True)])
+            # Embedding is most of a reindex (~100 texts/s on 2 cores) and every ledger write
+            # triggers one: re-embed only texts that changed since the vectors were written.
+            known = _read_embedded(paths, embedder.model_id)
+            if known is None or vs.needs_reembed or vs.count() != len(known):
+                known = {}
+                vs.clear()
+            _embedded_path(paths).unlink(missing_ok=True)  # vectors move; the record follows
+            gone = [d for d in known if d not in wanted]
+            vs.delete_many(gone)
+            todo = [(i, k, t) for i, k, t in texts if known.get(i) != wanted[i]]
+            if todo:
+                vecs = embedder.embed([t for _, _, t in todo])
+                vs.upsert_many([(i, k, v) for (i, k, _), v in zip(todo, vecs, strict=True)])
+            _write_embedded(paths, embedder.model_id, wanted)
             report.vectors = len(texts)
-    except LoomaError as exc:
-        report.embedder_reason = exc.message
+    except (LoomaError, OSError) as exc:
+        report.embedder_reason = exc.message if isinstance(exc, LoomaError) else str(exc)
         return None
     report.embedder = embedder.model_id
     return embedder.model_id
+
+
+EMBEDDED_FILE = "vectors-texts.json"
+
+
+def _text_hash(kind: str, text: str) -> str:
+    import hashlib
+
+    return hashlib.sha1(f"{kind}\0{text}".encode()).hexdigest()
+
+
+def _embedded_path(paths: RepoPaths) -> Path:
+    return paths.state_dir / EMBEDDED_FILE
+
+
+def _read_embedded(paths: RepoPaths, model_id: str) -> dict[str, str] | None:
+    """doc id -> hash of the text its stored vector was computed from (None: unknown)."""
+    try:
+        doc = json.loads(_embedded_path(paths).read_bytes())
+        if doc.get("model_id") != model_id or not isinstance(doc.get("docs"), dict):
+            return None
+        return {str(k): str(v) for k, v in doc["docs"].items()}
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def _write_embedded(paths: RepoPaths, model_id: str, docs: dict[str, str]) -> None:
+    tmp = paths.state_dir / f".{EMBEDDED_FILE}.{os.getpid()}.tmp"
+    tmp.write_text(json.dumps({"model_id": model_id, "docs": docs}, sort_keys=True))
+    os.replace(tmp, _embedded_path(paths))
 
 
 def ensure_fresh(paths: RepoPaths) -> bool:

@@ -114,3 +114,42 @@ def test_records_follow_the_ledger_head(repo: Path) -> None:
     assert query.resume(paths, "session timeout").candidates[0].id == second
     saved = json.loads((paths.state_dir / snapshot.SNAPSHOT_FILE).read_text())
     assert saved["ledger_commit"] == git(repo, "rev-parse", "refs/looma/ledger") != head1
+
+
+def test_reindex_embeds_only_changed_texts(repo: Path, monkeypatch) -> None:
+    from looma_git.index import embedder as emb_mod
+
+    if emb_mod.load_default() is None:
+        import pytest
+
+        pytest.skip("no embedding model installed")
+    seen: list[str] = []
+    real = emb_mod.Embedder.embed
+
+    def spy(self, texts, batch_size=emb_mod.DEFAULT_BATCH):  # records what really gets embedded
+        seen.extend(texts)
+        return real(self, texts, batch_size)
+
+    monkeypatch.setattr(emb_mod.Embedder, "embed", spy)
+    paths = find_repo(repo)
+    api_ledger.init_repo(paths)
+    a = _create(paths, "Implement OAuth Login")
+    b = _create(paths, "Fix Session Timeout")
+    assert api_index.reindex(paths).vectors == 2 and len(seen) == 2
+    seen.clear()
+    assert api_index.reindex(paths).vectors == 2 and seen == []  # nothing changed
+    api_ledger.append(paths, [OpDraft("workitem.update", {"type": "workitem", "id": b},
+                                      {"summary": "refresh token races"})], actor="system")
+    assert api_index.ensure_fresh(paths)
+    assert len(seen) == 1 and "refresh token races" in seen[0]
+    from looma_git.index.vectors import VectorStore
+
+    e = emb_mod.load_default()
+    assert e is not None
+    with VectorStore(api_index.vectors_path(paths), e.dim, e.model_id) as vs:
+        assert vs.count() == 2 and vs.has(a) and vs.has(b)
+        near = vs.knn(e.embed_one("Fix Session Timeout. . refresh token races"), 1)
+        assert near[0][0] == b and near[0][1] < 0.01
+    seen.clear()
+    api_index.vectors_path(paths).unlink()  # a lost vector store is rebuilt whole
+    assert api_index.reindex(paths).vectors == 2 and len(seen) == 2
