@@ -21,8 +21,39 @@ _INT_RE = re.compile(r"-?(?:0|[1-9][0-9]*)\Z")
 _FLOAT_RE = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:e[-+][0-9]+)?\Z")
 
 
+# Emission runs for every op and every touched projection on each write, so string scalars
+# (ids, keys, enum words repeat constantly) are memoised; the cache is bounded and cleared whole.
+_STR_CACHE: dict[str, str] = {}
+_STR_CACHE_MAX = 65_536
+_STR_CACHE_LEN = 100  # longer strings are mostly one-off free text
+
+
+def _str_scalar(value: str) -> str:
+    if _PLAIN_OK.match(value) and value.lower() not in _RESERVED:
+        return value
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidDataError(f"string is not valid Unicode: {exc}") from exc
+    quoted = json.dumps(value, ensure_ascii=False)
+    return _YAML_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted)
+
+
+def _cached_str(value: str) -> str:
+    out = _STR_CACHE.get(value)
+    if out is None:
+        out = _str_scalar(value)
+        if len(value) <= _STR_CACHE_LEN:
+            if len(_STR_CACHE) >= _STR_CACHE_MAX:
+                _STR_CACHE.clear()
+            _STR_CACHE[value] = out
+    return out
+
+
 def scalar(value: Any) -> str:
     """One YAML scalar, quoted only when a plain scalar could be misread."""
+    if type(value) is str:
+        return _cached_str(value)
     if value is None:
         return "null"
     if value is True:
@@ -37,29 +68,27 @@ def scalar(value: Any) -> str:
         text = repr(value)
         return text
     if isinstance(value, str):
-        if _PLAIN_OK.match(value) and value.lower() not in _RESERVED:
-            return value
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise InvalidDataError(f"string is not valid Unicode: {exc}") from exc
-        quoted = json.dumps(value, ensure_ascii=False)
-        return _YAML_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted)
+        return _str_scalar(value)
     raise InvalidDataError(f"unsupported value type {type(value).__name__} in ledger data")
 
 
 def flow(value: Any) -> str:
     """A one-line flow rendering; nested mapping keys sorted."""
+    t = type(value)
+    if t is str:
+        return _cached_str(value)
+    if t is list or t is tuple or (t is not dict and isinstance(value, (list, tuple))):
+        return "[" + ", ".join([flow(v) for v in value]) + "]"
     if isinstance(value, dict):
         if not value:
             return "{}"
-        return "{" + ", ".join(f"{_key(k)}: {flow(value[k])}" for k in sorted(value)) + "}"
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(flow(v) for v in value) + "]"
+        return "{" + ", ".join([f"{_key(k)}: {flow(value[k])}" for k in sorted(value)]) + "}"
     return scalar(value)
 
 
 def _key(k: Any) -> str:
+    if type(k) is str:
+        return _cached_str(k)
     if not isinstance(k, str):
         raise InvalidDataError(f"mapping keys must be strings, got {type(k).__name__}")
     return scalar(k)
@@ -72,21 +101,36 @@ def dump(mapping: dict[str, Any]) -> bytes:
     return ("\n".join(out) + "\n").encode("utf-8")
 
 
+_CONTAINERS = (dict, list, tuple)
+
+
 def _block_mapping(mapping: dict[str, Any], indent: int, out: list[str], ordered: bool) -> None:
     pad = " " * indent
     keys = list(mapping) if ordered else sorted(mapping)
+    cache = _STR_CACHE
     for k in keys:
         v = mapping[k]
-        head = f"{pad}{_key(k)}:"
+        key = cache.get(k) if type(k) is str else None
+        if key is None:
+            key = _key(k)
+        t = type(v)
+        if t is str:  # the common cases first, without a call (same text as below)
+            text = cache.get(v)
+            out.append(f"{pad}{key}: {text if text is not None else _cached_str(v)}")
+            continue
+        if v is None or t is bool or t is int or t is float:
+            out.append(f"{pad}{key}: {scalar(v)}")
+            continue
+        head = f"{pad}{key}:"
         inline = flow(v)
-        if not isinstance(v, (dict, list, tuple)) or not v or len(inline) <= _INLINE_MAX:
+        if not v or len(inline) <= _INLINE_MAX or not isinstance(v, _CONTAINERS):
             out.append(f"{head} {inline}")
         elif isinstance(v, dict) and indent == 0:
             out.append(head)
             _block_mapping(v, indent + 2, out, ordered=False)
         elif isinstance(v, (list, tuple)):
             out.append(head)
-            out.extend(f"{pad}- {flow(item)}" for item in v)
+            out.extend([f"{pad}- {flow(item)}" for item in v])
         else:
             out.append(f"{head} {inline}")
 

@@ -176,7 +176,7 @@ class LedgerStore:
     def _seal(self, drafts: list[OpDraft], result: ReadResult, folder: Folder, actor: Actor,
               clone: str) -> list[Op]:
         lamport = max(result.max_lamport, folder.state.head_lamport)
-        known = {o.id: o for o in result.ops}
+        known: dict[str, Op] | None = None  # built only when the batch holds an undo
         ts = utc_now()
         out: list[Op] = []
         heads_extra: dict[str, str] = {}
@@ -184,6 +184,8 @@ class LedgerStore:
             lamport += 1
             payload = dict(_redact_value(d.payload))
             if d.op == "undo":
+                if known is None:
+                    known = {o.id: o for o in [*result.ops, *out]}
                 target = known.get(d.inverse_of or "")
                 if target is None:
                     raise NotFoundError(f"undo: no op {d.inverse_of!r} in the ledger")
@@ -203,7 +205,8 @@ class LedgerStore:
             if actor.kind == "user":
                 for t in _touched(op):
                     heads_extra[t] = op.id
-            known[op.id] = op
+            if known is not None:
+                known[op.id] = op
             out.append(op)
         return out
 

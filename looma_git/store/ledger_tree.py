@@ -38,7 +38,7 @@ def entry_is_dir(line: bytes) -> bool:
 
 def serialize(entries: Entries) -> bytes:
     """The raw tree object body, entries in git order."""
-    if all(line.startswith(_FILE_PREFIX) for line in entries.values()):
+    if {line[:7] for line in entries.values()} <= {_FILE_PREFIX}:  # files only: sort by name
         names = sorted(entries)
     else:
         names = sorted(entries, key=lambda n: n + b"/" if entry_is_dir(entries[n]) else n)

@@ -11,8 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 TYPE_NUMS = {b"commit": 1, b"tree": 2, b"blob": 3, b"tag": 4}
-# Level 1 keeps compression off the profile; any level is a valid object for git.
+# Level 1 keeps compression off the profile; any level is a valid object for git. Pack entries
+# of trees are stored uncompressed: they are mostly binary ids (zlib saves ~1/3 of ops/<xx>
+# trees at ~12x the cost) and `git gc` recompresses and deltifies them anyway.
 COMPRESS_LEVEL = 1
+PACK_LEVELS = {b"tree": 0}
 IDX_MAGIC = b"\377tOc"
 
 
@@ -73,33 +76,35 @@ def _entry_header(type_num: int, size: int) -> bytes:
 def pack_entry(obj: RawObject) -> bytes:
     """One undeltified pack entry (header + zlib stream)."""
     return _entry_header(TYPE_NUMS[obj.type_name], len(obj.raw)) + \
-        zlib.compress(obj.raw, COMPRESS_LEVEL)
+        zlib.compress(obj.raw, PACK_LEVELS.get(obj.type_name, COMPRESS_LEVEL))
 
 
 def write_pack_files(pack_dir: Path, entries: list[tuple[bytes, bytes, int]]) -> str:
     """Write `pack-<checksum>.pack` and its v2 `.idx` from (binary sha, entry bytes, crc32).
 
-    Duplicate shas keep their first entry. The `.idx` lands last (readers only use a pack
-    once its index exists), both through a temporary name and a rename. Returns the basename.
+    Duplicate shas keep their first entry. The `.idx` lands last, through a temporary name
+    and a rename: readers only use a pack once its index exists. Returns the basename.
     """
-    seen: set[bytes] = set()
-    unique = []
-    for sha, data, crc in entries:
-        if sha not in seen:
-            seen.add(sha)
-            unique.append((sha, data, crc))
-    body = [b"PACK" + struct.pack(">II", 2, len(unique))]
     offsets: dict[bytes, tuple[int, int]] = {}
-    pos = len(body[0])
-    for sha, data, crc in unique:
-        offsets[sha] = (pos, crc)
-        body.append(data)
-        pos += len(data)
-    pack_sum = hashlib.sha1()
-    for part in body:
-        pack_sum.update(part)
-    checksum = pack_sum.digest()
+    body = [b""]
+    pos = 12
+    for sha, data, crc in entries:
+        if sha not in offsets:
+            offsets[sha] = (pos, crc)
+            body.append(data)
+            pos += len(data)
+    body[0] = b"PACK" + struct.pack(">II", 2, len(offsets))
+    data = b"".join(body)
+    checksum = hashlib.sha1(data).digest()
     name = "pack-" + checksum.hex()
+    pack_dir.mkdir(parents=True, exist_ok=True)
+    _write_file(pack_dir / f"{name}.pack", [data, checksum], in_place=True)
+    write_idx(pack_dir / f"{name}.idx", offsets, checksum)
+    return name
+
+
+def write_idx(path: Path, offsets: dict[bytes, tuple[int, int]], checksum: bytes) -> None:
+    """A v2 pack index: binary sha -> (offset, crc32) of every entry, and the pack checksum."""
     names = sorted(offsets)
     fanout = [0] * 256
     for sha in names:
@@ -122,11 +127,7 @@ def write_pack_files(pack_dir: Path, entries: list[tuple[bytes, bytes, int]]) ->
         struct.pack(f">{len(names)}I", *(offsets[s][1] for s in names)),
         struct.pack(f">{len(small)}I", *small), struct.pack(f">{len(large)}Q", *large),
         checksum])
-    idx += hashlib.sha1(idx).digest()
-    pack_dir.mkdir(parents=True, exist_ok=True)
-    _write_file(pack_dir / f"{name}.pack", [*body, checksum])
-    _write_file(pack_dir / f"{name}.idx", [idx])
-    return name
+    _write_file(path, [idx, hashlib.sha1(idx).digest()])
 
 
 def write_pack(pack_dir: Path, objs: Iterable[RawObject]) -> str:
@@ -138,26 +139,47 @@ def write_pack(pack_dir: Path, objs: Iterable[RawObject]) -> str:
     return write_pack_files(pack_dir, entries)
 
 
-def _write_file(path: Path, parts: list[bytes]) -> None:
-    tmp = path.with_name(f"tmp_{os.getpid()}_{path.name}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o444)
+def _write_file(path: Path, parts: list[bytes], *, in_place: bool = False) -> None:
+    """Write `path` whole; through a temporary name and a rename unless `in_place`.
+
+    `in_place` is for a pack: readers ignore it until its index exists, and its name is its
+    checksum, so an existing file of the right size already holds these bytes (one cut short
+    by a crash is replaced through a rename instead)."""
+    data = b"".join(parts)
+    target: Path | None = None
+    if in_place:
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
+        except FileExistsError:
+            if path.stat().st_size == len(data):
+                return
+            in_place = False
+    if not in_place:
+        target = path
+        path = path.with_name(f"tmp_{os.getpid()}_{path.name}")
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o444)
     try:
-        for part in parts:
-            view = memoryview(part)
-            while view:
-                view = view[os.write(fd, view):]
-    finally:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    except BaseException:
         os.close(fd)
-    os.replace(tmp, path)
+        path.unlink(missing_ok=True)
+        raise
+    os.close(fd)
+    if target is not None:
+        os.replace(path, target)
 
 
-def read_idx(path: Path) -> tuple[list[bytes], list[int], list[int]] | None:
-    """(binary shas, crc32s, offsets) of a v2 pack index, or None when not one."""
+def read_idx(path: Path) -> tuple[list[bytes], list[int], list[int], bytes] | None:
+    """(binary shas, crc32s, offsets, pack checksum) of a v2 pack index, or None if not one."""
     data = path.read_bytes()
     if len(data) < 8 + 1024 + 40 or data[:4] != IDX_MAGIC or data[4:8] != b"\0\0\0\2":
         return None
     n = struct.unpack_from(">I", data, 8 + 255 * 4)[0]
     base = 8 + 1024
+    if len(data) < base + 28 * n + 40:
+        return None
     names = [data[base + 20 * i: base + 20 * i + 20] for i in range(n)]
     base += 20 * n
     crcs = list(struct.unpack_from(f">{n}I", data, base))
@@ -170,4 +192,4 @@ def read_idx(path: Path) -> tuple[list[bytes], list[int], list[int]] | None:
             offsets.append(struct.unpack_from(">Q", data, base + 8 * (off & 0x7FFFFFFF))[0])
         else:
             offsets.append(off)
-    return names, crcs, offsets
+    return names, crcs, offsets, data[-40:-20]

@@ -101,3 +101,21 @@ def test_serialize_matches_dulwich(items: dict[str, int]) -> None:
     ours = serialize({n.encode(): entry(m, n.encode(), sha) for n, m in items.items()})
     assert ours == t.as_raw_string()
     assert stat.S_ISDIR(DIR_MODE)
+
+
+def test_merge_streams_bodies_and_drops_duplicates(repo: Path) -> None:
+    pack_dir = repo / ".git" / "objects" / "pack"
+    a, b, c, d = (raw_object(b"blob", f"object {i}\n".encode() * 50) for i in range(4))
+    p1, p2, p3 = write_pack(pack_dir, [a, b]), write_pack(pack_dir, [c]), write_pack(pack_dir, [b, d])
+    streamed = packs.merge(pack_dir, [p1, p2])
+    assert streamed is not None
+    assert "non delta: 3 objects" in git(repo, "verify-pack", "-v", f".git/objects/pack/{streamed}.idx")
+    deduped = packs.merge(pack_dir, [p1, p2, p3])  # b sits in p1 and p3
+    assert deduped is not None
+    assert "non delta: 4 objects" in git(repo, "verify-pack", "-v", f".git/objects/pack/{deduped}.idx")
+    for p in (p1, p2, p3, streamed):
+        (pack_dir / f"{p}.idx").unlink()
+        (pack_dir / f"{p}.pack").unlink()
+    for obj in (a, b, c, d):
+        assert _cat(repo, obj.id) == obj.raw
+    git(repo, "fsck", "--strict", "--no-dangling")
