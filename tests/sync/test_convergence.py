@@ -12,7 +12,7 @@ from looma_git.api import ledger, sync
 from looma_git.gitrepo import RepoPaths
 from looma_git.ledger.ops import OpDraft
 from tests.helpers import git
-from tests.sync.util import make_clone, make_remote, op_ids, snapshot
+from tests.sync.util import make_clone, make_remote, op_ids, snapshot, wt
 
 TITLES = st.sampled_from(["OAuth login", "DB pool", "Parser", "Cache", "CI", "Docs"])
 FILES = ["a.py", "b.py", "c.py", "d.py"]
@@ -65,7 +65,7 @@ def test_three_clones_converge(data: st.DataObject) -> None:
         tmp = Path(tmp_name)
         bare = make_remote(tmp, commits=3)
         clones = [make_clone(tmp, bare, f"c{i}") for i in range(3)]
-        shas = git(clones[0].worktree, "rev-list", "main").split()
+        shas = git(wt(clones[0]), "rev-list", "main").split()
         written: set[str] = set()
         for _ in range(data.draw(st.integers(3, 12), label="steps")):
             i = data.draw(st.integers(0, 2), label="clone")

@@ -15,7 +15,7 @@ from looma_git.ledger import yamlio
 from looma_git.ledger.ops import Actor, OpDraft, build_op
 from looma_git.store import sync as store_sync
 from tests.helpers import git
-from tests.sync.util import create, make_clone, make_remote, op_ids, ref
+from tests.sync.util import create, make_clone, make_remote, op_ids, ref, sha, wt
 
 LOCAL_REFS = ("refs/looma/ledger", "refs/notes/looma", "refs/looma/remotes/origin/ledger",
               "refs/looma/remotes/origin/notes")
@@ -71,7 +71,7 @@ def test_unknown_version_ops_are_kept_byte_for_byte_and_skipped(team, tmp_path: 
     out = sync.sync(b)
     assert out.kept_in == 1 and out.ops_in == 1 and not out.rejected
     assert any("unknown format version" in w for w in out.warnings)
-    assert git(b.worktree, "cat-file", "blob", f"refs/looma/ledger:ops/ab/{oid}.yaml") == \
+    assert git(wt(b), "cat-file", "blob", f"refs/looma/ledger:ops/ab/{oid}.yaml") == \
         data.decode().rstrip("\n")
     assert oid not in {o.id for o in ledger.log(b)}
     create(b, "Later op")  # a later local write keeps the file too
@@ -132,7 +132,7 @@ def test_same_path_different_bytes_is_a_hard_error_and_nothing_is_written(team, 
     before = _refs(b)
     with pytest.raises(InvalidDataError) as err:
         sync.sync(b)
-    mine = git(b.worktree, "rev-parse", f"refs/looma/ledger:{path}")
+    mine = git(wt(b), "rev-parse", f"refs/looma/ledger:{path}")
     theirs = git(bare, "rev-parse", f"refs/looma/ledger:{path}")
     assert mine in err.value.message and theirs in err.value.message
     assert _refs(b) == before
@@ -169,7 +169,7 @@ def test_force_pushed_remote_never_deletes_local_ops_and_the_push_restores_them(
 def _git_fetch(paths: RepoPaths) -> tuple[int, str]:
     import subprocess
 
-    proc = subprocess.run(["git", "fetch", "origin"], cwd=paths.worktree, capture_output=True,
+    proc = subprocess.run(["git", "fetch", "origin"], cwd=wt(paths), capture_output=True,
                           text=True)
     return proc.returncode, proc.stderr
 
@@ -184,7 +184,7 @@ def test_a_remote_ref_that_is_not_a_commit_is_refused(team, tmp_path: Path) -> N
         sync.sync(b)
     assert _refs(b) == before
     git(bare, "update-ref", "refs/notes/looma", blob)
-    git(bare, "update-ref", "refs/looma/ledger", ref(b, "refs/looma/ledger"))
+    git(bare, "update-ref", "refs/looma/ledger", sha(b, "refs/looma/ledger"))
     with pytest.raises(InvalidDataError, match="refs/notes/looma points at a blob"):
         sync.sync(b)
     assert _refs(b) == before
@@ -225,7 +225,7 @@ def test_remote_removed_between_fetch_and_push_leaves_local_refs_unchanged(team)
 @pytest.mark.parametrize("url", ["/nonexistent/remote.git", "http://127.0.0.1:9/remote.git"])
 def test_an_unreachable_remote_is_a_clear_remote_error(team, url: str) -> None:
     _bare, _a, b = team
-    git(b.worktree, "remote", "set-url", "origin", url)
+    git(wt(b), "remote", "set-url", "origin", url)
     create(b, "Unpushed")
     before = _refs(b)
     with pytest.raises(RemoteError, match="cannot fetch"):

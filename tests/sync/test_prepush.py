@@ -7,7 +7,7 @@ from pathlib import Path
 
 from looma_git.api import sync
 from tests.helpers import git
-from tests.sync.util import create, make_clone, make_remote, ref
+from tests.sync.util import create, make_clone, make_remote, ref, wt
 
 
 def test_prepush_syncs_a_shared_remote(tmp_path: Path) -> None:
@@ -44,7 +44,7 @@ def test_prepush_follows_the_curation_remote(tmp_path: Path) -> None:
 def test_prepush_never_raises_on_a_broken_remote(tmp_path: Path) -> None:
     bare = make_remote(tmp_path)
     a = make_clone(tmp_path, bare, "a")
-    git(a.worktree, "remote", "set-url", "origin", str(tmp_path / "gone.git"))
+    git(wt(a), "remote", "set-url", "origin", str(tmp_path / "gone.git"))
     out = sync.prepush(a, "origin", budget_s=120)
     assert out.status == "failed"
     assert "pre-push: error: sync origin: cannot fetch" in (a.state_dir / "hooks.log").read_text()

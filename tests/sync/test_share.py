@@ -9,7 +9,7 @@ import pytest
 from looma_git.api import sync
 from looma_git.errors import NotFoundError, NotInitializedError, UsageError
 from tests.helpers import git, looma
-from tests.sync.util import create, make_clone, make_remote, ref
+from tests.sync.util import create, make_clone, make_remote, ref, wt
 
 
 def _config(repo: Path) -> list[str]:
@@ -19,24 +19,24 @@ def _config(repo: Path) -> list[str]:
 def test_enable_adds_non_forced_refspecs_and_disable_removes_exactly_them(tmp_path: Path) -> None:
     bare = make_remote(tmp_path)
     paths = make_clone(tmp_path, bare, "a", share=False)
-    before = _config(paths.worktree)
-    out = looma(paths.worktree, "share", "enable").stdout
+    before = _config(wt(paths))
+    out = looma(wt(paths), "share", "enable").stdout
     assert "looma.share.origin=true" in out
-    fetch = git(paths.worktree, "config", "--get-all", "remote.origin.fetch").splitlines()
+    fetch = git(wt(paths), "config", "--get-all", "remote.origin.fetch").splitlines()
     assert "refs/looma/ledger*:refs/looma/remotes/origin/ledger*" in fetch
     assert "refs/notes/looma*:refs/looma/remotes/origin/notes*" in fetch
     assert not any(spec.startswith("+refs/looma") or spec.startswith("+refs/notes")
                    for spec in fetch)
     assert not any(spec.split(":")[1].startswith("refs/notes/") for spec in fetch if ":" in spec)
-    assert git(paths.worktree, "config", "looma.share.origin") == "true"
+    assert git(wt(paths), "config", "looma.share.origin") == "true"
     # push refspecs are opt-in: plain `git push` keeps pushing the branch
-    assert git(paths.worktree, "config", "--get-all", "remote.origin.push", check=False) == ""
+    assert git(wt(paths), "config", "--get-all", "remote.origin.push", check=False) == ""
     # enabling twice changes nothing
-    snapshot = _config(paths.worktree)
+    snapshot = _config(wt(paths))
     sync.share_enable(paths, "origin")
-    assert _config(paths.worktree) == snapshot
-    looma(paths.worktree, "share", "disable", "origin")
-    assert _config(paths.worktree) == before
+    assert _config(wt(paths)) == snapshot
+    looma(wt(paths), "share", "disable", "origin")
+    assert _config(wt(paths)) == before
     with pytest.raises(NotFoundError):
         sync.share_disable(paths, "origin")
 
@@ -45,11 +45,11 @@ def test_git_fetch_with_the_refspecs_works_before_and_after_the_first_sync(tmp_p
     bare = make_remote(tmp_path)
     a = make_clone(tmp_path, bare, "a")
     b = make_clone(tmp_path, bare, "b")
-    git(b.worktree, "fetch", "origin")  # remote has no looma refs yet: must not fail
-    git(b.worktree, "pull", "-q")
+    git(wt(b), "fetch", "origin")  # remote has no looma refs yet: must not fail
+    git(wt(b), "pull", "-q")
     create(a, "OAuth login")
     sync.sync(a)
-    git(b.worktree, "fetch", "-q", "origin")
+    git(wt(b), "fetch", "-q", "origin")
     assert ref(b, "refs/looma/remotes/origin/ledger") == ref(a, "refs/looma/ledger")
     assert ref(b, "refs/looma/ledger") != ref(a, "refs/looma/ledger")  # fetch moves no local ref
 
@@ -57,29 +57,29 @@ def test_git_fetch_with_the_refspecs_works_before_and_after_the_first_sync(tmp_p
 def test_existing_push_refspecs_are_kept_and_no_head_is_added(tmp_path: Path) -> None:
     bare = make_remote(tmp_path)
     paths = make_clone(tmp_path, bare, "a", share=False)
-    git(paths.worktree, "config", "--add", "remote.origin.push", "refs/heads/main:refs/heads/main")
-    before = _config(paths.worktree)
+    git(wt(paths), "config", "--add", "remote.origin.push", "refs/heads/main:refs/heads/main")
+    before = _config(wt(paths))
     out = sync.share_enable(paths, "origin", git_push=True)
-    pushes = git(paths.worktree, "config", "--get-all", "remote.origin.push").splitlines()
+    pushes = git(wt(paths), "config", "--get-all", "remote.origin.push").splitlines()
     assert pushes == ["refs/heads/main:refs/heads/main", "refs/looma/ledger:refs/looma/ledger",
                       "refs/notes/looma:refs/notes/looma"]
     assert "remote.origin.push=HEAD" not in out.added
     sync.share_disable(paths, "origin")
-    assert _config(paths.worktree) == before
+    assert _config(wt(paths)) == before
 
 
 def test_git_push_mode_keeps_plain_git_push_pushing_the_branch(tmp_path: Path) -> None:
     bare = make_remote(tmp_path)
     paths = make_clone(tmp_path, bare, "a", share=False)
     sync.share_enable(paths, "origin", git_push=True)
-    pushes = git(paths.worktree, "config", "--get-all", "remote.origin.push").splitlines()
+    pushes = git(wt(paths), "config", "--get-all", "remote.origin.push").splitlines()
     assert pushes[0] == "HEAD"  # any push refspec replaces git's default branch push
     create(paths, "OAuth login")
-    (paths.worktree / "new.txt").write_text("x\n")
-    git(paths.worktree, "add", "new.txt")
-    git(paths.worktree, "commit", "-q", "-m", "new")
-    git(paths.worktree, "push", "-q")  # refs/notes/looma exists (enable made sure), so no error
-    assert git(bare, "rev-parse", "main") == git(paths.worktree, "rev-parse", "HEAD")
+    (wt(paths) / "new.txt").write_text("x\n")
+    git(wt(paths), "add", "new.txt")
+    git(wt(paths), "commit", "-q", "-m", "new")
+    git(wt(paths), "push", "-q")  # refs/notes/looma exists (enable made sure), so no error
+    assert git(bare, "rev-parse", "main") == git(wt(paths), "rev-parse", "HEAD")
     assert git(bare, "rev-parse", "refs/looma/ledger") == ref(paths, "refs/looma/ledger")
     assert git(bare, "rev-parse", "refs/notes/looma") == ref(paths, "refs/notes/looma")
 
@@ -89,11 +89,11 @@ def test_curation_remote_receives_looma_refs_instead_of_origin(tmp_path: Path) -
     curation = tmp_path / "curation.git"
     git(tmp_path, "init", "-q", "--bare", str(curation))
     paths = make_clone(tmp_path, bare, "a", share=False)
-    before = _config(paths.worktree)
-    looma(paths.worktree, "share", "enable", "--curation-remote", str(curation))
-    assert git(paths.worktree, "config", "remote.looma-curation.url") == str(curation)
-    assert git(paths.worktree, "config", "looma.curation.origin") == "looma-curation"
-    origin_fetch = git(paths.worktree, "config", "--get-all", "remote.origin.fetch")
+    before = _config(wt(paths))
+    looma(wt(paths), "share", "enable", "--curation-remote", str(curation))
+    assert git(wt(paths), "config", "remote.looma-curation.url") == str(curation)
+    assert git(wt(paths), "config", "looma.curation.origin") == "looma-curation"
+    origin_fetch = git(wt(paths), "config", "--get-all", "remote.origin.fetch")
     assert "looma" not in origin_fetch
     create(paths, "Private curation")
     out = sync.sync(paths)  # the only sharing remote is the curation one
@@ -102,10 +102,10 @@ def test_curation_remote_receives_looma_refs_instead_of_origin(tmp_path: Path) -
     assert sync.sync(paths, "origin").remote == "looma-curation"
     assert git(curation, "rev-parse", "refs/looma/ledger") == ref(paths, "refs/looma/ledger")
     assert git(bare, "for-each-ref", "refs/looma", "refs/notes") == ""
-    status = looma(paths.worktree, "share", "status", "--json").stdout
+    status = looma(wt(paths), "share", "status", "--json").stdout
     assert '"looma-curation"' in status
-    looma(paths.worktree, "share", "disable", "origin")
-    assert _config(paths.worktree) == before
+    looma(wt(paths), "share", "disable", "origin")
+    assert _config(wt(paths)) == before
 
 
 def test_errors_are_clear(tmp_path: Path) -> None:
@@ -117,7 +117,7 @@ def test_errors_are_clear(tmp_path: Path) -> None:
         sync.share_enable(paths, "my_remote")
     with pytest.raises(UsageError, match="not enabled"):
         sync.sync(paths)
-    proc = looma(paths.worktree, "sync", "origin", check=False)
+    proc = looma(wt(paths), "sync", "origin", check=False)
     assert proc.returncode == 2 and "looma share enable origin" in proc.stderr
     git(tmp_path, "clone", "-q", str(bare), "plain")
     from looma_git.gitrepo import find_repo

@@ -48,6 +48,19 @@ def link(paths: RepoPaths, sha: str, wid: str, actor: str = "system") -> str:
                          actor=actor)[0].id
 
 
+def wt(paths: RepoPaths) -> Path:
+    """The work tree of a clone (clones in these tests always have one)."""
+    assert paths.worktree is not None
+    return paths.worktree
+
+
+def sha(paths: RepoPaths, name: str) -> str:
+    """A ref that must exist."""
+    value = ref(paths, name)
+    assert value is not None, name
+    return value
+
+
 def ref(paths: RepoPaths, name: str) -> str | None:
     out = git(paths.common_dir, "rev-parse", "-q", "--verify", name, check=False)
     return out or None
