@@ -217,6 +217,10 @@ def main() -> None:
               f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
     if not args.no_write:
         write_markdown(rows, args.commits)
+    from tests.bench.report import emit, metric
+    emit("hooks", [metric(f"commit latency added ({r['sessions']:,} sessions)", r["added_ms"],
+                          "ms", 15.0, note=f"shim only {r['shim_added_ms']:+.1f} ms")
+                   for r in rows])
 
 
 if __name__ == "__main__":

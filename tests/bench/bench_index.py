@@ -25,6 +25,7 @@ from looma_git.index import embedder as emb  # noqa: E402
 from looma_git.index.fulltext import Doc, FullTextIndex  # noqa: E402
 from looma_git.index.vectors import VectorStore  # noqa: E402
 
+RESULTS: dict[str, tuple[float, str]] = {}  # name -> (value, unit), for the BENCH-JSON line
 REAL_WORDS = ("deploy deployed deploying rollout redis cache eviction ledger notes yaml commit branch "
               "merge rebase migration schema index query token session agent decision bug todo fix "
               "refactor auth login password secret rotate credential database timeout retry worker "
@@ -86,6 +87,7 @@ def bench_fulltext(args, tmp: Path, lines: list[str]) -> None:
     t = time.perf_counter()
     ix.add_many(docs, replace=False)
     build_s = time.perf_counter() - t
+    RESULTS["fulltext docs/s"] = (len(docs) / build_s, "docs/s")
     size_mb = sum(p.stat().st_size for p in (tmp / "tantivy").iterdir() if p.is_file()) / 1e6
     lines.append(f"- full-text build, {len(docs):,} docs (fresh, `replace=False`, 1 writer thread): "
                  f"{build_s:.1f} s → **{len(docs) / build_s:,.0f} docs/s**; {size_mb:.0f} MB on disk "
@@ -112,6 +114,7 @@ def bench_fulltext(args, tmp: Path, lines: list[str]) -> None:
             ix.search(q, limit=20, **kw)
             times.append(time.perf_counter() - t)
         lines.append(f"- query top-20 with stored fields + snippets, {label}: {_ms(times)}")
+        RESULTS[f"query p50, {label}"] = (_pct(times, 0.5) * 1000, "ms")
 
     ups = []
     for i in range(20):
@@ -145,6 +148,7 @@ def bench_vectors(args, tmp: Path, lines: list[str]) -> None:
             t = time.perf_counter()
             vs.knn(q, 10, kind="memory")
             ftimes.append(time.perf_counter() - t)
+    RESULTS["vector knn k=10 p50"] = (_pct(times, 0.5) * 1000, "ms")
     lines.append(f"- vectors: upsert_many {n:,} × {dim}: {n / ins_s:,.0f} rows/s; "
                  f"knn k=10: {_ms(times)}; with kind filter: {_ms(ftimes)}")
 
@@ -167,6 +171,7 @@ def bench_embedder(lines: list[str]) -> None:
         t0 = time.perf_counter()
         embedder.embed_one(text)
         q.append(time.perf_counter() - t0)
+    RESULTS["embedder best"] = (max(rates), "sentences/s")
     lines.append(f"- embedder ({embedder.model_id}, {min(2, os.cpu_count() or 1)} threads, batch 32, "
                  f"8–30 words, 3 rounds of {len(sentences)}): **best {max(rates):,.0f} sentences/s**, median "
                  f"{statistics.median(rates):,.0f}; single query {_ms(q)}")
@@ -205,6 +210,10 @@ def main() -> None:
     print("\n".join(lines))
     if not args.no_write:
         print(f"\nwritten to {write_section(lines)}")
+    from tests.bench.report import emit, metric
+    emit("index", [metric(k, v, u, 80.0 if k == "embedder best" else None,
+                          "higher" if u.endswith("/s") else "lower")
+                   for k, (v, u) in RESULTS.items()])
 
 
 if __name__ == "__main__":

@@ -88,6 +88,11 @@ def main() -> None:
     print(f"verify: {t_verify:.2f} s ok={report.ok} problems={len(report.problems)}")
     print(f"peak RSS: {peak_mb():.0f} MB")
     subprocess.run(["rm", "-rf", str(tmp)], check=False)
+    from tests.bench.report import emit, metric
+    emit("ledger", [metric(f"{n_ops:,} ops in 100 batches", t_ops, "s", 2.0,
+                           note=f"{n_ops / t_ops:,.0f} ops/s"),
+                    metric(f"notes for {n_notes:,} commits", t_notes, "s", 1.0),
+                    metric("verify", t_verify, "s")])
 
 
 if __name__ == "__main__":

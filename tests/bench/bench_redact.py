@@ -15,6 +15,7 @@ from pathlib import Path
 
 from looma_git.redact import _suspect, redact
 
+RATES: dict[str, float] = {}  # label -> MB/s, for the BENCH-JSON line
 # The shared real captures are a fixed corpus; fixtures/ grows as adapters add files.
 ROOTS = [Path("/work/shared/fixtures-real")]
 
@@ -69,6 +70,7 @@ def _rate(label: str, text: str, target: int = 8_000_000) -> None:
         hits += sum(redact(line).hits.values())
     dt = time.process_time() - t0
     print(f"{label:>14}: {mb:6.1f} MB in {dt:5.2f}s = {mb / dt:6.1f} MB/s  (hits {hits})")
+    RATES[label] = mb / dt
 
 
 def main() -> None:
@@ -88,6 +90,10 @@ def main() -> None:
     redact(text)
     _, peak = tracemalloc.get_traced_memory()
     print(f"peak traced memory redacting the corpus as one string: {peak / 1e6:.1f} MB")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from tests.bench.report import emit, metric
+    emit("redact", [metric(f"redact {k}", v, "MB/s", better="higher", note="CPU time")
+                    for k, v in RATES.items()])
 
 
 if __name__ == "__main__":
