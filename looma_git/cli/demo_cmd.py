@@ -93,22 +93,28 @@ def demo_cmd(target: str | None) -> None:
         step("resume", "search ranking", show='looma resume "search ranking"')
     _run(["git", "log", "--notes=looma", "-3", "--format=%h %s%n%N"], repo, env,
          show="git log --notes=looma -3")
-    # Sharing: push looma's refs to a bare remote and rebuild them in a second clone.
+    # Sharing: looma's refs travel through a remote; a teammate rebuilds everything from them.
     remote = base / "team-remote.git"
     _run(["git", "init", "-q", "--bare", "--initial-branch=main", str(remote)], base, env,
          show="git init --bare team-remote.git")
-    _run(["git", "push", "-q", str(remote), "HEAD:refs/heads/main", "refs/looma/ledger",
-          "refs/notes/looma"], repo, env,
-         show="git push team-remote.git main refs/looma/ledger refs/notes/looma")
+    _run(["git", "remote", "add", "team", str(remote)], repo, env,
+         show="git remote add team team-remote.git")
+    _run(["git", "push", "-q", "team", "HEAD:refs/heads/main"], repo, env,
+         show="git push team main")
+    step("share", "enable", "team")
+    step("sync", "team")
     clone = base / "teammate-clone"
-    _run(["git", "clone", "-q", str(remote), str(clone)], base, env, show="git clone team-remote.git teammate-clone")
-    _run(["git", "fetch", "-q", "origin", "refs/looma/ledger:refs/looma/ledger",
-          "refs/notes/looma:refs/notes/looma"], clone, env,
-         show="(teammate) git fetch origin refs/looma/ledger:refs/looma/ledger refs/notes/looma:refs/notes/looma")
+    _run(["git", "clone", "-q", str(remote), str(clone)], base, env,
+         show="git clone team-remote.git teammate-clone")
     teammate_env = dict(env, HOME=str(base / "teammate-home"))
     (base / "teammate-home").mkdir(exist_ok=True)
-    _run([*looma, "init"], clone, teammate_env, show="(teammate) looma init")
-    _run([*looma, "reindex"], clone, teammate_env, show="(teammate) looma reindex")
-    _run([*looma, "work"], clone, teammate_env, show="(teammate) looma work   # no transcripts here")
+    (base / "teammate-home" / ".gitconfig").write_text(
+        "[user]\n\tname = Teammate\n\temail = teammate@example.com\n")
+    for args in (["init"], ["share", "enable", "origin"], ["sync", "origin"], ["reindex"]):
+        _run([*looma, *args], clone, teammate_env, show="(teammate) looma " + " ".join(args))
+    _run([*looma, "work"], clone, teammate_env,
+         show="(teammate) looma work   # no transcripts on this machine")
+    _run(["git", "log", "--notes=looma", "-3", "--format=%h %s%n%N"], clone, teammate_env,
+         show="(teammate) git log --notes=looma -3")
     click.secho(f"\nDone. Explore: cd {repo}   (HOME for the agents' sessions: {scenario.home})",
                 bold=True)
