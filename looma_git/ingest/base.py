@@ -109,3 +109,17 @@ def head_fingerprint(path: Path, offset: int) -> str:
             return hashlib.sha256(fh.read(min(offset, HEAD_BYTES))).hexdigest()[:16]
     except OSError:
         return ""
+
+
+def resume_point(path: Path, cursor: Cursor | None) -> tuple[int, str, list[str]]:
+    """Where an append-only file read continues: (byte offset, adapter state, notes).
+
+    A file whose head no longer matches the cursor's fingerprint (or that shrank) was truncated
+    or replaced: it is rescanned from the start (events dedupe by id) and a note says so.
+    """
+    if not cursor or not cursor.offset:
+        return 0, "", []
+    size = path.stat().st_size
+    if size >= cursor.offset and head_fingerprint(path, cursor.offset) == cursor.head_fp:
+        return cursor.offset, cursor.state, []
+    return 0, "", [f"{path}: truncated or replaced since last read; rescanned"]

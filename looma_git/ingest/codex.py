@@ -11,7 +11,15 @@ from pathlib import Path
 from typing import Any
 
 from looma_git.ingest.agent_text import as_dict, as_list, complete_end
-from looma_git.ingest.base import Cursor, DiscoveryEnv, ReadResult, Skip, Source, head_fingerprint
+from looma_git.ingest.base import (
+    Cursor,
+    DiscoveryEnv,
+    ReadResult,
+    Skip,
+    Source,
+    head_fingerprint,
+    resume_point,
+)
 from looma_git.ingest.codex_records import AGENT, CodexSession
 from looma_git.ingest.jsonl import iter_jsonl
 
@@ -95,12 +103,7 @@ class CodexAdapter:
 
     def _read_jsonl(self, path: Path, cursor: Cursor | None) -> ReadResult:
         size = path.stat().st_size
-        start, state, notes = 0, "", []
-        if cursor and cursor.offset:
-            if size >= cursor.offset and head_fingerprint(path, cursor.offset) == cursor.head_fp:
-                start, state = cursor.offset, cursor.state
-            else:
-                notes.append(f"{path}: truncated or replaced since last read; rescanned")
+        start, state, notes = resume_point(path, cursor)
         if cursor and start and start == size:
             return ReadResult([], cursor)
         sess = CodexSession(session_id_from_name(path), state)

@@ -17,6 +17,7 @@ from looma_git.ingest.base import (
     Source,
     event_id,
     head_fingerprint,
+    resume_point,
 )
 from looma_git.ingest.gemini_records import AGENT
 from looma_git.ingest.gemini_replay import GeminiReplay, SessionInfo
@@ -140,12 +141,7 @@ class GeminiAdapter:
 
     def _read_jsonl(self, path: Path, cursor: Cursor | None) -> ReadResult:
         size = path.stat().st_size
-        start, state, notes = 0, "", []
-        if cursor and cursor.offset:
-            if size >= cursor.offset and head_fingerprint(path, cursor.offset) == cursor.head_fp:
-                start, state = cursor.offset, cursor.state
-            else:
-                notes.append(f"{path}: truncated or replaced since last read; rescanned")
+        start, state, notes = resume_point(path, cursor)
         if cursor and start and start == size:
             return ReadResult([], cursor)
         replay = GeminiReplay.load(_session_info(path), state)

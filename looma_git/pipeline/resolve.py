@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from rapidfuzz import fuzz
 
 from looma_git.pipeline.signals import WorkSignal, parse_ts
-from looma_git.pipeline.text import title_from_prompt
+from looma_git.pipeline.text import cosine, title_from_prompt
 
 # Resolution weights (DESIGN §4: file overlap the largest) and thresholds, in one place.
 W_COSINE = 0.20
@@ -81,15 +81,6 @@ class Cluster:
         return set(self.files) | (set(self.seed.files) if self.seed else set())
 
 
-def _cosine(a: Counter[str], b: Counter[str]) -> float:
-    if not a or not b:
-        return 0.0
-    dot = sum(v * b.get(k, 0) for k, v in a.items())
-    na = math.sqrt(sum(v * v for v in a.values()))
-    nb = math.sqrt(sum(v * v for v in b.values()))
-    return dot / (na * nb) if na and nb else 0.0
-
-
 def _overlap(a: set[str] | frozenset[str], b: set[str]) -> float:
     """Overlap coefficient: a session touching a subset of an effort's files still matches."""
     if not a or not b:
@@ -106,7 +97,7 @@ def score(w: WorkSignal, c: Cluster) -> tuple[float, dict[str, float]]:
         f = max(_overlap(w.edited, files), 0.85 * weak)
     else:
         f = 0.5 * weak
-    cos = _cosine(w.term_counts(), c.terms)
+    cos = cosine(w.term_counts(), c.terms)
     shared = 1.0 if ((w.branch and w.branch not in TRUNK_BRANCHES and
                       (w.branch in c.branches or (c.seed and c.seed.branch == w.branch)))
                      or (w.commits & c.commits)) else 0.0

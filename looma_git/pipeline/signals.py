@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from looma_git.pipeline.inputs import Session
-from looma_git.pipeline.text import path_terms, tokens
+from looma_git.pipeline.text import cosine, path_terms, tokens
 
 WINDOW_GAP_S = 3 * 3600  # a pause this long starts a new window of the same session
 
@@ -105,7 +105,7 @@ def windows_of(session: Session, known: frozenset[str],
             elif first.role == "user" and window_edits and edits and not (edits & window_edits):
                 apart = not ({_top(f) for f in edits} & {_top(f) for f in window_edits})
                 shift = bool(_SHIFT.search(first.text)) or (
-                    apart and _cos(turn_terms, window_terms) < 0.05)
+                    apart and cosine(turn_terms, window_terms) < 0.05)
         if not groups or shift:
             groups.append([])
             window_edits, window_terms = set(), Counter()
@@ -170,17 +170,6 @@ def windows_of(session: Session, known: frozenset[str],
             prs=frozenset(prs), terms=top, first_prompt=first_prompt,
             event_ids=tuple(e.event_id for e in evs), mentioned=frozenset(mentioned)))
     return out
-
-
-def _cos(a: Counter[str], b: Counter[str]) -> float:
-    import math
-
-    if not a or not b:
-        return 0.0
-    dot = sum(v * b.get(k, 0) for k, v in a.items())
-    na = math.sqrt(sum(v * v for v in a.values()))
-    nb = math.sqrt(sum(v * v for v in b.values()))
-    return dot / (na * nb) if na and nb else 0.0
 
 
 def _top(path: str) -> str:

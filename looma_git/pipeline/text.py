@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_\-]{2,}")
 
@@ -103,3 +105,13 @@ def kind_from_text(text: str) -> str:
         if any(k in low for k in keys):
             return kind
     return "feature"
+
+
+def cosine(a: Counter[str], b: Counter[str]) -> float:
+    """Cosine similarity of two term-count vectors (0 when either is empty)."""
+    if not a or not b:
+        return 0.0
+    dot = sum(v * b.get(k, 0) for k, v in a.items())
+    na = math.sqrt(sum(v * v for v in a.values()))
+    nb = math.sqrt(sum(v * v for v in b.values()))
+    return dot / (na * nb) if na and nb else 0.0
