@@ -121,6 +121,15 @@ def _block_mapping(mapping: dict[str, Any], indent: int, out: list[str], ordered
         if v is None or t is bool or t is int or t is float:
             out.append(f"{pad}{key}: {scalar(v)}")
             continue
+        if t is list or t is tuple:  # each item rendered once, for either layout
+            items = [flow(item) for item in v]
+            inline = "[" + ", ".join(items) + "]"
+            if not v or len(inline) <= _INLINE_MAX:
+                out.append(f"{pad}{key}: {inline}")
+            else:
+                out.append(f"{pad}{key}:")
+                out.extend([f"{pad}- {item}" for item in items])
+            continue
         head = f"{pad}{key}:"
         inline = flow(v)
         if not v or len(inline) <= _INLINE_MAX or not isinstance(v, _CONTAINERS):

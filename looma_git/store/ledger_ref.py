@@ -235,7 +235,8 @@ class LedgerStore:
             for op in group:
                 name = f"{op.id}.yaml".encode()
                 sub[name] = tree_entry(FILE_MODE, name, add(b"blob", yamlio.dump(op.fields())))
-            tree.ops[prefix] = tree_entry(DIR_MODE, prefix, add(b"tree", serialize(sub)))
+            raw = serialize(sub, only_files=b"ops/" + prefix in tree.plain)
+            tree.ops[prefix] = tree_entry(DIR_MODE, prefix, add(b"tree", raw))
         root: dict[bytes, bytes] = {
             b"format.yaml": tree_entry(FILE_MODE, b"format.yaml", _FORMAT.id),
             b"ops": tree_entry(DIR_MODE, b"ops", add(b"tree", serialize(tree.ops)))}
@@ -259,8 +260,10 @@ class LedgerStore:
                         objects.append(blob)  # an unchanged blob is already in the old tree
                     entries[fname] = line
             tree.projections[name] = entries
+            if full:
+                tree.plain.add(name)
             if entries:
-                sub_tree = raw_object(b"tree", serialize(entries))
+                sub_tree = raw_object(b"tree", serialize(entries, only_files=name in tree.plain))
                 root[name] = tree_entry(DIR_MODE, name, sub_tree.id)
                 if root[name] != tree.root.get(name):
                     objects.append(sub_tree)

@@ -36,9 +36,14 @@ def entry_is_dir(line: bytes) -> bool:
     return stat.S_ISDIR(int(line[:line.index(b" ")], 8))
 
 
-def serialize(entries: Entries) -> bytes:
-    """The raw tree object body, entries in git order."""
-    if {line[:7] for line in entries.values()} <= {_FILE_PREFIX}:  # files only: sort by name
+def files_only(entries: Entries) -> bool:
+    """True when every entry is a regular file (git order is then plain name order)."""
+    return {line[:7] for line in entries.values()} <= {_FILE_PREFIX}
+
+
+def serialize(entries: Entries, *, only_files: bool = False) -> bytes:
+    """The raw tree object body, entries in git order (`only_files`: the caller knows)."""
+    if only_files or files_only(entries):
         names = sorted(entries)
     else:
         names = sorted(entries, key=lambda n: n + b"/" if entry_is_dir(entries[n]) else n)
@@ -68,6 +73,9 @@ class LedgerTree:
     subs: dict[bytes, Entries] = field(default_factory=dict)  # ops/<xx> loaded so far
     projections: dict[bytes, Entries] = field(default_factory=dict)  # workitems, memories
     root: Entries = field(default_factory=dict)
+    # names of the dicts above (ops prefixes, projection names) holding only files, so their
+    # serialisation can skip the directory check; looma itself only ever adds files
+    plain: set[bytes] = field(default_factory=set)
 
     @classmethod
     def load(cls, repo: Any, commit: bytes | None) -> LedgerTree:
@@ -80,6 +88,8 @@ class LedgerTree:
         tree.ops = _dir_entries(repo, tree.root, b"ops")
         for name in (b"workitems", b"memories"):
             tree.projections[name] = _dir_entries(repo, tree.root, name)
+            if files_only(tree.projections[name]):
+                tree.plain.add(name)
         return tree
 
     def ops_sub(self, repo: Any, prefix: bytes) -> Entries:
@@ -87,4 +97,6 @@ class LedgerTree:
         sub = self.subs.get(prefix)
         if sub is None:
             sub = self.subs[prefix] = _dir_entries(repo, self.ops, prefix)
+            if files_only(sub):
+                self.plain.add(b"ops/" + prefix)
         return sub

@@ -10,6 +10,7 @@ from looma_git.gitrepo import RepoPaths
 from looma_git.ledger.projections import note_texts
 from looma_git.ledger.state import LedgerState
 from looma_git.store.locking import cas_update
+from looma_git.store.objects import RawObject, raw_object
 from looma_git.store.repo import (
     get_blob_data,
     get_tree,
@@ -46,11 +47,23 @@ def fanout_level(count: int) -> int:
     return level
 
 
+# Notes commits are content-addressed, so their maps never go stale: every append syncs the
+# notes ref, and re-walking its fanout trees (a pack lookup each) dominated a small batch.
+_MAPS: dict[bytes, dict[str, bytes]] = {}
+_MAPS_MAX = 8
+# Commits seen to exist stay existing for the life of a process (for the note skip check).
+_PRESENT: set[str] = set()
+_PRESENT_MAX = 1_000_000
+
+
 def read_notes_map(repo: Any, commit: bytes | None) -> dict[str, bytes]:
     """sha -> note blob id for a notes commit, whatever fanout it was written with."""
     out: dict[str, bytes] = {}
     if commit is None:
         return out
+    cached = _MAPS.get(commit)
+    if cached is not None:
+        return dict(cached)
 
     def walk(tree_sha: bytes, prefix: str) -> None:
         for item in get_tree(repo, tree_sha).items():
@@ -61,7 +74,28 @@ def read_notes_map(repo: Any, commit: bytes | None) -> dict[str, bytes]:
                 out[name] = item.sha
 
     walk(commit, "")
-    return out
+    _remember_map(commit, out)
+    return dict(out)
+
+
+def _remember_map(commit: bytes, mapping: dict[str, bytes]) -> None:
+    if len(_MAPS) >= _MAPS_MAX:
+        _MAPS.pop(next(iter(_MAPS)))
+    _MAPS[commit] = dict(mapping)
+
+
+def _present(store: Any, sha: str) -> bool:
+    if sha in _PRESENT:
+        return True
+    try:
+        found = len(sha) == 40 and bool(bytes.fromhex(sha)) and sha.encode() in store
+    except ValueError:
+        return False
+    if found:
+        if len(_PRESENT) >= _PRESENT_MAX:
+            _PRESENT.clear()
+        _PRESENT.add(sha)
+    return found
 
 
 def _build(repo: Any, entries: dict[str, bytes], level: int, old_root: Any,
@@ -100,19 +134,13 @@ def sync_notes(paths: RepoPaths, state: LedgerState, *, author: bytes = b"looma 
     report = NotesReport()
     desired_text = note_texts(state)
     with open_repo(paths) as repo:
-        from dulwich.objects import Blob
-
         store: Any = repo.object_store
-        blobs: dict[str, Any] = {}
+        blobs: dict[str, RawObject] = {}
         for sha, text in desired_text.items():
-            try:
-                present = len(sha) == 40 and bool(bytes.fromhex(sha)) and sha.encode() in store
-            except ValueError:
-                present = False
-            if not present:
+            if not _present(store, sha):
                 report.skipped_missing.append(sha)
                 continue
-            blobs[sha] = Blob.from_string(text)
+            blobs[sha] = raw_object(b"blob", text)
 
         def build(old: bytes | None) -> bytes | None:
             current = read_notes_map(repo, old)
@@ -128,6 +156,7 @@ def sync_notes(paths: RepoPaths, state: LedgerState, *, author: bytes = b"looma 
             write_objects(repo, objects)
             report.written = sum(1 for s in desired if current.get(s) != desired[s])
             report.removed = sum(1 for s in current if s not in desired)
+            _remember_map(bytes(commit.id), desired)
             return bytes(commit.id)
 
         _, report.commit = cas_update(repo, NOTES_REF, build, message=b"looma: notes")
