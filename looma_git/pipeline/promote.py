@@ -139,14 +139,19 @@ def plan_memories(memories: tuple[MemoryView, ...], id_map: Mapping[str, str],
                                    "features": {k: round(v, 2) for k, v in m.confidence.features},
                                    "evidence": _evidence(m.evidence), "local_id": m.id}})
     for m in memories:
-        if m.lifecycle != "superseded" or m.id not in local_to_ledger:
+        if m.lifecycle == "active" or m.id not in local_to_ledger:
             continue
         target = local_to_ledger[m.id]
         current = ledger_memories.get(target)
-        by = local_to_ledger.get(m.superseded_by or "")
-        if current is None or by is None or _get(current, "forced"):
+        if current is None or _get(current, "forced") or _get(current, "lifecycle") != "active":
             continue
-        if _get(current, "lifecycle") == "active":
-            drafts.append({"op": "memory.update", "target": {"type": "memory", "id": target},
-                           "payload": {"lifecycle": "superseded", "superseded_by": by}})
+        if m.lifecycle == "superseded":
+            by = local_to_ledger.get(m.superseded_by or "")
+            if by is None:
+                continue
+            payload: dict[str, Any] = {"lifecycle": "superseded", "superseded_by": by}
+        else:
+            payload = {"lifecycle": m.lifecycle}
+        drafts.append({"op": "memory.update", "target": {"type": "memory", "id": target},
+                       "payload": payload})
     return drafts

@@ -61,6 +61,7 @@ class MemoryView:
     superseded_by: str | None
     evidence: tuple[Evidence, ...]
     sessions: tuple[str, ...]
+    ts: str = ""  # when it was first said
 
 
 @dataclass(frozen=True)
@@ -170,7 +171,7 @@ def _memories(c: Cluster, cands: list[Candidate], c_conf: dict[str, float]) -> l
         views.append(MemoryView(
             id="mem_" + head.cand_id[5:], kind=head.kind, text=head.text[:QUOTE_MAX],
             workitem=c.id, confidence=conf.score(feats), lifecycle="active",
-            superseded_by=None, evidence=ev, sessions=tuple(sessions)))
+            superseded_by=None, evidence=ev, sessions=tuple(sessions), ts=head.ts))
     # A later decision that reverses an earlier one on the same subject supersedes it.
     decisions = [m for m in views if m.kind == "decision"]
     superseded: dict[str, str] = {}
@@ -188,6 +189,25 @@ def _memories(c: Cluster, cands: list[Candidate], c_conf: dict[str, float]) -> l
                                "superseded_by": superseded[m.id]})
                  if m.id in superseded else m for m in views]
     return views
+
+
+DONE_OVERLAP = 0.5  # share of a todo's salient words a later commit must carry to close it
+
+
+def _expire_done(mems: list[MemoryView], commits: list[CommitInfo]) -> list[MemoryView]:
+    """A todo that a later implementing commit visibly did is no longer open: expired."""
+    out = []
+    for m in mems:
+        words = set(_salient(m.text))
+        if m.kind == "todo" and m.lifecycle == "active" and len(words) >= 2 and m.ts:
+            t0 = parse_ts(m.ts)
+            for c in commits:
+                if parse_ts(c.ts) > t0 and len(words & set(_salient(c.subject))) >= max(
+                        2, DONE_OVERLAP * len(words)):
+                    m = MemoryView(**{**m.__dict__, "lifecycle": "expired"})
+                    break
+        out.append(m)
+    return out
 
 
 def _salient(text: str) -> list[str]:
@@ -247,7 +267,8 @@ def refine(inp: RefineInput) -> RefineResult:
         if c.readonly and cf.override is None and cf.value > conf.READONLY_CAP:
             cf = conf.Confidence(conf.READONLY_CAP, conf.band(conf.READONLY_CAP), cf.features)
         cands = [x for w in c.windows for x in cands_by_window.get(w.key, [])]
-        mems = _memories(c, cands, feats)
+        mems = _expire_done(_memories(c, cands, feats),
+                            [by_sha[s] for s in shas if s in by_sha])
         memories.extend(mems)
         first = min((w for w in c.windows), key=lambda w: (parse_ts(w.start_ts), w.key),
                     default=None)
