@@ -105,10 +105,12 @@ class _Reader:
         self.notes: list[str] = []
         self.events: list[NormalizedEvent] = []
         self.groups: dict[str, _Group] = {}
+        self.open_groups: list[_Group] = []  # groups whose `closed` is still False
         self.pending: dict[str, tuple[_Group, int]] = {}
         self.acks = noise.AckFilter()
         self.seq = 0
         self.ctx = _Ctx()
+        self.stem = self.path.stem  # asked for on every record
         parent, agent_id, meta = claude_discovery.subagent_info(self.path)
         self.is_sub = agent_id is not None
         self.layout_parent = parent
@@ -133,9 +135,9 @@ class _Reader:
             if "description" in self.sub_meta:
                 extra["agent_description"] = self.sub_meta["description"]
             return f"{parent}/agent-{self.agent_id}", extra
-        sid = rec_sid or self.ctx.sid or self.path.stem
+        sid = rec_sid or self.ctx.sid or self.stem
         extra = {}
-        if sid != self.path.stem and self.path.stem not in ("chat",):
+        if sid != self.stem and self.stem not in ("chat",):
             extra["source_file"] = self.path.name  # a continuation/replay file of `sid`
         return sid, extra
 
@@ -206,9 +208,14 @@ class _Reader:
                 setattr(self.ctx, attr, v)
 
     def _close_groups(self, except_key: str | None = None) -> None:
-        for g in self.groups.values():
+        # Only groups still open are visited (a closed group never reopens).
+        keep: list[_Group] = []
+        for g in self.open_groups:
             if g.key != except_key:
                 g.closed = True
+            else:
+                keep.append(g)
+        self.open_groups = keep
 
     def _record(self, line: Line) -> None:
         obj = line.obj
@@ -354,6 +361,7 @@ class _Reader:
                        extra={**extra, **self._base_extra(obj)})
             self.seq += 1
             self.groups[key] = g
+            self.open_groups.append(g)
         uuid = obj.get("uuid")
         if isinstance(uuid, str):
             if uuid in g.uuids:

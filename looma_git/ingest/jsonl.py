@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from looma_git.ingest.base import Skip
 
@@ -15,9 +14,12 @@ MAX_LINE_BYTES = 16 * 1024 * 1024  # a longer line is skipped ("too_large") with
 CHUNK = 1024 * 1024
 
 
-@dataclass(frozen=True)
-class Line:
-    """One complete JSONL record: its parsed object, 1-based line number and end offset."""
+class Line(NamedTuple):
+    """One complete JSONL record: its parsed object, 1-based line number and end offset.
+
+    A NamedTuple (immutable like a frozen dataclass, several times cheaper to build): one is
+    made per transcript line.
+    """
 
     obj: dict[str, Any]
     lineno: int
@@ -54,8 +56,25 @@ def _scrub_surrogates(value: Any) -> Any:
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
+# The scanner json.loads itself runs (the C one where available), same default settings.
+_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+_JSON_WS = " \t\n\r"
+
+
 def parse_json_line(text: str) -> tuple[Any, str | None]:
     """json.loads with the failure reason instead of an exception (deep nesting included)."""
+    if text and text[0] not in _JSON_WS and text[-1] not in _JSON_WS:
+        # json.loads minus its whitespace skipping (lines arrive stripped): the scanner and
+        # an "extra data" check are what it runs for such text.
+        try:
+            obj, end = _SCAN(text, 0)
+        except StopIteration:
+            return None, "bad_json"
+        except RecursionError:
+            return None, "too_deep"
+        except ValueError:
+            return None, "bad_json"
+        return (obj, None) if end == len(text) else (None, "bad_json")
     try:
         return json.loads(text), None
     except RecursionError:
