@@ -95,7 +95,8 @@ def main() -> None:
     size = sum(p.stat().st_size for p in home.rglob("*.jsonl"))
     print(f"generated {args.claude} claude + {args.codex} codex sessions: {records} records, "
           f"{size / 1e6:.1f} MB in {time.perf_counter() - t0:.1f}s")
-    cmd = [sys.executable, "-m", "looma_git", "ingest", "--json"]
+    # --no-refine: this measures reading transcripts into the store, not the work model.
+    cmd = [sys.executable, "-m", "looma_git", "ingest", "--json", "--no-refine"]
     agents = ["--agent", "claude-code"] + (["--agent", "codex"] if args.codex else [])
 
     def run() -> tuple[float, dict, float]:
