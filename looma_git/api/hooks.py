@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import os
 import subprocess
+import time
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -246,6 +247,35 @@ def drain(paths: RepoPaths, env: DiscoveryEnv,
                        duration_ms=round(rep.duration_ms, 3),
                        steps=[{"name": s.name, "status": s.status, "ms": s.ms,
                                "detail": s.detail} for s in rep.steps])
+
+
+# The pre-push child is detached from the push, so it can afford to wait: for a running
+# drainer (so the pushed commits' links travel with them) and for the sync itself.
+PREPUSH_DRAIN_WAIT_S = 60.0
+PREPUSH_SYNC_BUDGET_S = 120.0
+
+
+def prepush(paths: RepoPaths, env: DiscoveryEnv, remote: str, *,
+            drain_wait_s: float = PREPUSH_DRAIN_WAIT_S,
+            budget_s: float = PREPUSH_SYNC_BUDGET_S) -> str:
+    """The pre-push hook's detached step: drain queued commits (after a running drainer,
+    bounded), then `api.sync.prepush` for `remote`. Never raises; returns the logged line."""
+    sd = paths.state_dir
+    try:
+        end = time.monotonic() + drain_wait_s
+        while _pid_alive(sd / drain_mod.LOCK) and time.monotonic() < end:
+            time.sleep(0.1)
+        if queue.pending(sd / queue.COMMITS) or queue.pending(sd / queue.REWRITES):
+            drain(paths, env)
+        fn = getattr(_optional("looma_git.api.sync"), "prepush", None)
+        if fn is None:
+            raise drain_mod.StepUnavailable("looma_git.api.sync.prepush is not available")
+        out = fn(paths, remote, budget_s=budget_s)
+        line = f"pre-push {remote}: {out.status}" + (f" ({out.message})" if out.message else "")
+    except Exception as exc:  # the push has gone ahead; all that is left is the log line
+        line = f"pre-push {remote}: error: {type(exc).__name__}: {exc}"
+    state.log(sd, line)
+    return line
 
 
 def record_rewrites(paths: RepoPaths, kind: str, text: str, now: int) -> int:

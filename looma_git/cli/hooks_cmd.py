@@ -1,4 +1,4 @@
-"""`looma hooks install|uninstall|status` and the hidden `looma hook drain|post-rewrite`."""
+"""`looma hooks install|uninstall|status` and the hidden `looma hook drain|post-rewrite|pre-push`."""
 
 from __future__ import annotations
 
@@ -123,3 +123,19 @@ def post_rewrite_cmd(ctx: click.Context, kind: str) -> None:
 
     text = sys.stdin.read()
     api.record_rewrites(_paths(ctx), kind, text, int(time.time()))
+
+
+@hook_group.command("pre-push")
+@click.argument("remote", default="origin")
+@click.pass_context
+def pre_push_cmd(ctx: click.Context, remote: str) -> None:
+    """Drain queued commits, then sync looma's refs to REMOTE best-effort (detached by the shim)."""
+    import os
+    import sys
+    from pathlib import Path
+
+    from looma_git.api import hooks as api
+    from looma_git.ingest.base import DiscoveryEnv
+
+    env = DiscoveryEnv(home=Path.home(), environ=dict(os.environ), platform=sys.platform)
+    api.prepush(_paths(ctx), env, remote)

@@ -98,18 +98,14 @@ looma_mid_op() {
         [ -f "$looma_gd/BISECT_LOG" ]
 }
 
-looma_drain() {
-    # One drainer at a time: skip the launch while the pid in the lock is alive (the drainer
-    # re-reads the queue after releasing it, so nothing queued meanwhile is missed).
-    looma_pid=
-    [ -f "$looma_st/drain.lock" ] && read -r looma_pid 2>/dev/null <"$looma_st/drain.lock"
-    [ -n "$looma_pid" ] && kill -0 "$looma_pid" 2>/dev/null && return 0
+looma_launch() {
+    # Start `looma ARGS` detached, at lower priority, logging to hooks.log.
     if [ -x "$LOOMA_PYTHON" ]; then
-        set -- "$LOOMA_PYTHON" -m looma_git hook drain
+        set -- "$LOOMA_PYTHON" -m looma_git "$@"
     elif command -v looma >/dev/null 2>&1; then
-        set -- looma hook drain
+        set -- looma "$@"
     elif command -v git-looma >/dev/null 2>&1; then
-        set -- git looma hook drain
+        set -- git looma "$@"
     else
         looma_say "error: looma not found (interpreter $LOOMA_PYTHON is gone; no looma or git-looma on PATH)"
         return 0
@@ -118,6 +114,15 @@ looma_drain() {
     command -v nice >/dev/null 2>&1 && set -- nice -n 10 "$@"
     command -v setsid >/dev/null 2>&1 && set -- setsid "$@"
     nohup "$@" </dev/null >>"$looma_log" 2>&1 &
+}
+
+looma_drain() {
+    # One drainer at a time: skip the launch while the pid in the lock is alive (the drainer
+    # re-reads the queue after releasing it, so nothing queued meanwhile is missed).
+    looma_pid=
+    [ -f "$looma_st/drain.lock" ] && read -r looma_pid 2>/dev/null <"$looma_st/drain.lock"
+    [ -n "$looma_pid" ] && kill -0 "$looma_pid" 2>/dev/null && return 0
+    looma_launch hook drain
 }
 
 looma_work() {
@@ -144,8 +149,16 @@ looma_work() {
         # $3 = 1 for a branch checkout; file checkouts change no history.
         [ "$3" = 1 ] && ! looma_mid_op && looma_drain ;;
     pre-push)
-        # Never blocks a push; only kicks the drainer if commits are still waiting.
-        [ -s "$looma_st/queue" ] && looma_drain ;;
+        # Never blocks or slows a push: when sharing is enabled (any looma.share/curation key)
+        # and the push goes ahead, one detached `looma hook pre-push REMOTE` drains what is
+        # queued and then syncs looma's refs best-effort; otherwise waiting commits only
+        # kick the drainer.
+        if [ "$looma_status" = 0 ] &&
+            git config --get-regexp '^looma[.](share|curation)[.]' >/dev/null 2>&1; then
+            looma_launch hook pre-push "${1:-origin}"
+        else
+            [ -s "$looma_st/queue" ] && looma_drain
+        fi ;;
     esac
     return 0
 }
