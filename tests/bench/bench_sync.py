@@ -146,6 +146,12 @@ def main() -> None:
     print(f"peak RSS of a sync process: "
           f"{resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024:.0f} MiB; "
           f"this driver: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
+    from tests.bench.report import emit, metric
+    totals = sorted(r["total"] for r in results)
+    emit("sync", [metric("A push + B sync + A fetch, 1,000 ops each way (best run)", totals[0],
+                         "s", 3.0, note=f"median {totals[len(totals) // 2]:.2f} s"),
+                  metric("fresh clone syncing 2,000 ops (best run)",
+                         min(r["fresh"] for r in results), "s")])
 
 
 if __name__ == "__main__":

@@ -1,0 +1,98 @@
+"""Smoke test: every benchmark runs at --quick sizes through run_all and reports BENCH-JSON.
+
+No timed assertions: the numbers are printed, never judged here.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.bench import run_all
+from tests.helpers import REPO_ROOT
+
+PRESENT = [n for n, (script, _, _) in run_all.BENCHES.items()
+           if (run_all.BENCH_DIR / script).exists()]
+
+DOC = """# Performance
+
+Intro kept.
+
+## Index
+
+index details kept
+
+## Hooks
+
+hooks details kept
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", PRESENT)
+def test_benchmark_runs_quick_and_ends_with_bench_json(name: str) -> None:
+    res = run_all.run_one(name, quick=True, verbose=False, timeout=300)
+    assert res.error is None, res.output[-3000:] + res.stderr[-3000:]
+    last = [ln for ln in res.output.splitlines() if ln.strip()][-1]
+    assert last.startswith(run_all.PREFIX)
+    record = json.loads(last[len(run_all.PREFIX):])
+    assert record["bench"] == name and record["metrics"]
+    for m in record["metrics"]:
+        assert isinstance(m["value"], float) and math.isfinite(m["value"]) and m["unit"]
+        assert m["better"] in ("lower", "higher")
+    assert res.rss_mb > 0
+
+
+@pytest.mark.slow
+def test_run_all_cli_prints_the_table_and_writes_the_summary(tmp_path: Path) -> None:
+    doc = tmp_path / "performance.md"
+    doc.write_text(DOC)
+    proc = subprocess.run([sys.executable, "-m", "tests.bench.run_all", "--quick", "--only",
+                           "hooks", "--write-docs", "--docs", str(doc)], cwd=REPO_ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    header = next(ln for ln in proc.stdout.splitlines() if ln.startswith("benchmark "))
+    assert header.split() == ["benchmark", "measure", "value", "target", "ratio", "result",
+                              "peak", "RSS"]
+    rows = [ln for ln in proc.stdout.splitlines() if ln.startswith("hooks ")]
+    assert rows and all("(quick)" in ln and "ERROR" not in ln for ln in rows)
+    text = doc.read_text()
+    assert text.startswith("# Performance\n\nIntro kept.\n\n## Summary\n")
+    assert "nproc=" in text and "| hooks |" in text
+    assert text.endswith("## Index\n\nindex details kept\n\n## Hooks\n\nhooks details kept\n")
+
+
+def _result(metrics: list[dict], reduced: bool = False, error: str | None = None
+            ) -> run_all.Result:
+    return run_all.Result("x", 1.0, 0 if error is None else 1, 50.0, metrics, error,
+                          reduced=reduced)
+
+
+def test_table_judges_ceilings_floors_and_quick_runs() -> None:
+    from tests.bench.report import metric
+
+    rows = run_all.rows([
+        _result([metric("latency", 300, "ms", 400), metric("latency", 500, "ms", 400),
+                 metric("rate", 12000, "events/s", 10000, "higher"),
+                 metric("rate", 9000, "events/s", 10000, "higher"), metric("info", 3, "s")]),
+        _result([metric("latency", 500, "ms", 400)], reduced=True),
+        _result([], error="no BENCH-JSON line")])
+    verdicts = [r[5] for r in rows]
+    assert verdicts[:5] == ["pass", "MISS", "pass", "MISS", "info"]
+    assert [r[4] for r in rows[:4]] == ["0.75", "1.25", "1.20", "0.90"]
+    assert verdicts[5] == "(quick)" and verdicts[6].startswith("ERROR")
+
+
+def test_write_docs_replaces_only_its_own_section(tmp_path: Path) -> None:
+    doc = tmp_path / "performance.md"
+    doc.write_text(DOC)
+    run_all.write_docs("## Summary\n\nfirst\n", doc)
+    run_all.write_docs("## Summary\n\nsecond\n", doc)
+    text = doc.read_text()
+    assert text.count("## Summary") == 1 and "second" in text and "first" not in text
+    assert text == DOC.replace("Intro kept.\n\n", "Intro kept.\n\n## Summary\n\nsecond\n\n")
