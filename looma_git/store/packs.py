@@ -58,35 +58,44 @@ def _write_registry(state_dir: Path, names: list[str]) -> None:
 
 
 def register(pack_dir: Path, state_dir: Path, name: str) -> str | None:
-    """Record pack `name` as looma's; merge when MERGE_AT exist. Returns a merged pack name."""
-    with _locked(state_dir):
-        names = _read_registry(state_dir)
-        if name in names:
-            return None
-        if len(names) + 1 < MERGE_AT:  # the common case: one appended line, no rename
-            with open(state_dir / REGISTRY, "a", encoding="ascii") as fh:
-                fh.write(f"{name}\n")
-            return None
-        names.append(name)
-        alive = [n for n in names if (pack_dir / f"{n}.idx").exists()
-                 and (pack_dir / f"{n}.pack").exists() and not (pack_dir / f"{n}.keep").exists()]
-        if len(alive) < MERGE_AT:
-            _write_registry(state_dir, alive)
-            return None
-        chosen = _geometric_run(pack_dir, alive)
-        merged = merge(pack_dir, chosen) if len(chosen) > 1 else None
-        if merged is None:
-            _write_registry(state_dir, alive)
-            return None
-        gone = set(chosen) - {merged}
-        _write_registry(state_dir, [n for n in alive if n not in gone and n != merged] + [merged])
-        for n in sorted(gone):  # index first: a pack without its index is invisible
-            for ext in (".idx", ".pack"):
-                try:
-                    (pack_dir / f"{n}{ext}").unlink()
-                except FileNotFoundError:
-                    pass
-        return merged
+    """Record pack `name` as looma's; merge when MERGE_AT exist. Returns a merged pack name.
+
+    Best effort: the pack is already in place, so a failure here never fails the write."""
+    try:
+        with _locked(state_dir):
+            return _register(pack_dir, state_dir, name)
+    except OSError:
+        return None
+
+
+def _register(pack_dir: Path, state_dir: Path, name: str) -> str | None:
+    names = _read_registry(state_dir)
+    if name in names:
+        return None
+    if len(names) + 1 < MERGE_AT:  # the common case: one appended line, no rename
+        with open(state_dir / REGISTRY, "a", encoding="ascii") as fh:
+            fh.write(f"{name}\n")
+        return None
+    names.append(name)
+    alive = [n for n in names if (pack_dir / f"{n}.idx").exists()
+             and (pack_dir / f"{n}.pack").exists() and not (pack_dir / f"{n}.keep").exists()]
+    if len(alive) < MERGE_AT:
+        _write_registry(state_dir, alive)
+        return None
+    chosen = _geometric_run(pack_dir, alive)
+    merged = merge(pack_dir, chosen) if len(chosen) > 1 else None
+    if merged is None:  # forget what could not be merged rather than retry on every write
+        _write_registry(state_dir, [n for n in alive if n not in chosen])
+        return None
+    gone = set(chosen) - {merged}
+    _write_registry(state_dir, [n for n in alive if n not in gone and n != merged] + [merged])
+    for n in sorted(gone):  # index first: a pack without its index is invisible
+        for ext in (".idx", ".pack"):
+            try:
+                (pack_dir / f"{n}{ext}").unlink()
+            except FileNotFoundError:
+                pass
+    return merged
 
 
 def _geometric_run(pack_dir: Path, names: list[str]) -> list[str]:

@@ -72,6 +72,15 @@ def test_looma_packs_merge_geometrically_and_stay_readable(repo: Path) -> None:
     with open_repo(paths) as r:
         assert all(r[o.id].data == o.raw for o in written)
     git(repo, "fsck", "--strict", "--no-dangling")
+    # after git gc removed them, registered names are dropped at the next merge
+    git(repo, "gc", "-q", "--prune=now")
+    with open_repo(paths) as r:
+        for n in range(packs.MERGE_AT + 1):
+            write_objects(r, [raw_object(b"blob", f"after gc {n} {i}\n".encode())
+                              for i in range(40)])
+    registry = (paths.state_dir / packs.REGISTRY).read_text().split()
+    assert all((repo / ".git" / "objects" / "pack" / f"{n}.pack").exists() for n in registry)
+    git(repo, "fsck", "--strict")
 
 
 def test_merge_refuses_packs_with_deltas(repo: Path) -> None:
