@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import filterfalse
 from typing import Any
 
 PLACEHOLDER = "[REDACTED:{kind}]"
@@ -380,7 +381,12 @@ def redact(text: str) -> Redaction:
     out = _redact_pem(text, hits)
     out = _known_shapes(out, hits)
     if len(out) >= ENTROPY_MIN_LEN:
-        out = _TOKEN.sub(lambda m: _entropy_repl(m, hits), out)
+        # Most texts hold no suspect token at all: judge the tokens in C (findall, uuids and
+        # hex dropped by the allowlist's own first test, cached verdicts that hit without
+        # running Python) and rebuild the text only when one is suspect.
+        toks = filterfalse(_HEX.fullmatch, filterfalse(_UUID.fullmatch, _TOKEN.findall(out)))
+        if any(map(_suspect, toks)):
+            out = _TOKEN.sub(lambda m: _entropy_repl(m, hits), out)
     return Redaction(out, dict(hits))
 
 
