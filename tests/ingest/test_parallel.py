@@ -133,7 +133,7 @@ def _boom(i: int) -> int:
 def test_ordered_map_reraises_a_worker_exception():
     out = []
     try:
-        for i, v in parallel.ordered_map(_boom, list(range(10)), workers=2):
+        for _i, v in parallel.ordered_map(_boom, list(range(10)), workers=2):
             out.append(v)
     except ValueError as exc:
         assert "bad source" in str(exc)

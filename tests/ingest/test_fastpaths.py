@@ -1,0 +1,63 @@
+"""The ingest fast paths give exactly what the plain calls they replace give."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from looma_git.ingest.agent_text import RAW_JSON_MAX, raw_json, utc_z
+from looma_git.ingest.base import event_id
+from looma_git.ingest.codex_ids import id_and_raw, ts_of
+from looma_git.ingest.jsonl import parse_json_line
+
+_text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40) | st.sampled_from(
+    ["\ud800", "é", "\u2028", "a\"b\\c", "</script>", "\x00"])
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | _text,
+    lambda kids: st.lists(kids, max_size=4) | st.dictionaries(_text, kids, max_size=4),
+    max_leaves=20)
+
+
+@settings(max_examples=300, deadline=None)
+@given(sid=_text, seq=st.integers(min_value=0, max_value=10**12),
+       obj=st.dictionaries(_text, _json, max_size=6))
+def test_codex_id_and_raw_equal_the_two_separate_dumps(sid, seq, obj):
+    assert id_and_raw("codex", sid, seq, obj) == (event_id("codex", sid, seq, obj), raw_json(obj))
+
+
+def test_codex_id_and_raw_keep_the_stub_for_oversized_records():
+    obj = {"type": "response_item", "payload": {"output": "x" * (RAW_JSON_MAX + 10)}}
+    eid, raw = id_and_raw("codex", "s", 7, obj)
+    assert eid == event_id("codex", "s", 7, obj)
+    assert raw == raw_json(obj) and json.loads(raw)["truncated"] is True
+
+
+@given(st.one_of(st.text(max_size=30), st.integers(), st.floats(), st.none()))
+def test_cached_timestamps_equal_utc_z(value):
+    assert ts_of(value) == utc_z(value)
+    assert ts_of(value) == utc_z(value)  # the cached answer too
+
+
+def _loads(text: str):
+    try:
+        return json.loads(text), None
+    except RecursionError:
+        return None, "too_deep"
+    except ValueError:
+        return None, "bad_json"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(
+    _json.map(lambda v: json.dumps(v, ensure_ascii=False)),
+    st.text(alphabet='{}[]",:0123456789abcdeflnrstu \\/.-+\t\x0b', max_size=30),
+    _json.map(json.dumps).flatmap(
+        lambda s: st.integers(0, len(s)).map(lambda i: s[:i] + "}" + s[i:]))))
+def test_parse_json_line_equals_json_loads(text):
+    assert repr(parse_json_line(text)) == repr(_loads(text))
+
+
+def test_parse_json_line_reports_deep_nesting():
+    assert parse_json_line("[" * 100_000 + "]" * 100_000) == (None, "too_deep")
