@@ -111,6 +111,7 @@ class RelinkReport(BaseModel):
 
 # Clocks of the clone that rebased or squashed may run behind ours.
 _CLOCK_SLACK_S = 86400
+_MAX_PATHS = 1000
 
 
 def relink(paths: RepoPaths) -> RelinkReport:
@@ -119,6 +120,8 @@ def relink(paths: RepoPaths) -> RelinkReport:
     the link's files and names the original subject or carries its added lines. Writes one
     `commit.rewrite` op per matched commit (the fold moves the links, notes follow);
     idempotent: a second run finds no orphan it has not already reported."""
+    from datetime import UTC, datetime
+
     from looma_git.api import ledger
     from looma_git.ledger.ops import OpDraft
     from looma_git.pipeline.relink import Candidate, Orphan, match_orphans
@@ -158,9 +161,12 @@ def relink(paths: RepoPaths) -> RelinkReport:
     times = [o.ts for o in orphans if o.ts is not None]
     after = None
     if times and len(times) == len(orphans):
-        after = f"@{int(min(times)) - _CLOCK_SLACK_S}"
+        after = datetime.fromtimestamp(max(0.0, min(times) - _CLOCK_SLACK_S),
+                                       UTC).strftime("%Y-%m-%dT%H:%M:%S+00:00")
     want = () if any(not o.files for o in orphans) else tuple(
         sorted({f for o in orphans for f in o.files}))
+    if len(want) > _MAX_PATHS:
+        want = ()  # a pathspec that long costs more than it saves (and may not fit argv)
     reachable = [c for c in gitfacts.list_commits(
         worktree, revs=gitfacts.history_refs(worktree), after=after, paths=want) if len(c.parents) <= 1]
     cfacts = gitfacts.patch_facts(worktree, [c.sha for c in reachable])
