@@ -131,8 +131,8 @@ def relink(paths: RepoPaths) -> RelinkReport:
     worktree = require_worktree(paths)
     state = ledger.load_state(paths)
     by_sha: dict[str, list[Any]] = {}
-    for (sha, _wi), link in sorted(state.links.items()):
-        by_sha.setdefault(sha, []).append(link)
+    for link in state.live_links():  # links of merged-away or removed WorkItems stay put
+        by_sha.setdefault(link.sha, []).append(link)
     report = RelinkReport(linked_commits=len(by_sha))
     lost = sorted(gitfacts.unreachable(worktree, sorted(by_sha)))
     report.orphaned = len(lost)
