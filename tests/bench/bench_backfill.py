@@ -240,6 +240,14 @@ def main() -> None:
           f"{resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024:.0f} MiB")
     if not args.no_write:
         write_markdown(rows, args.commits, args.efforts)
+    from tests.bench.report import emit, metric
+
+    emit("backfill", [
+        metric(f"first looma backfill, {args.commits} commits / {args.efforts} efforts (median)",
+               statistics.median(firsts), "s", 2.0),
+        metric("link precision vs truth", rows[0]["precision"], "ratio", 0.9, better="higher"),
+        metric("link recall vs truth", rows[0]["recall"], "ratio", 0.85, better="higher")],
+        rerun_s=round(statistics.median(r["rerun_s"] for r in rows), 3))
 
 
 if __name__ == "__main__":
