@@ -201,4 +201,8 @@ def _withdrawn(rows: Sequence[EventRow]) -> set[str]:
 
 def extra_json(extra: tuple[tuple[str, str], ...]) -> str | None:
     """The stored form of NormalizedEvent.extra (None when empty)."""
-    return json.dumps(dict(extra), sort_keys=True, ensure_ascii=False) if extra else None
+    return _EXTRA.encode(dict(extra)) if extra else None
+
+
+# json.dumps(..., sort_keys=True, ensure_ascii=False) without building an encoder per call.
+_EXTRA = json.JSONEncoder(sort_keys=True, ensure_ascii=False)

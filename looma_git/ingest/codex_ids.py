@@ -9,6 +9,9 @@ from typing import Any
 from looma_git.ingest.agent_text import RAW_JSON_MAX, raw_json, utc_z
 from looma_git.ingest.base import event_id
 
+# What json.dumps(..., ensure_ascii=False, separators=(",", ":"), sort_keys=True) builds on
+# every call, built once.
+_CANON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 _TS_CACHE: dict[str, str | None] = {}
 _TS_CACHE_MAX = 4096
 
@@ -35,8 +38,8 @@ def id_and_raw(agent: str, sid: str, seq: int, obj: Any) -> tuple[str, str]:
     fires and the two dumps are the same text. Anything unusual takes the original calls.
     """
     try:
-        blob = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-        head = json.dumps([agent, sid, seq], ensure_ascii=False, separators=(",", ":"))
+        blob = _CANON.encode(obj)
+        head = _CANON.encode([agent, sid, seq])
     except (TypeError, ValueError, RecursionError):
         return event_id(agent, sid, seq, obj), raw_json(obj)
     whole = f"{head[:-1]},{blob}]"
