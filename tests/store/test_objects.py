@@ -128,3 +128,17 @@ def test_merge_streams_bodies_and_drops_duplicates(repo: Path) -> None:
     for obj in (a, b, c, d):
         assert _cat(repo, obj.id) == obj.raw
     git(repo, "fsck", "--strict", "--no-dangling")
+
+
+def test_pack_cut_short_by_a_crash_is_rewritten(repo: Path) -> None:
+    pack_dir = repo / ".git" / "objects" / "pack"
+    objs = [raw_object(b"blob", f"crash {i}\n".encode()) for i in range(3)]
+    name = write_pack(pack_dir, objs)
+    full = (pack_dir / f"{name}.pack").read_bytes()
+    for ext in (".pack", ".idx"):
+        (pack_dir / f"{name}{ext}").unlink()
+    (pack_dir / f"{name}.pack").write_bytes(full[:20])  # a crash mid-write, same batch retried
+    assert write_pack(pack_dir, objs) == name
+    assert (pack_dir / f"{name}.pack").read_bytes() == full
+    assert _cat(repo, objs[2].id) == objs[2].raw
+    assert not [p for p in pack_dir.iterdir() if p.name.startswith("tmp")]
