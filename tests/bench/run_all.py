@@ -37,6 +37,8 @@ BENCHES: dict[str, tuple[str, list[str], list[str]]] = {
               ["--no-write", "--commits", "3", "--sessions", "0"]),
     "redact": ("bench_redact.py", [], ["QUICK"]),
     "sync": ("bench_sync.py", [], ["1"]),  # its one argument: how many runs
+    "backfill": ("bench_backfill.py", ["--no-write"],
+                 ["--no-write", "--commits", "200", "--efforts", "10", "--runs", "1"]),
     "retrieval": ("bench_retrieval.py", [], ["--quick"]),
 }
 
