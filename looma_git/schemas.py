@@ -77,6 +77,7 @@ class FactOut(BaseModel):
     status: Literal["confirmed", "unconfirmed"]
     source: dict[str, Any] = Field(default_factory=dict)
     score: float = 0.0
+    lifecycle: str | None = None  # memories: active | superseded | expired | invalidated
 
 
 class AskOut(BaseModel):

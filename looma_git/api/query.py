@@ -242,15 +242,41 @@ def ask(paths: RepoPaths, query: str, *, limit: int = 10) -> AskOut:
                                  confidence=round(m.confidence, 2), band=m.band,
                                  status="confirmed" if m.promoted else "unconfirmed",
                                  source=dict(m.evidence[0]) if m.evidence else {},
-                                 score=hit.score))
+                                 score=hit.score, lifecycle=m.lifecycle))
         elif hit.doc_type == "message":
             facts.append(FactOut(type="message", id=hit.doc_id, workitem=None, text=hit.snippet,
                                  confidence=None, band=None, status="unconfirmed",
-                                 source={"agent": hit.title and None, "session": hit.session,
+                                 source={"agent": None, "session": hit.session,
                                          "event": hit.doc_id}, score=hit.score))
         if len(facts) >= limit:
             break
+    _fill_agents(paths, facts)
+    # Confirmed, still-true facts first; raw transcript hits next; superseded and expired
+    # facts last but still visible, marked (BM25 order within each group).
+    facts.sort(key=lambda f: 2 if f.lifecycle not in (None, "active")
+               else (0 if f.status == "confirmed" else 1))
     return AskOut(query=query, facts=facts)
+
+
+def _fill_agents(paths: RepoPaths, facts: list[FactOut]) -> None:
+    """Message hits carry their session; the agent comes from the local store."""
+    ids = [f.id for f in facts if f.type == "message"]
+    if not ids or not paths.store_db.exists():
+        return
+    from looma_git.index import storedb
+
+    conn = storedb.connect(paths, readonly=True)
+    try:
+        marks = ",".join("?" * len(ids))
+        agents = dict(conn.execute(
+            f"SELECT event_id, agent FROM events WHERE event_id IN ({marks})", ids).fetchall())
+    except Exception:
+        agents = {}
+    finally:
+        conn.close()
+    for f in facts:
+        if f.type == "message":
+            f.source["agent"] = agents.get(f.id)
 
 
 def timeline(paths: RepoPaths, ref: str) -> TimelineOut:

@@ -33,6 +33,8 @@ def ask_cmd(ctx: click.Context, query: str, limit: int, as_json: bool) -> None:
         where = f"  ({src.get('agent') or ''}:{str(src.get('session') or '')[:8]})" \
             if src.get("session") else ""
         tag = conf_tag(f.confidence, f.band) if f.status == "confirmed" else "[unconfirmed]"
+        if f.lifecycle and f.lifecycle != "active":
+            tag += f" [{f.lifecycle}]"
         click.echo(f"{f.type:<12} {tag} > {f.text}{wi}{where}")
 
 
