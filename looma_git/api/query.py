@@ -226,6 +226,11 @@ def ask(paths: RepoPaths, query: str, *, limit: int = 10) -> AskOut:
     items = {it.id: it for it in _items(paths, fresh_head(paths)[0])}
     mems = {m.id: m for it in items.values() for m in it.memories}
     ft = FullTextIndex(fulltext_dir(paths))
+    if ft.needs_populate:  # the index was missing or corrupt and was just recreated empty
+        from looma_git.api.index import reindex
+
+        reindex(paths, full=True)
+        ft = FullTextIndex(fulltext_dir(paths))
     facts: list[FactOut] = []
     for hit in ft.search(query, limit=limit * 3):
         if hit.doc_type == "workitem" and hit.doc_id in items:

@@ -101,3 +101,14 @@ def test_ask_timeline_recall_status(scen) -> None:
     health = j(repo, env, "status", "--health")
     assert {"candidate_conversion", "merge_rate", "false_positive_rate", "noise_ratio",
             "unlinked_commit_ratio", "sync_conflicts"} <= set(health["health"])
+
+
+def test_corrupt_index_is_rebuilt_and_repopulated(scen) -> None:
+    repo, env, _ = scen
+    j(repo, env, "ask", "oauth")
+    tdir = repo / ".git" / "looma" / "tantivy"
+    for f in tdir.iterdir():
+        if f.name == "meta.json":
+            f.write_text("{ this is not json")
+    facts = j(repo, env, "ask", "oauth")["facts"]
+    assert facts, "the index must be rebuilt and repopulated, not left empty"
