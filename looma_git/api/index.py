@@ -164,7 +164,10 @@ def reindex(paths: RepoPaths, *, full: bool = True) -> ReindexReport:
 
 
 def _embed(paths: RepoPaths, items: list[ItemRecord], report: ReindexReport) -> str | None:
-    """Vectors for WorkItem summaries and memories; lexical-only when no model is installed."""
+    """Vectors for WorkItem summaries; lexical-only when no model is installed.
+
+    Memories are not embedded: resume ranks WorkItems, and `ask` finds memories through
+    Tantivy; embedding them tripled a fresh clone's reindex for vectors nothing read."""
     from looma_git.index.embedder import load_default_with_reason
 
     embedder, reason = load_default_with_reason()
@@ -177,7 +180,6 @@ def _embed(paths: RepoPaths, items: list[ItemRecord], report: ReindexReport) -> 
     texts: list[tuple[str, str, str]] = []
     for it in items:
         texts.append((it.id, "workitem", f"{it.title}. {' '.join(it.aliases)}. {it.summary}"))
-        texts.extend((m.id, "memory", m.text) for m in it.memories)
     wanted = {i: _text_hash(k, t) for i, k, t in texts}
     try:
         with VectorStore(vectors_path(paths), embedder.dim, embedder.model_id) as vs:
