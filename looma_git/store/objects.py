@@ -41,21 +41,23 @@ def raw_object(type_name: bytes, raw: bytes) -> RawObject:
 
 def write_loose(objects_dir: Path, objs: Iterable[RawObject]) -> None:
     """Each object as `objects/xx/<38 hex>` (skipped when already there), via rename."""
-    made: set[str] = set()
     for obj in objs:
         hexid = obj.id.decode()
         sub = os.path.join(objects_dir, hexid[:2])
         path = os.path.join(sub, hexid[2:])
         if os.path.exists(path):
             continue
-        if hexid[:2] not in made:
-            os.makedirs(sub, exist_ok=True)
-            made.add(hexid[:2])
         data = zlib.compress(b"%s %d\0" % (obj.type_name, len(obj.raw)) + obj.raw, COMPRESS_LEVEL)
         tmp = os.path.join(sub, f"tmp_obj_{os.getpid()}_{hexid[2:10]}")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o444)
         try:
-            os.write(fd, data)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o444)
+        except FileNotFoundError:  # first object in this fan-out directory
+            os.makedirs(sub, exist_ok=True)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o444)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
         finally:
             os.close(fd)
         os.replace(tmp, path)

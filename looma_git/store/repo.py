@@ -16,10 +16,12 @@ if TYPE_CHECKING:
     pass
 
 # Fewer objects than this go loose; more go into one pack written directly (never through
-# dulwich, whose add_objects re-reads and re-indexes every pack it writes). Packs looma wrote
-# are merged geometrically (store/packs.py) so they do not pile up. Trees this process built
-# or read are kept in a content-addressed cache so the next batch never asks the packs.
-LOOSE_LIMIT = 32
+# dulwich, whose add_objects re-reads and re-indexes every pack it writes). A loose object
+# costs a file create + rename each, so even a one-op batch (~7 objects) is cheaper as a
+# pack. Packs looma wrote are merged geometrically (store/packs.py) so they do not pile up.
+# Trees this process built or read are kept in a content-addressed cache so the next batch
+# never asks the packs.
+LOOSE_LIMIT = 4
 _TREE_CACHE: dict[bytes, object] = {}  # content-addressed, so never stale
 _TREE_CACHE_MAX = 200_000
 
