@@ -290,12 +290,17 @@ class _Runner:
             stats.noise[reason] = stats.noise.get(reason, 0) + n
         self.result.unattributed_events += p.unattributed
         red = self.result.redactions
+        source_red: dict[str, int] = {}
         for hits in p.row_hits:
             for kind, n in hits.items():
                 red[kind] = red.get(kind, 0) + n
+                source_red[kind] = source_red.get(kind, 0) + n
         assert p.cursor is not None
         count_rows = [(self.run_id, kind, f"{it.agent}:{key}", n) for (kind, key), n in
                       sorted(p.counts.items())]
+        # Redaction hits are kept like noise and skips: `status --health` reports them.
+        count_rows += [(self.run_id, "redaction", f"{it.agent}:{kind}", n)
+                       for kind, n in sorted(source_red.items())]
         if not self.conn.in_transaction:
             self.conn.execute("BEGIN IMMEDIATE")
         wr = write_batch(self.conn, p.rows, list(p.sessions.values()), p.cursor, count_rows,

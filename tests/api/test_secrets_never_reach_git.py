@@ -44,3 +44,7 @@ def test_planted_secrets_never_reach_git_objects(tmp_path: Path) -> None:
     # The session was still ingested and used: its redacted evidence is in the ledger.
     assert b"[REDACTED:" in batch
     assert git(repo, "fsck", "--strict") == ""
+    import json
+
+    health = json.loads(looma(repo, "status", "--health", "--json", env=env).stdout)["health"]
+    assert health["redaction_hits"] >= len(SECRETS)
