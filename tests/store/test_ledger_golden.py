@@ -62,4 +62,6 @@ def test_fixed_workload_gives_golden_tree_ids(tmp_path: Path,
     git(repo, "fsck", "--strict", "--no-dangling")
     if os.environ.get("LOOMA_UPDATE_GOLDEN"):
         GOLDEN.write_text(got)
-    assert got == GOLDEN.read_text()
+    assert got == GOLDEN.read_text(), (
+        "the bytes looma writes changed; if intended (e.g. a new projection field), "
+        "regenerate with LOOMA_UPDATE_GOLDEN=1 and say so in the commit")
