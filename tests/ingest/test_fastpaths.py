@@ -12,7 +12,7 @@ from looma_git.ingest.base import event_id
 from looma_git.ingest.codex_ids import id_and_raw, ts_of
 from looma_git.ingest.jsonl import parse_json_line
 
-_text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40) | st.sampled_from(
+_text = st.text(alphabet=st.characters(codec="utf-8"), max_size=40) | st.sampled_from(
     ["\ud800", "é", "\u2028", "a\"b\\c", "</script>", "\x00"])
 _json = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | _text,
