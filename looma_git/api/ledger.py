@@ -61,8 +61,8 @@ def init_repo(paths: RepoPaths) -> InitReport:
     """Idempotent setup: state dir + clone id, notes rewrite config, an empty ledger ref."""
     from looma_git.store.clone import ensure_clone_id
     from looma_git.store.ledger_ref import LEDGER_REF
-    from looma_git.store.notes import NOTES_REF
     from looma_git.store.locking import cas_update
+    from looma_git.store.notes import NOTES_REF
     from looma_git.store.repo import make_commit, open_repo, ref_value, write_objects
 
     worktree = str(require_worktree(paths))

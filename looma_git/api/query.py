@@ -284,6 +284,10 @@ def _fill_agents(paths: RepoPaths, facts: list[FactOut]) -> None:
             f.source["agent"] = agents.get(f.id)
 
 
+TIMELINE_OPS = frozenset({"workitem.create", "workitem.rename", "workitem.merge",
+                          "workitem.split", "node.false_positive", "undo"})
+
+
 def timeline(paths: RepoPaths, ref: str) -> TimelineOut:
     """Decisions, sessions, commits and ledger ops of one WorkItem, in time order."""
     from looma_git.api.ledger import log as ledger_log
@@ -293,9 +297,14 @@ def timeline(paths: RepoPaths, ref: str) -> TimelineOut:
     for op in ledger_log(paths):
         tgt = op.target.id
         payload = op.payload or {}
-        if tgt == item.id or payload.get("workitem") == item.id or item.id in (
+        if op.op not in TIMELINE_OPS and not (op.op == "workitem.update" and "status" in payload):
+            continue  # links and memories are listed from the fold below, once each
+        if item.id in (tgt, op.created_id(), payload.get("workitem")) or item.id in (
                 payload.get("from") or []):
-            entries.append(TimelineEntry(ts=op.ts, kind="op", text=op.op, ref=op.id[:10],
+            what = op.op if op.op != "workitem.update" else f"status -> {payload['status']}"
+            if op.op == "workitem.rename":
+                what = f"renamed to {payload.get('title')!r}"
+            entries.append(TimelineEntry(ts=op.ts, kind="op", text=what, ref=op.id[:10],
                                          actor=f"{op.actor.kind}:{op.actor.name}"))
     for s in _session_rows(paths, item.sessions):
         entries.append(TimelineEntry(ts=str(s.get("first") or ""), kind="session",
@@ -304,8 +313,8 @@ def timeline(paths: RepoPaths, ref: str) -> TimelineOut:
         entries.append(TimelineEntry(ts=c["date"], kind="commit", text=c["subject"],
                                      ref=c["sha"]))
     for m in item.memories:
-        ts = ""
-        entries.append(TimelineEntry(ts=ts, kind=m.kind, text=m.text, ref=m.id))
+        text = m.text if m.lifecycle == "active" else f"[{m.lifecycle}] {m.text}"
+        entries.append(TimelineEntry(ts=m.said_at, kind=m.kind, text=text, ref=m.id))
     entries.sort(key=lambda e: (e.ts or "~", e.kind, e.ref))
     return TimelineOut(workitem=item.id, title=item.title, entries=entries)
 

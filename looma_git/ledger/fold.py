@@ -18,7 +18,7 @@ from looma_git.ledger.state import (
 _WI_FIELDS = ("title", "kind", "status", "summary", "files", "aliases", "branch", "confidence",
               "band", "features", "evidence", "sessions", "last_active")
 _MEM_FIELDS = ("kind", "text", "workitem", "confidence", "band", "features", "lifecycle",
-               "superseded_by", "evidence")
+               "superseded_by", "evidence", "said_at")
 _CONFLICT_KINDS = {("workitem.rename", "workitem.rename"): "rename",
                    ("workitem.merge", "workitem.split"): "merge_split",
                    ("workitem.split", "workitem.split"): "split"}

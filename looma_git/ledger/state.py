@@ -55,6 +55,7 @@ class MemoryState:
     id: str
     kind: str = "decision"
     text: str = ""
+    said_at: str = ""  # when the transcript said it (the op's ts is when looma wrote it)
     workitem: str | None = None
     confidence: float = 0.0
     band: str = "low"

@@ -137,7 +137,8 @@ def plan_memories(memories: tuple[MemoryView, ...], id_map: Mapping[str, str],
                                    "confidence": round(m.confidence.value, 2),
                                    "band": m.confidence.band,
                                    "features": {k: round(v, 2) for k, v in m.confidence.features},
-                                   "evidence": _evidence(m.evidence), "local_id": m.id}})
+                                   "evidence": _evidence(m.evidence), "local_id": m.id,
+                                   "said_at": m.ts}})
     for m in memories:
         if m.lifecycle == "active" or m.id not in local_to_ledger:
             continue

@@ -22,6 +22,7 @@ class MemoryRecord:
     lifecycle: str
     promoted: bool
     evidence: tuple[dict[str, Any], ...]
+    said_at: str = ""
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,8 @@ def from_ledger(state: Any) -> list[ItemRecord]:
             id=mid, kind=str(_g(m, "kind", "")), text=str(_g(m, "text", "")), workitem=wi,
             confidence=c, band=str(_g(m, "band", None) or band(c)),
             lifecycle=str(_g(m, "lifecycle", "active") or "active"), promoted=True,
-            evidence=tuple(_plain(e) for e in (_g(m, "evidence", ()) or ()))))
+            evidence=tuple(_plain(e) for e in (_g(m, "evidence", ()) or ())),
+            said_at=str(_g(m, "said_at", "") or "")))
     out = []
     for wid, it in sorted((_g(state, "workitems", {}) or {}).items()):
         if _g(it, "merged_into") or _g(it, "false_positive") or _g(it, "split_into"):

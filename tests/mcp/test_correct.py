@@ -42,7 +42,10 @@ def test_rename_records_the_mcp_client_as_actor_and_undo_restores(seeded: Seeded
     u = call(seeded.path, "correct", {"action": "undo", "refs": [sc["op_id"][:12]]})
     assert not u.is_error, text(u)
     assert u.structured_content["op"] == "undo" and u.structured_content["target"] == sc["op_id"]
-    assert f'inverse_of: "{sc["op_id"]}"' in _op_yaml(seeded.path, u.structured_content["op_id"])
+    from ruamel.yaml import YAML
+
+    undo_op = YAML(typ="safe").load(_op_yaml(seeded.path, u.structured_content["op_id"]))
+    assert undo_op["inverse_of"] == sc["op_id"]
     assert _titles(seeded.path)[seeded.refresh] == "Token refresh"
 
 
