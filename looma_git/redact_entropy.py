@@ -1,0 +1,135 @@
+"""Redaction pass (b): the Shannon-entropy fallback with its allowlist of ids that survive."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from functools import lru_cache
+
+PLACEHOLDER = "[REDACTED:{kind}]"
+PLACEHOLDER_PREFIX = "[REDACTED:"
+
+
+def placeholder(kind: str) -> str:
+    """What a secret of `kind` is replaced with."""
+    return PLACEHOLDER.format(kind=kind)
+
+
+_TOKEN = re.compile(r"[A-Za-z0-9_+/\-]{24,}+={0,3}")
+_HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_DIGEST_CTX = re.compile(r"(?i:(?:sha(?:1|224|256|384|512)|md5|blake2b?|sha3-\d{3})[:\-=]\s{0,2})$")
+_DIGEST_TOKEN = re.compile(r"(?i:(?:sha(?:1|224|256|384|512)|md5)-)([A-Za-z0-9+/]{20,}={0,2})")
+# base64 of sha1, sha256, sha384, sha512 digests, padded and unpadded (ssh fingerprints)
+_DIGEST_B64_LENS = {27, 28, 43, 44, 64, 86, 88}
+# Record ids that agents write into transcripts (Anthropic message/tool-use ids, OpenAI
+# call/response ids, OpenCode ids): opaque but not secret, and needed to dedupe events.
+_AGENT_ID = re.compile(
+    r"(?:msg|toolu|srvtoolu|req|call|fc|resp|rs|chatcmpl|ses|prt|file|run|thread|asst|item)"
+    r"(?:_(?:bdrk|vrtx))?[_\-][A-Za-z0-9]{16,64}")
+ENTROPY_MIN_LEN = 24
+ENTROPY_MIN_BITS = 4.0
+
+
+def shannon_entropy(s: str) -> float:
+    """Bits per character of `s` (0 for an empty string)."""
+    n = len(s)
+    if n == 0:
+        return 0.0
+    # H = log2(n) - sum(c*log2(c))/n : one pass over the counts, no per-count division.
+    return math.log2(n) - sum(c * math.log2(c) for c in Counter(s).values() if c > 1) / n
+
+
+_RUNS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_VOWEL = re.compile(r"[aeiouyAEIOUY]")
+_DIGIT = re.compile(r"[0-9]")
+_LOWER = re.compile(r"[a-z]")
+
+
+def _wordlike(s: str) -> bool:
+    """Identifier or prose-ish: long letter runs (camelCase words count) with natural vowels.
+
+    Random base62 has a mean same-case run of ~1.7 letters and ~19% vowels; identifiers
+    like `TestOAuthLoginRedirects` or `session_refresh_timeout` have runs of 4+ and ~35%.
+    """
+    runs = _RUNS.findall(s)
+    if not runs:
+        return False
+    letters = sum(map(len, runs))
+    if letters < len(s) * 0.5:
+        return False
+    return letters / len(runs) >= 3.0 and len(_VOWEL.findall(s)) / letters >= 0.25
+
+
+def _pathlike(s: str) -> bool:
+    """`src/components/UserCard/index`: slash-separated, every long segment word-like."""
+    parts = [p for p in s.split("/") if p]
+    if len(parts) < 2:
+        return False
+    return all(len(p) < 6 or _wordlike(p) or _HEX.fullmatch(p) for p in parts)
+
+
+def _is_allowed(tok: str) -> bool:
+    """On the allowlist: hashes, uuids, agent record ids, digests, paths, identifiers."""
+    if _HEX.fullmatch(tok) or _UUID.fullmatch(tok):
+        return True
+    if _AGENT_ID.fullmatch(tok):
+        return True
+    if _UUID.search(tok):  # `rollout-2026-05-11T11-26-55-<uuid>`: judge what is around the uuid
+        rest = _UUID.sub("", tok)
+        return len(rest) < ENTROPY_MIN_LEN or not _looks_random(rest) or _is_allowed(rest)
+    d = _DIGEST_TOKEN.fullmatch(tok)
+    if d and len(d.group(1)) in _DIGEST_B64_LENS:
+        return True
+    return _pathlike(tok) or _wordlike(tok) or _structured_id(tok)
+
+
+_SEPARATORS = re.compile(r"[-_]")
+
+
+def _structured_id(tok: str) -> bool:
+    """`write_file-1773223425361-n8zctgv4`, `rollout-2026-05-11T11-26-55`: separator-joined
+    words, numbers and short random tails; no segment long enough to hold a key by itself."""
+    parts = [p for p in _SEPARATORS.split(tok) if p]
+    if len(parts) < 3:
+        return False
+    return all(len(p) < 12 or p.isdigit() or _HEX.fullmatch(p) or _wordlike(p) for p in parts)
+
+
+def _looks_random(tok: str) -> bool:
+    has_digit = _DIGIT.search(tok) is not None
+    if tok.islower():
+        has_upper, has_lower = False, True
+    elif tok.isupper():
+        has_upper, has_lower = True, False
+    else:
+        has_upper = has_lower = _LOWER.search(tok) is not None
+    classes = has_digit + has_upper + has_lower
+    if classes < 2:
+        return False
+    bits = shannon_entropy(tok)
+    if classes == 3:
+        return bits >= ENTROPY_MIN_BITS
+    # Two classes only (e.g. lowercase+digits): demand a bit more randomness.
+    return bits >= ENTROPY_MIN_BITS + 0.25
+
+
+def _entropy_repl(m: re.Match[str], hits: Counter[str]) -> str:
+    """Hide a long token that looks random and is not on the allowlist."""
+    tok = m.group(0)
+    if not _suspect(tok):
+        return tok
+    # Digest context (`sha256:<token>`) depends on the text before the token, not cached.
+    if _DIGEST_CTX.search(m.string, max(0, m.start() - 12), m.start()) and (
+            _HEX.fullmatch(tok) or len(tok) in _DIGEST_B64_LENS):
+        return tok
+    hits["high_entropy"] += 1
+    return placeholder("high_entropy")
+
+
+@lru_cache(maxsize=8192)
+def _suspect(tok: str) -> bool:
+    """Random-looking and on no allowlist. Cached: transcripts repeat the same ids, paths and
+    hashes on every record, and the verdict depends on the token alone."""
+    return _looks_random(tok) and not _is_allowed(tok)
