@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 from looma_git.errors import InvalidDataError, NotFoundError, UsageError
@@ -16,6 +17,7 @@ from looma_git.ledger.fold import Folder, _touched, effective_ops
 from looma_git.ledger.ops import OP_TYPES, Actor, Op, OpDraft, build_op, op_path
 from looma_git.ledger.projections import FORMAT_FILE, memory_bytes, workitem_bytes
 from looma_git.ledger.state import LedgerState
+from looma_git.store import ops_cache
 from looma_git.store.clone import SYSTEM_ACTOR, read_clone_id, user_actor
 from looma_git.store.ledger_tree import (
     DIR_MODE,
@@ -140,9 +142,13 @@ class LedgerStore:
                 raise UsageError(f"unknown op type {d.op!r}",
                                  hint="one of: " + ", ".join(OP_TYPES))
         written: list[Op] = []
+        # (blob id, op, fields) of the op files written: the parsed-op cache learns them, so
+        # the next process reading the ledger does not parse what this one just sealed
+        self._cache_pending: list[tuple[bytes, Op, dict[str, Any]]] = []
         with open_repo(self.paths) as repo:
             def build(old: bytes | None) -> bytes:
                 written.clear()
+                self._cache_pending.clear()
                 result, folder = self._folded(repo, old)
                 if old is not None and _FOLDS.get(str(self.paths.common_dir), (None,))[0] == old:
                     del _FOLDS[str(self.paths.common_dir)]  # we are about to mutate it
@@ -171,6 +177,10 @@ class LedgerStore:
             if new is not None and self._pending[0] == new:
                 _FOLDS[str(self.paths.common_dir)] = self._pending
                 _TREES[str(self.paths.common_dir)] = self._pending_tree
+                disk = ops_cache.for_state_dir(self.paths.state_dir)
+                for blob_id, op, fields in self._cache_pending:
+                    disk.put(blob_id, op, fields)
+                disk.flush()
         return list(written)
 
     def _seal(self, drafts: list[OpDraft], result: ReadResult, folder: Folder, actor: Actor,
@@ -234,7 +244,10 @@ class LedgerStore:
             sub = tree.ops_sub(repo, prefix)
             for op in group:
                 name = f"{op.id}.yaml".encode()
-                sub[name] = tree_entry(FILE_MODE, name, add(b"blob", yamlio.dump(op.fields())))
+                fields = op.fields()
+                blob_id = add(b"blob", yamlio.dump(fields))
+                sub[name] = tree_entry(FILE_MODE, name, blob_id)
+                self._cache_pending.append((blob_id, op, fields))
             raw = serialize(sub, only_files=b"ops/" + prefix in tree.plain)
             tree.ops[prefix] = tree_entry(DIR_MODE, prefix, add(b"tree", raw))
         root: dict[bytes, bytes] = {
@@ -305,6 +318,7 @@ def read_tree(repo: Any, head: bytes | None) -> ReadResult:
     ops_tree = get_tree(repo, root[b"ops"][1])
     valid: list[Op] = []
     count = 0
+    disk: ops_cache.OpsCache | None = None  # opened on the first op not parsed in-process
     for prefix in ops_tree.items():
         if not stat.S_ISDIR(prefix.mode):
             continue
@@ -318,12 +332,18 @@ def read_tree(repo: Any, head: bytes | None) -> ReadResult:
             key = (entry.sha, path)
             parsed = _PARSED.get(key)
             if parsed is None:
-                try:
-                    data = get_blob_data(repo, entry.sha)
-                    parsed = validate.parse_op_file(path, entry.sha.decode(), data)
-                except KeyError:
-                    parsed = validate.Rejected(path, path.rsplit("/", 1)[-1][:64],
-                                               "not a readable file")
+                if disk is None:
+                    disk = ops_cache.for_state_dir(Path(repo.controldir()) / "looma")
+                parsed = disk.get(entry.sha, path)
+                if parsed is None:
+                    try:
+                        data = get_blob_data(repo, entry.sha)
+                        parsed = validate.parse_op_file(path, entry.sha.decode(), data)
+                    except KeyError:
+                        parsed = validate.Rejected(path, path.rsplit("/", 1)[-1][:64],
+                                                   "not a readable file")
+                    if isinstance(parsed, Op):
+                        disk.put(entry.sha, parsed)
                 _PARSED[key] = parsed
             if isinstance(parsed, Op):
                 valid.append(parsed)
@@ -331,6 +351,8 @@ def read_tree(repo: Any, head: bytes | None) -> ReadResult:
                 result.kept.append(parsed)
             else:
                 result.rejected.append(parsed)
+    if disk is not None:
+        disk.flush()
     result.ops, jumps = validate.reject_lamport_jumps(valid)
     result.rejected.extend(jumps)
     return result
