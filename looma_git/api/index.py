@@ -25,6 +25,7 @@ class ReindexReport:
     memories: int = 0
     messages: int = 0
     vectors: int = 0
+    vectors_pending: int = 0  # memory vectors left for a later refresh (time budget)
     embedder: str | None = None  # model id, or None when running lexically
     embedder_reason: str | None = None
     ledger_commit: str | None = None
@@ -114,7 +115,13 @@ def load_records(paths: RepoPaths, head: str | None = None) -> list[ItemRecord]:
     return items
 
 
-def reindex(paths: RepoPaths, *, full: bool = True) -> ReindexReport:
+# Memory vectors are topped up within this many seconds per (re)index; WorkItem vectors are
+# always complete. A fresh clone's reindex stays fast and later refreshes finish the rest.
+MEMORY_EMBED_BUDGET_S = 1.5
+
+
+def reindex(paths: RepoPaths, *, full: bool = True,
+            memory_budget_s: float | None = MEMORY_EMBED_BUDGET_S) -> ReindexReport:
     """Rebuild (full) or refresh the Tantivy index and vectors from the ledger + local events."""
     from looma_git.index import storedb
     from looma_git.index.fulltext import FullTextIndex
@@ -155,7 +162,7 @@ def reindex(paths: RepoPaths, *, full: bool = True) -> ReindexReport:
             storedb.set_meta(conn, "index_events_mark", str(mark))
         finally:
             conn.close()
-        model_id = _embed(paths, items, report)
+        model_id = _embed(paths, items, report, memory_budget_s)
         write_meta(paths.state_dir, IndexMeta(ledger_commit=head, model_id=model_id,
                                               built_at=now_iso()))
     report.ledger_commit = head
@@ -163,11 +170,10 @@ def reindex(paths: RepoPaths, *, full: bool = True) -> ReindexReport:
     return report
 
 
-def _embed(paths: RepoPaths, items: list[ItemRecord], report: ReindexReport) -> str | None:
-    """Vectors for WorkItem summaries; lexical-only when no model is installed.
-
-    Memories are not embedded: resume ranks WorkItems, and `ask` finds memories through
-    Tantivy; embedding them tripled a fresh clone's reindex for vectors nothing read."""
+def _embed(paths: RepoPaths, items: list[ItemRecord], report: ReindexReport,
+           memory_budget_s: float | None) -> str | None:
+    """Vectors for WorkItem summaries (always all) and memories (within `memory_budget_s`,
+    None: no limit); lexical-only when no model is installed."""
     from looma_git.index.embedder import load_default_with_reason
 
     embedder, reason = load_default_with_reason()
@@ -180,6 +186,8 @@ def _embed(paths: RepoPaths, items: list[ItemRecord], report: ReindexReport) -> 
     texts: list[tuple[str, str, str]] = []
     for it in items:
         texts.append((it.id, "workitem", f"{it.title}. {' '.join(it.aliases)}. {it.summary}"))
+    for it in items:
+        texts.extend((m.id, "memory", m.text) for m in it.memories if m.lifecycle == "active")
     wanted = {i: _text_hash(k, t) for i, k, t in texts}
     try:
         with VectorStore(vectors_path(paths), embedder.dim, embedder.model_id) as vs:
@@ -193,11 +201,20 @@ def _embed(paths: RepoPaths, items: list[ItemRecord], report: ReindexReport) -> 
             gone = [d for d in known if d not in wanted]
             vs.delete_many(gone)
             todo = [(i, k, t) for i, k, t in texts if known.get(i) != wanted[i]]
-            if todo:
-                vecs = embedder.embed([t for _, _, t in todo])
-                vs.upsert_many([(i, k, v) for (i, k, _), v in zip(todo, vecs, strict=True)])
-            _write_embedded(paths, embedder.model_id, wanted)
-            report.vectors = len(texts)
+            done = {i: h for i, h in known.items() if i in wanted}
+            must = [x for x in todo if x[1] == "workitem"]
+            rest = [x for x in todo if x[1] != "workitem"]
+            t0 = time.perf_counter()
+            for n, batch in enumerate(_batches(must) + _batches(rest)):
+                if batch[0][1] != "workitem" and memory_budget_s is not None and n and (
+                        time.perf_counter() - t0 > memory_budget_s):
+                    break
+                vecs = embedder.embed([t for _, _, t in batch])
+                vs.upsert_many([(i, k, v) for (i, k, _), v in zip(batch, vecs, strict=True)])
+                done.update((i, wanted[i]) for i, _, _ in batch)
+            _write_embedded(paths, embedder.model_id, done)
+            report.vectors = len(done)
+            report.vectors_pending = len(wanted) - len(done)
     except (LoomaError, OSError) as exc:
         report.embedder_reason = exc.message if isinstance(exc, LoomaError) else str(exc)
         return None
@@ -206,6 +223,10 @@ def _embed(paths: RepoPaths, items: list[ItemRecord], report: ReindexReport) -> 
 
 
 EMBEDDED_FILE = "vectors-texts.json"
+
+
+def _batches(items: list[tuple[str, str, str]], size: int = 64) -> list[list[tuple[str, str, str]]]:
+    return [items[i:i + size] for i in range(0, len(items), size)]
 
 
 def _text_hash(kind: str, text: str) -> str:

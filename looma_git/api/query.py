@@ -82,8 +82,10 @@ def _rank(paths: RepoPaths, goal: str, items: list[ItemRecord]) -> list[match.Ma
     return match.rank(goal, items, semantic) if semantic else lexical
 
 
-def _semantic(paths: RepoPaths, goal: str) -> dict[str, float] | None:
-    """Cosine of the goal against WorkItem vectors, when a model and vectors exist."""
+def _semantic(paths: RepoPaths, goal: str, kind: str = "workitem", k: int = 50
+              ) -> dict[str, float] | None:
+    """Cosine of the goal against WorkItem (or memory) vectors, when a model and vectors
+    exist."""
     from looma_git.api.index import vectors_path
 
     if not vectors_path(paths).exists():
@@ -96,7 +98,7 @@ def _semantic(paths: RepoPaths, goal: str) -> dict[str, float] | None:
             return None
         vec = emb.embed([goal])[0]
         with VectorStore(vectors_path(paths), emb.dim, emb.model_id) as vs:
-            return {doc: 1.0 - dist for doc, dist in vs.knn(vec, 50, kind="workitem")}
+            return {doc: 1.0 - dist for doc, dist in vs.knn(vec, k, kind=kind)}
     except Exception:  # the vector path is an optional boost; lexical matching stands alone
         return None
 
@@ -256,11 +258,41 @@ def ask(paths: RepoPaths, query: str, *, limit: int = 10) -> AskOut:
         if len(facts) >= limit:
             break
     _fill_agents(paths, facts)
+    _semantic_memories(paths, query, facts, mems, items, limit)
     # Confirmed, still-true facts first; raw transcript hits next; superseded and expired
     # facts last but still visible, marked (BM25 order within each group).
     facts.sort(key=lambda f: 2 if f.lifecycle not in (None, "active")
                else (0 if f.status == "confirmed" else 1))
-    return AskOut(query=query, facts=facts)
+    return AskOut(query=query, facts=facts[:limit])
+
+
+SEMANTIC_MIN_COSINE = 0.35  # a memory this close in meaning answers the question too
+
+
+def _semantic_memories(paths: RepoPaths, query: str, facts: list[FactOut], mems: dict[str, Any],
+                       items: dict[str, ItemRecord], limit: int) -> None:
+    """When words found too few confirmed facts, memories close in meaning fill the list
+    (sqlite-vec over memory vectors); each is marked as found by meaning."""
+    confirmed = sum(1 for f in facts if f.status == "confirmed")
+    if confirmed >= limit:
+        return
+    near = _semantic(paths, query, kind="memory", k=limit) or {}
+    have = {f.id for f in facts}
+    for mid, cos in sorted(near.items(), key=lambda kv: -kv[1]):
+        m = mems.get(mid)
+        if m is None or mid in have or cos < SEMANTIC_MIN_COSINE:
+            continue
+        wi = items.get(m.workitem or "")
+        facts.append(FactOut(type=m.kind, id=m.id, workitem=m.workitem,
+                             workitem_title=wi.title if wi else None, text=m.text,
+                             confidence=round(m.confidence, 2), band=m.band,
+                             status="confirmed" if m.promoted else "unconfirmed",
+                             source={**(dict(m.evidence[0]) if m.evidence else {}),
+                                     "found_by": "meaning", "cosine": round(cos, 3)},
+                             score=round(cos, 4), lifecycle=m.lifecycle))
+        confirmed += 1
+        if confirmed >= limit:
+            break
 
 
 def _fill_agents(paths: RepoPaths, facts: list[FactOut]) -> None:

@@ -70,22 +70,28 @@ def _llm_line(stats: dict[str, int]) -> str:
 
 
 @click.command("reindex")
+@click.option("--all-vectors", is_flag=True,
+              help="Embed every memory now (by default memory vectors are topped up within a "
+                   "short time budget per reindex; WorkItem vectors are always complete).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable report.")
 @click.pass_context
-def reindex_cmd(ctx: click.Context, as_json: bool) -> None:
+def reindex_cmd(ctx: click.Context, all_vectors: bool, as_json: bool) -> None:
     """Rebuild the local search index and vectors from the ledger ref plus local events.
 
     On a fresh clone that has only the looma refs, this is all a teammate needs before
     `looma work` and `looma resume`.
     """
-    from looma_git.api.index import reindex
+    from looma_git.api.index import MEMORY_EMBED_BUDGET_S, reindex
 
-    report = reindex(repo_paths(ctx), full=True)
+    report = reindex(repo_paths(ctx), full=True, memory_budget_s=None if all_vectors else
+                     MEMORY_EMBED_BUDGET_S)
     if as_json:
         emit_json(report.__dict__)
         return
     mode = f"embeddings: {report.embedder}" if report.embedder else \
         f"lexical only ({report.embedder_reason})"
     click.echo(f"indexed {report.workitems} WorkItems, {report.memories} memories, "
-               f"{report.messages} messages; {report.vectors} vectors; {mode}; "
+               f"{report.messages} messages; {report.vectors} vectors"
+               + (f" ({report.vectors_pending} memory vectors pending: --all-vectors)"
+                  if report.vectors_pending else "") + f"; {mode}; "
                f"{report.duration_s:.2f}s")

@@ -33,6 +33,15 @@ _LOCKBUSY_RETRY_SECONDS = 5.0
 _TANTIVY_FILE = re.compile(r"^(meta\.json|\.managed\.json|\.tantivy-.*\.lock|[0-9a-f]{32}(\.\d+)?\.\w+)$")
 
 
+# Stemmed English function words: they match nearly every message and only add noise to
+# BM25 and snippets. A query made only of them is still searched as typed.
+QUERY_STOPWORDS = frozenset(
+    "a an and are as at be been but by can could did do doe for from had ha have how i if in "
+    "into is it it' it s its me my no not of on or our so than that the their them then there "
+    "these thi they to us wa we were what whi when where which who whom will with would you "
+    "your".split())
+
+
 @dataclass(frozen=True)
 class Doc:
     """One document to index. `doc_id` is the unique key; `ts` is a Unix timestamp."""
@@ -291,11 +300,13 @@ class FullTextIndex:
         return int(self._index.searcher().num_docs)
 
     def terms(self, text: str) -> list[str]:
-        """`text` analysed exactly as indexed (en_stem), deduplicated in order."""
+        """`text` analysed exactly as indexed (en_stem), deduplicated in order; function words
+        are dropped unless the query is nothing but function words."""
         seen: dict[str, None] = {}
         for term in self._analyzer.analyze(text or ""):
             seen.setdefault(term, None)
-        return list(seen)
+        content = [t for t in seen if t not in QUERY_STOPWORDS]
+        return content or list(seen)
 
     def _query(self, terms: Sequence[str], types: Iterable[str] | None, workitem: str | None) -> tantivy.Query:
         from tantivy import Occur, Query

@@ -68,18 +68,17 @@ class OpsCache:
             op = Op.model_validate_json(raw)
         except ValueError:
             op = None
-        # the same checks parse_op_file makes on the name, plus the content hash
-        if op is None or path != f"ops/{op.id[:2]}/{op.id}.yaml" or op.computed_id() != op.id:
+        if op is None or op.computed_id() != op.id:
             self._lines.pop(blob, None)  # type: ignore[union-attr]
             self._rewrite = True
             return None
-        return op
+        # the name check parse_op_file makes: the same bytes under another op's name are
+        # parsed (and rejected) as usual, and a wrong entry is replaced by `put`
+        return op if path == f"ops/{op.id[:2]}/{op.id}.yaml" else None
 
     def put(self, blob: bytes, op: Op, fields: dict[str, object] | None = None) -> None:
         """Remember a validated op (`fields`: its `op.fields()`, when the caller has it)."""
         lines = self._lines  # not loaded by a writer that only appends (it needs no lookup)
-        if lines is not None and blob in lines:
-            return
         try:
             raw = _DUMPS(fields if fields is not None else op.fields()).encode()
         except (TypeError, ValueError):
@@ -87,6 +86,11 @@ class OpsCache:
         if b"\n" in raw:
             return  # cannot happen with compact JSON; never risk a split line
         if lines is not None:
+            known = lines.get(blob)
+            if known == raw:
+                return
+            if known is not None:
+                self._rewrite = True  # a blob holds one op: the parse is right, the entry not
             lines[blob] = raw
         self._pending.append(blob + b" " + raw + b"\n")
 

@@ -112,3 +112,13 @@ def test_corrupt_index_is_rebuilt_and_repopulated(scen) -> None:
             f.write_text("{ this is not json")
     facts = j(repo, env, "ask", "oauth")["facts"]
     assert facts, "the index must be rebuilt and repopulated, not left empty"
+
+
+def test_memory_vectors_are_budgeted_and_completed(scen) -> None:
+    repo, env, _ = scen
+    full = j(repo, env, "reindex", "--all-vectors")
+    assert full["vectors_pending"] == 0 and full["vectors"] >= full["workitems"]
+    if full["embedder"]:  # with a model: memories are embedded too, and ask can use them
+        assert full["vectors"] > full["workitems"]
+        facts = j(repo, env, "ask", "where do login credentials get persisted")["facts"]
+        assert facts

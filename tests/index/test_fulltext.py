@@ -98,7 +98,7 @@ def test_type_and_workitem_filters(index: FullTextIndex) -> None:
     ("title:", None),
     ("foo:bar", None),
     ("redis AND", "w1"),
-    ("[1 TO", "*"),
+    ("[1 TO rollout", "m1"),  # "to" is a function word and is not searched
     ("{x", "x1"),
     ("\"x", "x1"),
     ("rollout^2", "m1"),
@@ -112,8 +112,6 @@ def test_hostile_queries_never_raise_and_find_words(index: FullTextIndex, query:
     hits = index.search(query)
     if expected is None:
         assert hits == []
-    elif expected == "*":
-        assert {"m1", "m2"} <= set(ids(hits))  # both contain "to"
     else:
         assert ids(hits)[0] == expected
 
