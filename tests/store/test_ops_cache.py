@@ -126,7 +126,7 @@ def test_a_damaged_cache_is_ignored_and_rebuilt(repo: Path) -> None:
     path = _cache_file(paths)
     entries = path.read_bytes().splitlines()
     assert len(entries) == 3
-    blob0, _, body0 = entries[0].partition(b" ")
+    blob0 = entries[0].partition(b" ")[0]
     blob1, _, body1 = entries[1].partition(b" ")
     tampered = json.loads(body1)
     tampered["payload"]["summary"] = "someone edited the cache"  # id kept: hash no longer fits
@@ -140,7 +140,8 @@ def test_a_damaged_cache_is_ignored_and_rebuilt(repo: Path) -> None:
     assert _dumps(_fresh_read(paths).ops) == expected
     # rewritten: only good entries remain, one per op file, each naming its own blob
     lines = _cache_lines(paths)
-    assert set(lines) == set(_op_blobs(repo))
+    assert {b: f"ops/{v['id'][:2]}/{v['id']}.yaml" for b, v in lines.items()} == _op_blobs(repo)
+    assert _dumps([Op.model_validate(v) for v in lines.values()]) == expected
     assert _dumps(_fresh_read(paths).ops) == expected
     path.write_bytes(b"\x00\xff not a cache at all")
     assert _dumps(_fresh_read(paths).ops) == expected
