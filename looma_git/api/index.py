@@ -117,7 +117,11 @@ def load_records(paths: RepoPaths, head: str | None = None) -> list[ItemRecord]:
 
 # Memory vectors are topped up within this many seconds per (re)index; WorkItem vectors are
 # always complete. A fresh clone's reindex stays fast and later refreshes finish the rest.
-MEMORY_EMBED_BUDGET_S = 1.5
+# Budgets per caller: a query's automatic refresh never waits on memory embedding; an
+# explicit reindex tops some up; the background path (ingest from the hook drainer) does most.
+MEMORY_EMBED_BUDGET_S = 0.5
+QUERY_MEMORY_BUDGET_S = 0.0
+BACKGROUND_MEMORY_BUDGET_S = 20.0
 
 
 def reindex(paths: RepoPaths, *, full: bool = True,
@@ -206,8 +210,8 @@ def _embed(paths: RepoPaths, items: list[ItemRecord], report: ReindexReport,
             rest = [x for x in todo if x[1] != "workitem"]
             t0 = time.perf_counter()
             for n, batch in enumerate(_batches(must) + _batches(rest)):
-                if batch[0][1] != "workitem" and memory_budget_s is not None and n and (
-                        time.perf_counter() - t0 > memory_budget_s):
+                if batch[0][1] != "workitem" and memory_budget_s is not None and (
+                        time.perf_counter() - t0 >= memory_budget_s):
                     break
                 vecs = embedder.embed([t for _, _, t in batch])
                 vs.upsert_many([(i, k, v) for (i, k, _), v in zip(batch, vecs, strict=True)])
@@ -269,6 +273,6 @@ def fresh_head(paths: RepoPaths) -> tuple[str | None, bool]:
     meta = read_meta(paths.state_dir)
     head = ledger_head(paths)
     if meta is None or meta.is_stale(head) or not fulltext_dir(paths).exists():
-        reindex(paths, full=meta is None)
+        reindex(paths, full=meta is None, memory_budget_s=QUERY_MEMORY_BUDGET_S)
         return head, True
     return head, False

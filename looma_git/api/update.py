@@ -31,6 +31,16 @@ def update(paths: RepoPaths, env: DiscoveryEnv, *, agents: list[str] | None = No
     result = None
     if refine and (changed or not _refined_before(paths)):
         result = refine_and_publish(paths, by="backfill", settings=settings)
+        # Keep the index (and most memory vectors) fresh here, off the query path: this runs
+        # from the hook drainer in the background, so the next `resume` finds it ready.
+        from looma_git.api.index import BACKGROUND_MEMORY_BUDGET_S, reindex
+        from looma_git.errors import LoomaError
+
+        try:
+            reindex(paths, full=False, memory_budget_s=BACKGROUND_MEMORY_BUDGET_S)
+        except LoomaError:
+            pass  # the index is a cache: the next query refreshes it
+
     return UpdateReport(ingest=report, refine=result)
 
 
