@@ -209,7 +209,7 @@ def _embed(paths: RepoPaths, items: list[ItemRecord], report: ReindexReport,
             must = [x for x in todo if x[1] == "workitem"]
             rest = [x for x in todo if x[1] != "workitem"]
             t0 = time.perf_counter()
-            for n, batch in enumerate(_batches(must) + _batches(rest)):
+            for batch in _batches(must) + _batches(rest):
                 if batch[0][1] != "workitem" and memory_budget_s is not None and (
                         time.perf_counter() - t0 >= memory_budget_s):
                     break
