@@ -192,6 +192,7 @@ def _embed(paths: RepoPaths, items: list[ItemRecord], report: ReindexReport,
         texts.append((it.id, "workitem", f"{it.title}. {' '.join(it.aliases)}. {it.summary}"))
     for it in items:
         texts.extend((m.id, "memory", m.text) for m in it.memories if m.lifecycle == "active")
+    texts.extend(_window_texts(paths))
     wanted = {i: _text_hash(k, t) for i, k, t in texts}
     try:
         with VectorStore(vectors_path(paths), embedder.dim, embedder.model_id) as vs:
@@ -227,6 +228,39 @@ def _embed(paths: RepoPaths, items: list[ItemRecord], report: ReindexReport,
 
 
 EMBEDDED_FILE = "vectors-texts.json"
+
+
+def _window_texts(paths: RepoPaths) -> list[tuple[str, str, str]]:
+    """Session-window summaries from the last refinery pass (local only: none on a clone that
+    never saw the transcripts)."""
+    if not paths.store_db.exists():
+        return []
+    from looma_git.index import storedb
+
+    conn = storedb.connect(paths, readonly=True)
+    try:
+        rows = conn.execute("SELECT key, text FROM refine_windows ORDER BY key").fetchall()
+    except Exception:
+        return []
+    finally:
+        conn.close()
+    return [(f"win:{key}", "window", text) for key, text in rows if text]
+
+
+def window_owners(paths: RepoPaths) -> dict[str, str]:
+    """Vector doc id of each window -> the WorkItem it belongs to."""
+    if not paths.store_db.exists():
+        return {}
+    from looma_git.index import storedb
+
+    conn = storedb.connect(paths, readonly=True)
+    try:
+        return {f"win:{k}": wi for k, wi in conn.execute(
+            "SELECT key, workitem FROM refine_windows")}
+    except Exception:
+        return {}
+    finally:
+        conn.close()
 
 
 def _batches(items: list[tuple[str, str, str]], size: int = 64) -> list[list[tuple[str, str, str]]]:

@@ -79,6 +79,17 @@ def _rank(paths: RepoPaths, goal: str, items: list[ItemRecord]) -> list[match.Ma
     if not match.semantic_can_change(lexical):
         return lexical
     semantic = _semantic(paths, goal)
+    windows = _semantic(paths, goal, kind="window")
+    if windows:
+        # A WorkItem is as close to the goal as its closest summary or session window.
+        from looma_git.api.index import window_owners
+
+        owners = window_owners(paths)
+        semantic = dict(semantic or {})
+        for doc, cos in windows.items():
+            wi = owners.get(doc)
+            if wi is not None and cos > semantic.get(wi, -1.0):
+                semantic[wi] = cos
     return match.rank(goal, items, semantic) if semantic else lexical
 
 
@@ -170,9 +181,13 @@ def resume(paths: RepoPaths, goal: str | None = None, *, work_ref: str | None = 
                              _session_rows(paths, item.sessions), budget)
         out.bundle = b.as_dict()
     elif state == "ambiguous":
-        out.message = ("Several WorkItems match; they are shown side by side, not blended. "
-                       f"Pick one with `looma resume --work {cands[0].letter}` or merge them "
-                       f"with `looma correct merge {cands[0].letter} {cands[1].letter if len(cands) > 1 else ''}`.")
+        if len(cands) > 1:
+            out.message = ("Several WorkItems match; they are shown side by side, not blended. "
+                           f"Pick one with `looma resume --work {cands[0].letter}` or merge "
+                           f"them with `looma correct merge {cands[0].letter} {cands[1].letter}`.")
+        else:
+            out.message = ("Only a weak match: resume it with `looma resume --work "
+                           f"{cands[0].letter}` if it is the one, or rephrase the goal.")
         _remember_letters(paths, cands)
     else:
         recent = sorted(items, key=lambda it: (it.updated, it.confidence), reverse=True)[:5]

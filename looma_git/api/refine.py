@@ -30,6 +30,7 @@ CREATE TABLE IF NOT EXISTS refine_workitems(id TEXT PRIMARY KEY, ledger_id TEXT,
 CREATE TABLE IF NOT EXISTS refine_memories(id TEXT PRIMARY KEY, ledger_id TEXT, workitem TEXT,
   promoted INTEGER, json TEXT);
 CREATE TABLE IF NOT EXISTS refine_meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS refine_windows(key TEXT PRIMARY KEY, workitem TEXT, text TEXT);
 """
 
 
@@ -189,11 +190,25 @@ def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
         conn.close()
 
 
+def window_text(w: Any) -> str:
+    """What a window was about, in a sentence or two."""
+    terms = " ".join(t for t, _ in w.terms[:12])
+    return f"{w.first_prompt[:400]} {terms}".strip()
+
+
 def _save_local(conn: sqlite3.Connection, result: RefineResult, id_map: dict[str, str]) -> None:
     """The local graph (candidates included) for `work --all`, `ask` and health."""
     with conn:
         conn.execute("DELETE FROM refine_workitems")
         conn.execute("DELETE FROM refine_memories")
+        conn.execute("DELETE FROM refine_windows")
+        # Window summaries (opening request + topic terms) for the vector index: a goal that
+        # reads like what someone once asked an agent finds the WorkItem that window joined.
+        owner = {key: id_map.get(w.id, w.id) for w in result.workitems for key in w.windows}
+        conn.executemany(
+            "INSERT OR REPLACE INTO refine_windows(key, workitem, text) VALUES (?,?,?)",
+            [(w.key, owner[w.key], window_text(w)) for w in result.windows
+             if w.key in owner and (w.first_prompt or w.terms)])
         conn.executemany(
             "INSERT INTO refine_workitems(id, ledger_id, promoted, json) VALUES (?,?,?,?)",
             [(w.id, id_map.get(w.id), int(w.id in id_map),

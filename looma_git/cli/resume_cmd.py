@@ -44,8 +44,12 @@ def resume_cmd(ctx: click.Context, goal: str | None, work_ref: str | None, budge
                    f"  match {c.match:.2f}  ({c.id})")
         _render_bundle(out.bundle or {})
     elif out.state == "ambiguous":
-        click.echo(f"ambiguous: {len(out.candidates)} WorkItems match {out.goal!r} about equally;"
-                   " shown side by side, not blended.")
+        if len(out.candidates) == 1:
+            click.echo(f"ambiguous: one WorkItem matches {out.goal!r}, but too weakly to be sure;"
+                       " check it before resuming.")
+        else:
+            click.echo(f"ambiguous: {len(out.candidates)} WorkItems match {out.goal!r} about "
+                       "equally; shown side by side, not blended.")
         for c in out.candidates:
             click.echo(f"\n  {c.letter}  {c.title}  [{c.kind}] [{c.status}] "
                        f"{conf_tag(c.confidence, c.band)}  match {c.match:.2f}  ({c.id})")

@@ -118,7 +118,7 @@ def test_memory_vectors_are_budgeted_and_completed(scen) -> None:
     repo, env, _ = scen
     full = j(repo, env, "reindex", "--all-vectors")
     assert full["vectors_pending"] == 0 and full["vectors"] >= full["workitems"]
-    if full["embedder"]:  # with a model: memories are embedded too, and ask can use them
-        assert full["vectors"] > full["workitems"]
+    if full["embedder"]:  # with a model: memories and session windows are embedded too
+        assert full["vectors"] > full["workitems"] + full["memories"]
         facts = j(repo, env, "ask", "where do login credentials get persisted")["facts"]
         assert facts
