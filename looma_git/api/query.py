@@ -6,7 +6,7 @@ import json
 import string
 from typing import Any
 
-from looma_git.errors import AmbiguousError, NotFoundError
+from looma_git.errors import AmbiguousError, NotFoundError, NotInitializedError
 from looma_git.gitrepo import RepoPaths, require_worktree
 from looma_git.retrieval import bundle as bundle_mod
 from looma_git.retrieval import match
@@ -155,6 +155,7 @@ def resume(paths: RepoPaths, goal: str | None = None, *, work_ref: str | None = 
     from looma_git.api.index import fresh_head
     from looma_git.store.gitfacts import head_state
 
+    _require_ledger(paths)
     items = _items(paths, fresh_head(paths)[0])
     letters = string.ascii_uppercase
     if work_ref:
@@ -199,6 +200,16 @@ def resume(paths: RepoPaths, goal: str | None = None, *, work_ref: str | None = 
     return out
 
 
+def _require_ledger(paths: RepoPaths) -> None:
+    """Queries need a ledger (local or fetched); without one nothing is written anywhere."""
+    from looma_git.api.index import ledger_head
+
+    if ledger_head(paths) is None:
+        raise NotInitializedError(
+            "looma has no ledger in this repository yet",
+            hint="run `looma init` then `looma ingest` (or fetch a teammate's refs/looma/*)")
+
+
 def _remember_letters(paths: RepoPaths, cands: list[CandidateOut]) -> None:
     try:
         paths.state_dir.mkdir(parents=True, exist_ok=True)
@@ -240,6 +251,7 @@ def ask(paths: RepoPaths, query: str, *, limit: int = 10) -> AskOut:
     from looma_git.api.index import fresh_head, fulltext_dir
     from looma_git.index.fulltext import FullTextIndex
 
+    _require_ledger(paths)
     items = {it.id: it for it in _items(paths, fresh_head(paths)[0])}
     mems = {m.id: m for it in items.values() for m in it.memories}
     ft = FullTextIndex(fulltext_dir(paths))

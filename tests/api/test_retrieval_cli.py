@@ -122,3 +122,13 @@ def test_memory_vectors_are_budgeted_and_completed(scen) -> None:
         assert full["vectors"] > full["workitems"] + full["memories"]
         facts = j(repo, env, "ask", "where do login credentials get persisted")["facts"]
         assert facts
+
+
+def test_queries_before_init_say_so_and_write_nothing(tmp_path: Path) -> None:
+    from tests.helpers import make_repo
+
+    repo = make_repo(tmp_path / "bare")
+    for cmd in (("resume", "auth"), ("ask", "why")):
+        proc = looma(repo, *cmd, check=False)
+        assert proc.returncode == 3 and "looma init" in proc.stderr, proc.stderr
+    assert not (repo / ".git" / "looma").exists()
