@@ -41,11 +41,49 @@ def _work_out(it: ItemRecord) -> WorkItemOut:
         branch=it.branch, summary=it.summary, features=dict(it.features))
 
 
-def work(paths: RepoPaths, *, status: str | None = None) -> WorkOut:
-    """Every live WorkItem, most confident first (ties by id: deterministic)."""
+def work(paths: RepoPaths, *, status: str | None = None, candidates: bool = False) -> WorkOut:
+    """Every live WorkItem, most confident first (ties by id: deterministic); with
+    `candidates`, also the local ones not (yet) promoted, marked `promoted: false`."""
     items = [it for it in _items(paths) if status is None or it.status == status]
     items.sort(key=lambda it: (-round(it.confidence, 2), it.title.lower(), it.id))
-    return WorkOut(workitems=[_work_out(it) for it in items])
+    out = [_work_out(it) for it in items]
+    if candidates:
+        out.extend(_local_candidates(paths))
+    return WorkOut(workitems=out)
+
+
+def _local_candidates(paths: RepoPaths) -> list[WorkItemOut]:
+    """Unpromoted WorkItems of the last refinery pass (local only, never shared)."""
+    if not paths.store_db.exists():
+        return []
+    import json as _json
+
+    from looma_git.index import storedb
+
+    conn = storedb.connect(paths, readonly=True)
+    try:
+        rows = conn.execute("SELECT id, json FROM refine_workitems WHERE promoted = 0 "
+                            "ORDER BY id").fetchall()
+    except Exception:
+        return []
+    finally:
+        conn.close()
+    out = []
+    for wid, raw in rows:
+        w = _json.loads(raw)
+        if w.get("quarantined"):
+            continue
+        conf = w.get("confidence") or {}
+        value = float(conf.get("value", 0.0)) if isinstance(conf, dict) else 0.0
+        out.append(WorkItemOut(
+            id=wid, title=w.get("title", ""), kind=w.get("kind", "feature"), status="candidate",
+            lifecycle="active", confidence=round(value, 2),
+            band=str(conf.get("band", "low")) if isinstance(conf, dict) else "low",
+            files=list(w.get("files", [])), commits=list(w.get("commits", [])),
+            sessions=[SessionRef(agent=a, id=s) for a, s in w.get("sessions", [])],
+            promoted=False, branch=w.get("branch"), summary=w.get("summary", "")))
+    out.sort(key=lambda x: (-x.confidence, x.title.lower(), x.id))
+    return out
 
 
 def _candidate(m: match.Match, letter: str) -> CandidateOut:

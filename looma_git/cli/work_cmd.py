@@ -10,9 +10,12 @@ from looma_git.cli.common import conf_tag, emit_json, files_tag, repo_paths
 @click.command("work")
 @click.option("--status", "status", default=None, metavar="S",
               help="Only WorkItems with this status (active, done, abandoned).")
+@click.option("--candidates", is_flag=True,
+              help="Also list local candidates not (yet) promoted; promote one with "
+                   "`looma correct promote ID`.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output (stable contract).")
 @click.pass_context
-def work_cmd(ctx: click.Context, status: str | None, as_json: bool) -> None:
+def work_cmd(ctx: click.Context, status: str | None, candidates: bool, as_json: bool) -> None:
     """List WorkItems, most confident first.
 
     Each line shows the kind, status, confidence and band, and the main files:
@@ -22,7 +25,7 @@ def work_cmd(ctx: click.Context, status: str | None, as_json: bool) -> None:
     """
     from looma_git.api.query import work
 
-    out = work(repo_paths(ctx), status=status)
+    out = work(repo_paths(ctx), status=status, candidates=candidates)
     if as_json:
         emit_json(out)
         return

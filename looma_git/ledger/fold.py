@@ -190,6 +190,9 @@ class Folder(NodeFolding):
             return
         wi = WorkItemState(id=wid, created_lamport=op.lamport, created_by_op=op.id)
         self._set_fields(wi, op.payload, _WI_FIELDS, set())
+        if op.is_user:  # a person created or promoted it: FORCE_PROMOTE, confidence pinned
+            wi.forced, wi.confidence, wi.band = "promote", 1.0, "high"
+            self.state.constraints.forced[wid] = "promote"
         if wid in self.state.constraints.false_positives:
             wi.false_positive, wi.confidence = True, 0.0
         self.state.workitems[wid] = wi

@@ -158,3 +158,21 @@ def test_log_user_and_blame(scen) -> None:
     blame = json.loads(looma(repo, "blame", c["id"], "--json", env=env).stdout)["ops"]
     assert blame[0]["op"] == "workitem.create" and blame[-1]["op"] == "workitem.rename"
     assert blame[-1]["rationale"] == "clearer" and blame[-1]["actor"]["kind"] == "user"
+
+
+def test_candidates_listed_and_force_promoted(scen) -> None:
+    repo, env = scen
+    listed = json.loads(looma(repo, "work", "--candidates", "--json", env=env).stdout)
+    cands = [w for w in listed["workitems"] if not w["promoted"]]
+    assert cands, "the read-only session stays a local candidate"
+    c = cands[0]
+    assert c["status"] == "candidate" and c["band"] == "low"
+    assert c["id"] not in {w["id"] for w in work(repo, env)}  # not shared
+    looma(repo, "correct", "promote", c["id"], "-m", "worth tracking", env=env)
+    promoted = [w for w in work(repo, env) if w["title"] == c["title"]]
+    assert len(promoted) == 1 and promoted[0]["confidence"] == 1.0
+    looma(repo, "reprocess", env=env)
+    again = [w for w in work(repo, env) if w["title"] == c["title"]]
+    assert len(again) == 1 and again[0]["confidence"] == 1.0
+    after = json.loads(looma(repo, "work", "--candidates", "--json", env=env).stdout)
+    assert c["id"] not in {w["id"] for w in after["workitems"] if not w["promoted"]}
