@@ -109,8 +109,18 @@ def split(paths: RepoPaths, ref: str, titles: list[str], parts: list[list[str]],
                                   "files": sorted(members)})
     op_id = _append(paths, "workitem.split", {"type": "workitem", "id": item.id},
                     {"parts": payload_parts, "by": by}, rationale, actor_name=actor_name)
+    _refresh_after(paths)
     return Correction(op_id, "workitem.split", item.id,
                       f"split {item.title!r} into " + ", ".join(repr(t) for t in titles))
+
+
+def _refresh_after(paths: RepoPaths) -> None:
+    """Recompute the parts' files, commits and confidence now (not at the next reprocess):
+    a correction changes state at once. Only possible where the transcripts are."""
+    if paths.store_db.exists():
+        from looma_git.api.refine import refine_and_publish
+
+        refine_and_publish(paths, by="backfill")
 
 
 def rename(paths: RepoPaths, ref: str, title: str, *, rationale: str | None = None,
@@ -229,7 +239,16 @@ def undo(paths: RepoPaths, op_ref: str, *, rationale: str | None = None,
     """Write the inverse op; undoing an undo restores."""
     from looma_git.api import ledger
 
+    from looma_git.ledger.fold import effective_ops
+
     op = ledger.resolve_op(paths, op_ref)
+    ops = ledger.log(paths)
+    if op.id not in {o.id for o in effective_ops(ops)}:
+        undoers = [o.id[:10] for o in ops if o.op == "undo" and o.inverse_of == op.id]
+        raise UsageError(
+            f"{op.op} {op.id[:10]} is already undone",
+            hint=(f"to restore it, undo the undo: looma correct undo {undoers[-1]}"
+                  if undoers else "nothing to undo"))
     op_id = _append(paths, "undo", {"type": "op", "id": op.id}, {}, rationale,
                     inverse_of=op.id, actor_name=actor_name)
     return Correction(op_id, "undo", op.id, f"undid {op.op} {op.id[:10]}")
@@ -244,10 +263,13 @@ def blame(paths: RepoPaths, ref: str) -> list[dict[str, Any]]:
     wi = state.workitems.get(item.id)
     shaping = set(wi.ops) if wi else set()
     out = []
+    shown: set[str] = set()
     for op in sorted(ledger.log(paths), key=lambda o: (o.lamport, o.id)):
         payload = op.payload or {}
         if (op.id in shaping or op.target.id == item.id or payload.get("workitem") == item.id
-                or item.id in (payload.get("from") or [])):
+                or item.id in (payload.get("from") or []) or op.created_id() == item.id
+                or (op.op == "undo" and op.inverse_of in shown)):
+            shown.add(op.id)
             out.append({"id": op.id, "op": op.op, "ts": op.ts, "lamport": op.lamport,
                         "actor": op.actor.model_dump(), "rationale": op.rationale,
                         "target": op.target.id})

@@ -58,7 +58,7 @@ _PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
                    r"(?:when|if|on|after|because)\b", re.I),
         re.compile(r"\b(?:is|are)\s+(?:broken|failing|flaky)\b", re.I),
         re.compile(r"\brace condition\b", re.I),
-        re.compile(r"\bregression\b", re.I),
+        re.compile(r"\b(?:a|the|this)\s+regression\s+(?:in|since|from|after|when)\b", re.I),
     ),
     "architecture": (
         re.compile(r"^\s*architecture\s*:", re.I | re.M),
@@ -78,7 +78,9 @@ _NEGATIVE = re.compile(
 _REVERSAL = re.compile(r"\b(?:actually|instead|no longer|switch(?:ing)? to|scrap|revert|"
                        r"not use|change of plan|on second thought)\b", re.I)
 _FENCE = re.compile(r"```.*?(?:```|$)", re.S)
-_SENT = re.compile(r"[^\n.!?]+(?:[.!?]+|\n|$)")
+# A sentence ends at . ! ? followed by whitespace (or the end), or at a newline: dots inside
+# tokens (auth/session.py, Python 3.11, e.g.) do not cut the quote.
+_SENT = re.compile(r"(?:[^\n.!?]|[.!?](?=[^\s.!?]))+(?:[.!?]+(?=\s|$)|\n|$)")
 
 
 def _masked(text: str) -> str:

@@ -176,3 +176,20 @@ def test_candidates_listed_and_force_promoted(scen) -> None:
     assert len(again) == 1 and again[0]["confidence"] == 1.0
     after = json.loads(looma(repo, "work", "--candidates", "--json", env=env).stdout)
     assert c["id"] not in {w["id"] for w in after["workitems"] if not w["promoted"]}
+
+
+def test_split_changes_state_at_once_and_undo_is_guarded(scen) -> None:
+    repo, env = scen
+    a = by_files(work(repo, env), "auth/oauth.py")
+    s0, s1 = (s["id"] for s in a["sessions"])
+    out = looma(repo, "correct", "split", a["id"], "--into", "P1,P2", "--part", f"1={s0}",
+                "--part", f"2={s1}", "--json", env=env).stdout
+    split_op = json.loads(out)["op_id"]
+    parts = {w["title"]: w for w in work(repo, env) if w["title"] in ("P1", "P2")}
+    assert all(p["files"] and p["commits"] for p in parts.values()), parts
+    undo = json.loads(looma(repo, "correct", "undo", split_op[:12], "--json", env=env).stdout)
+    again = looma(repo, "correct", "undo", split_op[:12], env=env, check=False)
+    assert again.returncode == 2 and "already undone" in again.stderr
+    assert undo["op_id"][:10] in again.stderr  # the hint names the undo to undo
+    blame = json.loads(looma(repo, "blame", a["id"], "--json", env=env).stdout)["ops"]
+    assert [o["op"] for o in blame][-2:] == ["workitem.split", "undo"]
