@@ -91,9 +91,13 @@ class TimelineEntry(BaseModel):
     text: str
     ref: str = ""
     actor: str = ""
+    confidence: float | None = None  # memories and commit links carry theirs
+    band: str | None = None
 
 
 class TimelineOut(BaseModel):
     workitem: str
     title: str
     entries: list[TimelineEntry]
+    confidence: float | None = None
+    band: str | None = None

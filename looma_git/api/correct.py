@@ -238,7 +238,6 @@ def undo(paths: RepoPaths, op_ref: str, *, rationale: str | None = None,
          actor_name: str | None = None) -> Correction:
     """Write the inverse op; undoing an undo restores."""
     from looma_git.api import ledger
-
     from looma_git.ledger.fold import effective_ops
 
     op = ledger.resolve_op(paths, op_ref)

@@ -6,7 +6,7 @@ import json
 import os
 import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ class ReindexReport:
     messages: int = 0
     vectors: int = 0
     vectors_pending: int = 0  # memory vectors left for a later refresh (time budget)
+    merged_remotes: list[str] = field(default_factory=list)  # fetched refs merged first
     embedder: str | None = None  # model id, or None when running lexically
     embedder_reason: str | None = None
     ledger_commit: str | None = None
@@ -310,3 +311,15 @@ def fresh_head(paths: RepoPaths) -> tuple[str | None, bool]:
         reindex(paths, full=meta is None, memory_budget_s=QUERY_MEMORY_BUDGET_S)
         return head, True
     return head, False
+
+
+def reindex_from_refs(paths: RepoPaths, *, memory_budget_s: float | None = MEMORY_EMBED_BUDGET_S
+                      ) -> ReindexReport:
+    """`looma reindex`: first merge looma refs a plain `git fetch` brought for sharing remotes,
+    then rebuild the whole local index from the ledger plus local events."""
+    from looma_git.api.sync import merge_fetched
+
+    merged = merge_fetched(paths)
+    report = reindex(paths, full=True, memory_budget_s=memory_budget_s)
+    report.merged_remotes = [m.remote for m in merged]
+    return report

@@ -186,3 +186,14 @@ def relink(paths: RepoPaths) -> RelinkReport:
         report.ops_written = len(ledger.append(paths, drafts, actor="system"))
     return report
 
+
+
+def backfill(paths: RepoPaths, since: str | None = None, *, settings: Settings | None = None
+             ) -> Any:
+    """Link existing history (all of it, or after `since`) in one batched notes write."""
+    from looma_git.api.refine import refine_and_publish
+
+    revs: tuple[str, ...] = ("--all",)
+    if since:
+        revs = (f"{_full_sha(paths, since)}..HEAD",)  # an unknown revision is an error
+    return refine_and_publish(paths, by="backfill", commits_revs=revs, settings=settings)

@@ -8,6 +8,8 @@ from typing import Any
 
 from looma_git.errors import AmbiguousError, NotFoundError, NotInitializedError
 from looma_git.gitrepo import RepoPaths, require_worktree
+from looma_git.model import AGENTS
+from looma_git.pipeline.confidence import band
 from looma_git.retrieval import bundle as bundle_mod
 from looma_git.retrieval import match
 from looma_git.retrieval.records import ItemRecord
@@ -81,7 +83,9 @@ def _local_candidates(paths: RepoPaths) -> list[WorkItemOut]:
             band=str(conf.get("band", "low")) if isinstance(conf, dict) else "low",
             files=list(w.get("files", [])), commits=list(w.get("commits", [])),
             sessions=[SessionRef(agent=a, id=s) for a, s in w.get("sessions", [])],
-            promoted=False, branch=w.get("branch"), summary=w.get("summary", "")))
+            promoted=False, branch=w.get("branch"), summary=w.get("summary", ""),
+            features={str(k): float(v) for k, v in (conf.get("features") or [])}
+            if isinstance(conf, dict) else {}))
     out.sort(key=lambda x: (-x.confidence, x.title.lower(), x.id))
     return out
 
@@ -406,19 +410,27 @@ def timeline(paths: RepoPaths, ref: str) -> TimelineOut:
     for s in _session_rows(paths, item.sessions):
         entries.append(TimelineEntry(ts=str(s.get("first") or ""), kind="session",
                                      text=f"{s['agent']} session", ref=s["id"]))
+    link_conf = {c.sha[:12]: c.confidence for c in item.commits}
     for c in _git_commits(paths, [c.sha for c in item.commits]):
+        lc = link_conf.get(c["sha"])
         entries.append(TimelineEntry(ts=c["date"], kind="commit", text=c["subject"],
-                                     ref=c["sha"]))
+                                     ref=c["sha"], confidence=lc,
+                                     band=band(lc) if lc is not None else None))
     for m in item.memories:
         text = m.text if m.lifecycle == "active" else f"[{m.lifecycle}] {m.text}"
-        entries.append(TimelineEntry(ts=m.said_at, kind=m.kind, text=text, ref=m.id))
+        entries.append(TimelineEntry(ts=m.said_at, kind=m.kind, text=text, ref=m.id,
+                                     confidence=m.confidence, band=m.band))
     entries.sort(key=lambda e: (e.ts or "~", e.kind, e.ref))
-    return TimelineOut(workitem=item.id, title=item.title, entries=entries)
+    return TimelineOut(workitem=item.id, title=item.title, entries=entries,
+                       confidence=round(item.confidence, 2), band=item.band)
 
 
 def recall(paths: RepoPaths, entity: str) -> dict[str, Any]:
     """Everything that mentions a file, commit, branch, session or term."""
     items = _items(paths)
+    agent, sep, rest = entity.partition(":")
+    if sep and agent in AGENTS and rest:
+        entity = rest  # "codex:08a1d07a-..." names a session the way looma prints it
     low = entity.lower()
     hits: list[dict[str, Any]] = []
     for it in items:

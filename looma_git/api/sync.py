@@ -192,6 +192,30 @@ def sync(paths: RepoPaths, remote: str | None = None, *, fetch: bool = True,
         remote_dropped=r.remote_dropped, ledger=r.ledger, notes=r.notes, warnings=r.warnings)
 
 
+def merge_fetched(paths: RepoPaths) -> list[SyncOut]:
+    """Merge what a plain `git fetch` brought into refs/looma/remotes/<remote>/* for each
+    sharing remote (no network, no push), so a teammate's ops count without `looma sync`."""
+    import subprocess
+
+    from looma_git.store.share_config import read_settings, tracking_ref
+
+    out = []
+    for remote in read_settings(paths).enabled:
+        ref = tracking_ref(remote, "ledger")
+        probe = subprocess.run(["git", f"--git-dir={paths.common_dir}", "rev-parse", "-q",
+                                "--verify", ref + "^{commit}"], capture_output=True, text=True)
+        if probe.returncode != 0:
+            continue
+        fetched = probe.stdout.strip()
+        local = subprocess.run(["git", f"--git-dir={paths.common_dir}", "merge-base",
+                                "--is-ancestor", fetched, "refs/looma/ledger"],
+                               capture_output=True)
+        if local.returncode == 0:
+            continue  # already merged
+        out.append(sync(paths, remote, fetch=False, push=False))
+    return out
+
+
 def conflicts(paths: RepoPaths) -> ConflictsOut:
     """Concurrent conflicting user intents in the ledger, each resolved by (lamport, id)."""
     from looma_git.store.ledger_ref import LedgerStore

@@ -50,10 +50,11 @@ def timeline_cmd(ctx: click.Context, work: str, as_json: bool) -> None:
     if as_json:
         emit_json(out)
         return
-    click.echo(f"{out.title} ({out.workitem})")
+    click.echo(f"{out.title} ({out.workitem})  {conf_tag(out.confidence, out.band)}")
     for e in out.entries:
         actor = f"  by {e.actor}" if e.actor else ""
-        click.echo(f"  {e.ts or '(undated)':<20} {e.kind:<12} {e.text}  {e.ref}{actor}")
+        tag = f"{conf_tag(e.confidence, e.band)} " if e.confidence is not None else ""
+        click.echo(f"  {e.ts or '(undated)':<20} {e.kind:<12} {tag}{e.text}  {e.ref}{actor}")
 
 
 @click.command("recall")
@@ -76,4 +77,6 @@ def recall_cmd(ctx: click.Context, entity: str, as_json: bool) -> None:
         click.echo(f"{w['id']}  {w['title']}  {conf_tag(w['confidence'], w['band'])}"
                    f"  via {', '.join(r['why'])}")
         for m in r["memories"]:
-            click.echo(f"    {m['kind']:<12} {conf_tag(m['confidence'], m['band'])} > {m['text']}")
+            life = f" [{m['lifecycle']}]" if m.get("lifecycle") not in (None, "active") else ""
+            click.echo(f"    {m['kind']:<12} {conf_tag(m['confidence'], m['band'])}{life}"
+                       f" > {m['text']}")

@@ -24,7 +24,11 @@ def _discovery_env(sources: tuple[str, ...]):  # -> DiscoveryEnv (import kept la
         agent, sep, path = spec.partition("=")
         if not sep or not agent or not path:
             raise UsageError(f"--source expects AGENT=PATH, got {spec!r}")
-        overrides.setdefault(agent.strip(), []).append(Path(path).expanduser().absolute())
+        target = Path(path).expanduser().absolute()
+        if not target.exists():
+            raise UsageError(f"--source {agent}={path}: no such file or directory",
+                             hint="point it at the agent's transcript directory or file")
+        overrides.setdefault(agent.strip(), []).append(target)
     environ = {k: v for k, v in os.environ.items()
                if k.startswith(_ENV_PREFIXES) or k in _ENV_NAMES}
     home = Path(os.path.normpath(os.environ.get("HOME") or os.environ.get("USERPROFILE")

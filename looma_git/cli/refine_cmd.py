@@ -44,18 +44,16 @@ def reprocess_cmd(ctx: click.Context, as_json: bool) -> None:
 @click.pass_context
 def backfill_cmd(ctx: click.Context, since: str | None, as_json: bool) -> None:
     """Link existing history to WorkItems in one batched notes write."""
-    from looma_git.api.refine import refine_and_publish
+    from looma_git.api.linking import backfill
     from looma_git.settings import load_settings
 
-    revs = (f"{since}..HEAD",) if since else ("--all",)
     paths = repo_paths(ctx)
-    report = refine_and_publish(paths, by="backfill", commits_revs=revs,
-                                settings=load_settings(paths, os.environ))
+    report = backfill(paths, since, settings=load_settings(paths, os.environ))
     if as_json:
         emit_json(report.__dict__)
         return
     click.echo(f"linked: {report.ops.get('commit.link', 0)} new commit links "
-               f"({report.links} links in total); see `git log --notes=looma`")
+               f"({report.links} links among the commits considered); see `git log --notes=looma`")
     if report.llm:
         click.echo(_llm_line(report.llm))
 
@@ -81,13 +79,15 @@ def reindex_cmd(ctx: click.Context, all_vectors: bool, as_json: bool) -> None:
     On a fresh clone that has only the looma refs, this is all a teammate needs before
     `looma work` and `looma resume`.
     """
-    from looma_git.api.index import MEMORY_EMBED_BUDGET_S, reindex
+    from looma_git.api.index import MEMORY_EMBED_BUDGET_S, reindex_from_refs
 
-    report = reindex(repo_paths(ctx), full=True, memory_budget_s=None if all_vectors else
-                     MEMORY_EMBED_BUDGET_S)
+    report = reindex_from_refs(repo_paths(ctx), memory_budget_s=None if all_vectors else
+                               MEMORY_EMBED_BUDGET_S)
     if as_json:
         emit_json(report.__dict__)
         return
+    if report.merged_remotes:
+        click.echo("merged looma refs fetched from: " + ", ".join(report.merged_remotes))
     mode = f"embeddings: {report.embedder}" if report.embedder else \
         f"lexical only ({report.embedder_reason})"
     click.echo(f"indexed {report.workitems} WorkItems, {report.memories} memories, "

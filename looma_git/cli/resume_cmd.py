@@ -15,6 +15,7 @@ from looma_git.cli.common import conf_tag, emit_json, files_tag, repo_paths
               help="Resume this WorkItem: id prefix, letter from the last ambiguous resume, "
                    "or exact title.")
 @click.option("--budget", default=2000, show_default=True, metavar="TOKENS",
+              type=click.IntRange(min=200),
               help="Token budget for the bundle; protected items are kept and overflow reported.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output (stable contract).")
 @click.pass_context
@@ -40,7 +41,8 @@ def resume_cmd(ctx: click.Context, goal: str | None, work_ref: str | None, budge
         return
     if out.state == "confident":
         c = out.candidates[0]
-        click.echo(f"confident: {c.title}  [{c.kind}] [{c.status}] {conf_tag(c.confidence, c.band)}"
+        label = "resuming (picked with --work)" if work_ref else "confident"
+        click.echo(f"{label}: {c.title}  [{c.kind}] [{c.status}] {conf_tag(c.confidence, c.band)}"
                    f"  match {c.match:.2f}  ({c.id})")
         _render_bundle(out.bundle or {})
     elif out.state == "ambiguous":

@@ -60,10 +60,10 @@ def test_resume_json_contract(scen) -> None:
 def test_resume_budget_reports_overflow_and_keeps_protected(scen) -> None:
     repo, env, _ = scen
     full = j(repo, env, "resume", "oauth login")["bundle"]
-    tiny = j(repo, env, "resume", "oauth login", "--budget", "50")["bundle"]
+    tiny = j(repo, env, "resume", "oauth login", "--budget", "200")["bundle"]
     assert tiny["todos"] == full["todos"] and tiny["decisions"] == full["decisions"]
     assert tiny["overflow"] or tiny["protected_over_budget"]
-    text = looma(repo, "resume", "oauth login", "--budget", "50", env=env).stdout
+    text = looma(repo, "resume", "oauth login", "--budget", "200", env=env).stdout
     assert "overflow" in text
 
 
@@ -132,3 +132,13 @@ def test_queries_before_init_say_so_and_write_nothing(tmp_path: Path) -> None:
         proc = looma(repo, *cmd, check=False)
         assert proc.returncode == 3 and "looma init" in proc.stderr, proc.stderr
     assert not (repo / ".git" / "looma").exists()
+
+
+def test_budget_must_be_sensible_and_source_must_exist(scen) -> None:
+    repo, env, _ = scen
+    proc = looma(repo, "resume", "oauth", "--budget", "-5", env=env, check=False)
+    assert proc.returncode == 2 and "budget" in proc.stderr.lower()
+    proc = looma(repo, "ingest", "--source", "codex=/nonexistent/path", env=env, check=False)
+    assert proc.returncode == 2 and "no such file" in proc.stderr
+    proc = looma(repo, "backfill", "--since", "nosuchrev", env=env, check=False)
+    assert proc.returncode == 7 and "nosuchrev" in proc.stderr
