@@ -37,6 +37,9 @@ def log_cmd(ctx: click.Context, as_json: bool, user_only: bool, limit: int | Non
     if as_json:
         click.echo(json.dumps({"ops": [o.fields() for o in ops]}, indent=2, ensure_ascii=False))
         return
+    if not ops:
+        click.echo("no ledger ops" + (" by users" if user_only else "") + " yet")
+        return
     for o in ops:
         who = o.actor.name if o.is_user else "system"
         target = f"{o.target.type}:{o.target.id}" if o.target.id else o.target.type

@@ -82,7 +82,8 @@ _RECOVERABLE = {"not_found", "ambiguous", "usage", "bad_arguments", "not_initial
                 "empty_store", "locked", "conflict"}
 # The api's hints name CLI affordances (letters, titles); through MCP only ids work.
 _MCP_FIRST = {
-    "not_found": "call list_work (or resume_work) for current ids, then retry with one of them",
+    "not_found": "call list_work (or resume_work) for current WorkItem ids, then retry with one "
+                 "of them; ids of ops to undo are those `correct` returned (or `looma log`)",
     "ambiguous": "retry with a longer id prefix (one of the matches)",
     "usage": "fix the arguments as described and retry",
     "not_a_repository": "start the server inside the repository, or with "
