@@ -32,7 +32,8 @@ def ratio(n: float, d: float) -> float:
     return round(n / d, 4) if d else 0.0
 
 
-def warnings(metrics: dict[str, float], previous: dict[str, float] | None) -> list[Warning]:
+def warnings(metrics: dict[str, float | None],
+             previous: dict[str, float | None] | None) -> list[Warning]:
     """Absolute thresholds, then trends against the previous snapshot."""
     out: list[Warning] = []
     for name, cmp, limit, message in THRESHOLDS:

@@ -89,7 +89,7 @@ def status(paths: RepoPaths) -> dict[str, Any]:
     }
 
 
-def health_metrics(paths: RepoPaths, base: dict[str, Any]) -> dict[str, float]:
+def health_metrics(paths: RepoPaths, base: dict[str, Any]) -> dict[str, float | None]:
     """The DESIGN §7 metrics from the ledger, the local graph, ingestion and hooks."""
     from looma_git.api import ledger
     from looma_git.gitrepo import require_worktree
@@ -129,8 +129,11 @@ def health_metrics(paths: RepoPaths, base: dict[str, Any]) -> dict[str, float]:
     linked = {sha for sha, _ in state.links}
     unlinked = sum(1 for c in commits if c.sha not in linked)
     latency = ((base.get("hooks") or {}).get("latency") or {})
-    p95 = max((float(v.get("p95", 0)) for v in latency.values() if isinstance(v, dict)),
-              default=0.0)
+
+    def pct(key: str) -> float | None:
+        """The worst series' percentile (drain time, queue wait...); None without samples."""
+        vals = [float(v[key]) for v in latency.values() if isinstance(v, dict) and key in v]
+        return max(vals) if vals else None
     idx = base.get("index", {})
     return {
         "candidate_conversion": health.ratio(local_promoted, local_total),
@@ -145,7 +148,9 @@ def health_metrics(paths: RepoPaths, base: dict[str, Any]) -> dict[str, float]:
         "redaction_hits": float(redactions),
         "index_fresh": 1.0 if idx.get("fresh") else 0.0,
         "index_lag_ops": 0.0 if idx.get("fresh") else 1.0,
-        "hook_latency_p95_ms": p95,
+        "hook_latency_p50_ms": pct("p50"),
+        "hook_latency_p95_ms": pct("p95"),
+        "hook_latency_p99_ms": pct("p99"),
         "sync_conflicts": float(len(state.conflicts)),
     }
 

@@ -57,6 +57,6 @@ def _render(d: dict[str, Any]) -> None:
     if "health" in d:
         click.echo("health")
         for k, v in d["health"].items():
-            click.echo(f"  {k:<24} {v}")
+            click.echo(f"  {k:<24} {'-' if v is None else v}")
         for w in d["warnings"]:
             click.echo(f"  warning: {w['message']}")
