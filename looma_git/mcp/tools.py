@@ -158,10 +158,11 @@ def resume_work(paths: RepoPaths, goal: str | None = None, work: str | None = No
 
 def ask(paths: RepoPaths, query_text: str, limit: int = 10) -> AskResult:
     """Facts matching a question, with provenance, confidence and band."""
-    from looma_git.api import query
+    from looma_git.api import facts
 
     require_ready(paths)
-    out = query.ask(paths, query_text, limit=limit)
+
+    out = facts.ask(paths, query_text, limit=limit)
     data = out.model_dump()
     for f in data["facts"]:
         src = f.get("source") or {}
@@ -172,22 +173,23 @@ def ask(paths: RepoPaths, query_text: str, limit: int = 10) -> AskResult:
 
 def timeline(paths: RepoPaths, work: str) -> TimelineResult:
     """Ops, sessions, commits and memories of one WorkItem."""
-    from looma_git.api import query
+    from looma_git.api import facts, query
 
     require_ready(paths)
     wid = _work_id(paths, work)
     item = query.resolve_workitem(paths, wid)
-    out = query.timeline(paths, wid)
+    out = facts.timeline(paths, wid)
     return _validated(TimelineResult, {**out.model_dump(), "confidence": round(item.confidence, 2),
                                        "band": item.band})
 
 
 def recall(paths: RepoPaths, entity: str) -> RecallResult:
     """WorkItems and memories mentioning a file, commit, branch, session or term."""
-    from looma_git.api import query
+    from looma_git.api import facts
 
     require_ready(paths)
-    out = query.recall(paths, entity)
+
+    out = facts.recall(paths, entity)
     for hit in out["results"]:
         for m in hit["memories"]:
             m["confidence"] = round(float(m["confidence"]), 2)

@@ -296,7 +296,7 @@ def main() -> None:
 
 def run(base: Path, args: argparse.Namespace, env: dict[str, str]) -> list[dict[str, Any]]:
     """Every measurement of this benchmark, as run_all metrics."""
-    from looma_git.api import query
+    from looma_git.api import facts, query
 
     store = build_store(base, args, env)
     repo, paths = store["repo"], store["paths"]
@@ -329,7 +329,7 @@ def run(base: Path, args: argparse.Namespace, env: dict[str, str]) -> list[dict[
     for _ in range(args.repeat):
         for g in gs:
             t = time.perf_counter()
-            query.ask(paths, g)
+            facts.ask(paths, g)
             ask_t.append(time.perf_counter() - t)
 
     # The first resume after a ledger write pays an incremental reindex (ensure_fresh).
