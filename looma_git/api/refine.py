@@ -8,6 +8,8 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from looma_git.gitrepo import RepoPaths, require_worktree
+from looma_git.ledger.ops import Op
+from looma_git.ledger.state import LedgerState, WorkItemState
 from looma_git.pipeline.inputs import load_sessions
 from looma_git.pipeline.promote import (
     eligible,
@@ -50,55 +52,37 @@ class RefineReport:
     llm: dict[str, int] = field(default_factory=dict)  # LLM extractor counters ({} when off)
 
 
-def _g(obj: Any, name: str, default: Any = None) -> Any:
-    if isinstance(obj, dict):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
+def _session_keys(item: WorkItemState) -> frozenset[str]:
+    return frozenset(f"{s['agent']}:{s['id']}" for s in item.sessions
+                     if s.get("agent") and s.get("id"))
 
 
-def _session_keys(item: Any) -> frozenset[str]:
-    out = set()
-    for s in _g(item, "sessions", ()) or ():
-        agent, sid = _g(s, "agent"), _g(s, "id")
-        if agent and sid:
-            out.add(f"{agent}:{sid}")
-    return frozenset(out)
-
-
-def seeds_from_state(state: Any) -> tuple[list[Seed], dict[str, str], frozenset[tuple[str, str]],
-                                          frozenset[tuple[str, str]]]:
+def seeds_from_state(state: LedgerState) -> tuple[list[Seed], dict[str, str],
+                                                  frozenset[tuple[str, str]],
+                                                  frozenset[tuple[str, str]]]:
     """Ledger WorkItems as resolution seeds, user overrides, forbidden and live links."""
     seeds: list[Seed] = []
     overrides: dict[str, str] = {}
-    items = _g(state, "workitems", {}) or {}
-    for wid, item in sorted(items.items()):
-        if _g(item, "merged_into") or _g(item, "status") == "split":
-            continue
-        fp = bool(_g(item, "false_positive"))
-        if _g(item, "split_into"):
-            continue
+    merge_targets = {it.merged_into for it in state.workitems.values() if it.merged_into}
+    for wid, item in sorted(state.workitems.items()):
+        if item.merged_into or item.split_into:
+            continue  # its sessions now route to the merge target / the split parts
         seeds.append(Seed(
-            id=wid, title=_g(item, "title", "") or "", files=frozenset(_g(item, "files", ()) or ()),
-            aliases=tuple(_g(item, "aliases", ()) or ()), sessions=_session_keys(item),
-            branch=_g(item, "branch"), quarantined=fp))
-        forced = _g(item, "forced")
-        if forced == "promote":
+            id=wid, title=item.title, files=frozenset(item.files), aliases=item.aliases,
+            sessions=_session_keys(item), branch=item.branch, quarantined=item.false_positive))
+        if item.forced == "promote":
             overrides[wid] = "force-promote"
-        elif forced == "reject":
+        elif item.forced == "reject":
             overrides[wid] = "reject"
-        elif fp:
+        elif item.false_positive:
             overrides[wid] = "false-positive"
-        elif _g(item, "merge_target") or any(
-                _g(other, "merged_into") == wid for other in items.values()):
+        elif wid in merge_targets:
             overrides[wid] = "merge-target"
-    constraints = _g(state, "constraints")
-    forbidden = frozenset(tuple(x) for x in (_g(constraints, "unlinked", ()) or ()))
-    links = _g(state, "links", {}) or {}
-    live = frozenset((sha, wi) for (sha, wi) in links)
-    return seeds, overrides, forbidden, live
+    return (seeds, overrides, frozenset(state.constraints.unlinked),
+            frozenset(state.links))
 
 
-def run_pass(paths: RepoPaths, state: Any, conn: sqlite3.Connection,
+def run_pass(paths: RepoPaths, state: LedgerState, conn: sqlite3.Connection,
              commits_revs: tuple[str, ...] = ("--all",), no_walk: bool = False,
              extractor: Extractor | None = None) -> RefineResult:
     """One pure refinery pass over what is stored locally and in git."""
@@ -114,13 +98,12 @@ def run_pass(paths: RepoPaths, state: Any, conn: sqlite3.Connection,
         ledger_links=live, overrides=tuple(sorted(overrides.items())), extractor=extractor))
 
 
-def _id_map(result: RefineResult, created: list[Any]) -> dict[str, str]:
+def _id_map(result: RefineResult, created: list[Op]) -> dict[str, str]:
     """Local cluster id -> ledger WorkItem id (seed, or derived from its create op)."""
     id_map = {w.id: w.seed_id for w in result.workitems if w.seed_id and eligible(w)}
     for op in created:
-        payload = _g(op, "payload", {}) or {}
-        local = payload.get("local_id")
-        new_id = op.created_id() if hasattr(op, "created_id") else None
+        local = op.payload.get("local_id")
+        new_id = op.created_id()
         if local and new_id:
             id_map[local] = new_id
     return id_map
@@ -152,7 +135,7 @@ def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
                               windows=len(result.windows), workitems=len(result.workitems),
                               llm=extractor_stats(extractor))
 
-        def write(drafts: list[dict[str, Any]]) -> list[Any]:
+        def write(drafts: list[dict[str, Any]]) -> list[Op]:
             if not drafts:
                 return []
             ops = ledger.append(paths, [OpDraft(**d) for d in drafts], actor="system")
@@ -161,23 +144,21 @@ def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
                 report.ops[d["op"]] = report.ops.get(d["op"], 0) + 1
             return list(ops)
 
-        items = _g(state, "workitems", {}) or {}
-        created = write(plan_workitems(result, items, redact_text))
-        id_map = _id_map(result, [op for op in created if _g(op, "op") == "workitem.create"])
+        created = write(plan_workitems(result, state.workitems, redact_text))
+        id_map = _id_map(result, [op for op in created if op.op == "workitem.create"])
         state = ledger.load_state(paths) if created else state
-        live = {(sha, wi) for (sha, wi) in (_g(state, "links", {}) or {})}
-        titles = {wid: _g(it, "title", "") for wid, it in (_g(state, "workitems", {}) or {}).items()}
+        live = set(state.links)
+        titles = {wid: it.title for wid, it in state.workitems.items()}
         new_links = [ln for ln in result.links if ln.workitem in id_map
                      and (ln.sha, id_map[ln.workitem]) not in live]
         pids = gitfacts.patch_ids(require_worktree(paths), sorted({ln.sha for ln in new_links}))
         write(plan_links(result.links, id_map, live, titles, pids, by))
-        memories = _g(state, "memories", {}) or {}
-        promoted = write(plan_memories(result.memories, id_map, memories, redact_text))
+        promoted = write(plan_memories(result.memories, id_map, state.memories, redact_text))
         if promoted:
             state = ledger.load_state(paths)
             # Supersessions need both memories in the ledger: a second, usually empty, plan.
             write([d for d in plan_memories(result.memories, id_map,
-                                            _g(state, "memories", {}) or {}, redact_text)
+                                            state.memories, redact_text)
                    if d["op"] == "memory.update"])
         _save_local(conn, result, id_map)
         report.promoted = len(id_map)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from looma_git.ledger.state import MemoryState, WorkItemState
 from looma_git.pipeline import confidence as conf
 from looma_git.pipeline.linking import Link
 from looma_git.pipeline.refine import Evidence, MemoryView, RefineResult, WorkItemView
@@ -40,28 +41,18 @@ def _wi_fields(w: WorkItemView) -> dict[str, Any]:
     }
 
 
-def _get(obj: Any, name: str, default: Any = None) -> Any:
-    if isinstance(obj, Mapping):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
-
-
 def _norm(value: Any) -> Any:
-    """Ledger values (tuples, pydantic/dataclass items) compared as plain JSON-like data."""
+    """Ledger values (tuples, dicts, floats) compared as plain JSON-like data."""
     if isinstance(value, float):
         return round(value, 2)
     if isinstance(value, Mapping):
         return {str(k): _norm(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_norm(v) for v in value]
-    if hasattr(value, "model_dump"):
-        return _norm(value.model_dump())
-    if hasattr(value, "__dataclass_fields__"):
-        return _norm({k: getattr(value, k) for k in value.__dataclass_fields__})
     return value
 
 
-def plan_workitems(result: RefineResult, ledger_items: Mapping[str, Any],
+def plan_workitems(result: RefineResult, ledger_items: Mapping[str, WorkItemState],
                    redact: Callable[[str], str]) -> list[Draft]:
     """workitem.create for new eligible clusters; workitem.update for changed fields only."""
     drafts: list[Draft] = []
@@ -84,11 +75,11 @@ def plan_workitems(result: RefineResult, ledger_items: Mapping[str, Any],
             mine = _norm(value)
             if key in ("summary", "title"):
                 mine = redact(value)
-            if key == "title" and _get(current, "pinned_title"):
+            if key == "title" and current.pinned_title:
                 continue
-            if key == "features" and _get(current, "forced"):
+            if key == "features" and current.forced:
                 continue
-            if _norm(_get(current, key)) != mine:
+            if _norm(getattr(current, key, None)) != mine:
                 changed[key] = value
         if "confidence" in changed:
             changed["band"] = w.confidence.band
@@ -117,11 +108,12 @@ def plan_links(links: tuple[Link, ...], id_map: Mapping[str, str],
 
 
 def plan_memories(memories: tuple[MemoryView, ...], id_map: Mapping[str, str],
-                  ledger_memories: Mapping[str, Any], redact: Callable[[str], str]) -> list[Draft]:
+                  ledger_memories: Mapping[str, MemoryState],
+                  redact: Callable[[str], str]) -> list[Draft]:
     """memory.promote for memories of published WorkItems; memory.update when superseded."""
     known: dict[tuple[str, str], str] = {}
-    for mid, m in ledger_memories.items():
-        known[(str(_get(m, "kind")), str(_get(m, "text")))] = mid
+    for mid, lm in ledger_memories.items():
+        known[(lm.kind, lm.text)] = mid
     drafts: list[Draft] = []
     local_to_ledger: dict[str, str] = {}
     for m in memories:
@@ -144,7 +136,7 @@ def plan_memories(memories: tuple[MemoryView, ...], id_map: Mapping[str, str],
             continue
         target = local_to_ledger[m.id]
         current = ledger_memories.get(target)
-        if current is None or _get(current, "forced") or _get(current, "lifecycle") != "active":
+        if current is None or current.forced or current.lifecycle != "active":
             continue
         if m.lifecycle == "superseded":
             by = local_to_ledger.get(m.superseded_by or "")

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from looma_git.ledger.state import LedgerState
 from looma_git.pipeline.confidence import band
 
 
@@ -63,58 +63,31 @@ class ItemRecord:
                          self.summary, mems])
 
 
-def _g(obj: Any, name: str, default: Any = None) -> Any:
-    if isinstance(obj, Mapping):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
-
-
-def _plain(value: Any) -> Any:
-    if hasattr(value, "model_dump"):
-        return value.model_dump()
-    if hasattr(value, "__dataclass_fields__"):
-        return {k: getattr(value, k) for k in value.__dataclass_fields__}
-    return value
-
-
-def from_ledger(state: Any) -> list[ItemRecord]:
+def from_ledger(state: LedgerState) -> list[ItemRecord]:
     """Live WorkItems of the fold (merged-away, split and false-positive ones excluded)."""
     links_by_wi: dict[str, list[LinkRecord]] = {}
-    for (sha, wi), link in sorted((_g(state, "links", {}) or {}).items()):
-        links_by_wi.setdefault(wi, []).append(LinkRecord(
-            sha=sha, confidence=float(_g(link, "confidence", 0.0) or 0.0),
-            by=str(_g(link, "by", "") or "")))
+    for (sha, wi), link in sorted(state.links.items()):
+        links_by_wi.setdefault(wi, []).append(
+            LinkRecord(sha=sha, confidence=link.confidence, by=link.by))
     mems_by_wi: dict[str, list[MemoryRecord]] = {}
-    for mid, m in sorted((_g(state, "memories", {}) or {}).items()):
-        if _g(m, "false_positive") or _g(m, "forced") == "reject":
+    for mid, m in sorted(state.memories.items()):
+        if m.false_positive or m.forced == "reject":
             continue
-        wi = _g(m, "workitem")
-        c = float(_g(m, "confidence", 0.0) or 0.0)
-        mems_by_wi.setdefault(wi or "", []).append(MemoryRecord(
-            id=mid, kind=str(_g(m, "kind", "")), text=str(_g(m, "text", "")), workitem=wi,
-            confidence=c, band=str(_g(m, "band", None) or band(c)),
-            lifecycle=str(_g(m, "lifecycle", "active") or "active"), promoted=True,
-            evidence=tuple(_plain(e) for e in (_g(m, "evidence", ()) or ())),
-            said_at=str(_g(m, "said_at", "") or "")))
+        mems_by_wi.setdefault(m.workitem or "", []).append(MemoryRecord(
+            id=mid, kind=m.kind, text=m.text, workitem=m.workitem, confidence=m.confidence,
+            band=m.band or band(m.confidence), lifecycle=m.lifecycle or "active", promoted=True,
+            evidence=tuple(dict(e) for e in m.evidence), said_at=m.said_at))
     out = []
-    for wid, it in sorted((_g(state, "workitems", {}) or {}).items()):
-        if _g(it, "merged_into") or _g(it, "false_positive") or _g(it, "split_into"):
+    for wid, it in sorted(state.workitems.items()):
+        if it.merged_into or it.false_positive or it.split_into:
             continue
-        if _g(it, "status") in ("split",):
-            continue
-        c = float(_g(it, "confidence", 0.0) or 0.0)
-        sessions = tuple(sorted((str(_g(s, "agent")), str(_g(s, "id")))
-                                for s in (_g(it, "sessions", ()) or ())))
         out.append(ItemRecord(
-            id=wid, title=str(_g(it, "title", "")), kind=str(_g(it, "kind", "feature")),
-            status=str(_g(it, "status", "active") or "active"),
-            lifecycle=str(_g(it, "lifecycle", "active") or "active"), confidence=c,
-            band=str(_g(it, "band", None) or band(c)),
-            files=tuple(_g(it, "files", ()) or ()), aliases=tuple(_g(it, "aliases", ()) or ()),
-            branch=_g(it, "branch"), summary=str(_g(it, "summary", "") or ""),
-            sessions=sessions, commits=tuple(links_by_wi.get(wid, [])),
-            memories=tuple(mems_by_wi.get(wid, [])),
-            updated=str(_g(it, "last_active", "") or _g(it, "updated_ts", "") or ""),
-            promoted=True,
-            features=tuple(sorted((_g(it, "features", {}) or {}).items()))))
+            id=wid, title=it.title, kind=it.kind, status=it.status or "active",
+            lifecycle="active", confidence=it.confidence, band=it.band or band(it.confidence),
+            files=it.files, aliases=it.aliases, branch=it.branch, summary=it.summary,
+            sessions=tuple(sorted((str(s.get("agent")), str(s.get("id")))
+                                  for s in it.sessions)),
+            commits=tuple(links_by_wi.get(wid, [])), memories=tuple(mems_by_wi.get(wid, [])),
+            updated=it.last_active or it.updated_ts, promoted=True,
+            features=tuple(sorted(it.features.items()))))
     return out
