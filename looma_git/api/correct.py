@@ -4,7 +4,6 @@ different user-side actor name (the MCP client acting for the git user)."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -154,21 +153,12 @@ def _node(paths: RepoPaths, ref: str) -> tuple[str, str, str]:
 
 def _local_candidates(paths: RepoPaths) -> dict[str, tuple[str, str]]:
     """Unpromoted WorkItems and memories of the last refinery pass: id -> (type, label)."""
-    if not paths.store_db.exists():
-        return {}
-    from looma_git.index import storedb
+    from looma_git.api.refine import local_graph
 
-    conn = storedb.connect(paths, readonly=True)
-    out: dict[str, tuple[str, str]] = {}
-    try:
-        for row in conn.execute("SELECT id, json FROM refine_workitems WHERE promoted = 0"):
-            out[row[0]] = ("candidate", json.loads(row[1]).get("title", ""))
-        for row in conn.execute("SELECT id, json FROM refine_memories WHERE promoted = 0"):
-            out[row[0]] = ("memory-candidate", json.loads(row[1]).get("text", "")[:60])
-    except Exception:
-        return out
-    finally:
-        conn.close()
+    out = {wid: ("candidate", str(w.get("title", "")))
+           for wid, w, promoted in local_graph(paths) if not promoted}
+    out.update((mid, ("memory-candidate", str(m.get("text", ""))[:60]))
+               for mid, m, promoted in local_graph(paths, "refine_memories") if not promoted)
     return out
 
 
@@ -182,14 +172,9 @@ def false_positive(paths: RepoPaths, ref: str, *, rationale: str | None = None,
 
 
 def _local_payload(paths: RepoPaths, table: str, node_id: str) -> dict[str, Any]:
-    from looma_git.index import storedb
+    from looma_git.api.refine import local_graph
 
-    conn = storedb.connect(paths, readonly=True)
-    try:
-        row = conn.execute(f"SELECT json FROM {table} WHERE id = ?", (node_id,)).fetchone()
-    finally:
-        conn.close()
-    return json.loads(row[0]) if row else {}
+    return next((data for nid, data, _ in local_graph(paths, table) if nid == node_id), {})
 
 
 def promote(paths: RepoPaths, ref: str, *, rationale: str | None = None,

@@ -50,24 +50,11 @@ def work(paths: RepoPaths, *, status: str | None = None, candidates: bool = Fals
 
 def _local_candidates(paths: RepoPaths) -> list[WorkItemOut]:
     """Unpromoted WorkItems of the last refinery pass (local only, never shared)."""
-    if not paths.store_db.exists():
-        return []
-    import json as _json
+    from looma_git.api.refine import local_graph
 
-    from looma_git.index import storedb
-
-    conn = storedb.connect(paths, readonly=True)
-    try:
-        rows = conn.execute("SELECT id, json FROM refine_workitems WHERE promoted = 0 "
-                            "ORDER BY id").fetchall()
-    except Exception:
-        return []
-    finally:
-        conn.close()
     out = []
-    for wid, raw in rows:
-        w = _json.loads(raw)
-        if w.get("quarantined"):
+    for wid, w, promoted in local_graph(paths):
+        if promoted or w.get("quarantined"):
             continue
         conf = w.get("confidence") or {}
         value = float(conf.get("value", 0.0)) if isinstance(conf, dict) else 0.0

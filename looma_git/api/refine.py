@@ -199,3 +199,24 @@ def _save_local(conn: sqlite3.Connection, result: RefineResult, id_map: dict[str
             "VALUES (?,?,?,?,?)",
             [(m.id, None, id_map.get(m.workitem or "", m.workitem), int(m.workitem in id_map),
               json.dumps(asdict(m), sort_keys=True, default=str)) for m in result.memories])
+
+
+LOCAL_TABLES = ("refine_workitems", "refine_memories")
+
+
+def local_graph(paths: RepoPaths, table: str = "refine_workitems"
+                ) -> list[tuple[str, dict[str, Any], bool]]:
+    """The last pass's local WorkItems (or memories): (id, data, promoted), ordered by id;
+    [] before any pass or on a clone without transcripts."""
+    if table not in LOCAL_TABLES or not paths.store_db.exists():
+        return []
+    from looma_git.index import storedb
+
+    conn = storedb.connect(paths, readonly=True)
+    try:
+        rows = conn.execute(f"SELECT id, json, promoted FROM {table} ORDER BY id").fetchall()
+    except sqlite3.Error:
+        return []  # no pass yet: the table does not exist
+    finally:
+        conn.close()
+    return [(r[0], json.loads(r[1]), bool(r[2])) for r in rows]

@@ -102,25 +102,18 @@ def health_metrics(paths: RepoPaths, base: dict[str, Any]) -> dict[str, float | 
     merges = sum(1 for o in ops if o.op == "workitem.merge")
     fps = sum(1 for w in wis if w.false_positive)
     local_total = local_promoted = orphans = related = 0
-    if paths.store_db.exists():
-        from looma_git.index import storedb
+    from looma_git.api.refine import local_graph
 
-        conn = storedb.connect(paths, readonly=True)
-        try:
-            for promoted, raw in conn.execute("SELECT promoted, json FROM refine_workitems"):
-                w = json.loads(raw)
-                if w.get("quarantined") or w.get("readonly"):
-                    continue
-                local_total += 1
-                local_promoted += int(promoted)
-                if not promoted and not w.get("related"):
-                    orphans += 1
-                if not promoted and w.get("related"):
-                    related += 1
-        except Exception:
-            pass
-        finally:
-            conn.close()
+    for _, w, promoted in local_graph(paths):
+        if w.get("quarantined") or w.get("readonly"):
+            continue
+        local_total += 1
+        local_promoted += int(promoted)
+        if not promoted:
+            if w.get("related"):
+                related += 1
+            else:
+                orphans += 1
     ing = base.get("ingestion", {})
     noise = sum((ing.get("counts") or {}).get("noise", {}).values())
     redactions = sum((ing.get("counts") or {}).get("redaction", {}).values())
