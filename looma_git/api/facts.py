@@ -54,11 +54,10 @@ def ask(paths: RepoPaths, query: str, *, limit: int = 10) -> AskOut:
         elif hit.doc_type == "message":
             facts.append(FactOut(type="message", id=hit.doc_id, workitem=None, text=hit.snippet,
                                  confidence=None, band=None, status="unconfirmed",
-                                 source={"agent": None, "session": hit.session,
+                                 source={"agent": hit.agent, "session": hit.session,
                                          "event": hit.doc_id}, score=hit.score))
         if len(facts) >= limit:
             break
-    _fill_agents(paths, facts)
     _semantic_memories(paths, query, facts, mems, items, limit)
     # Confirmed, still-true facts first; raw transcript hits next; superseded and expired
     # facts last but still visible, marked (BM25 order within each group).
@@ -94,27 +93,6 @@ def _semantic_memories(paths: RepoPaths, query: str, facts: list[FactOut], mems:
         confirmed += 1
         if confirmed >= limit:
             break
-
-
-def _fill_agents(paths: RepoPaths, facts: list[FactOut]) -> None:
-    """Message hits carry their session; the agent comes from the local store."""
-    ids = [f.id for f in facts if f.type == "message"]
-    if not ids or not paths.store_db.exists():
-        return
-    from looma_git.index import storedb
-
-    conn = storedb.connect(paths, readonly=True)
-    try:
-        marks = ",".join("?" * len(ids))
-        agents = dict(conn.execute(
-            f"SELECT event_id, agent FROM events WHERE event_id IN ({marks})", ids).fetchall())
-    except Exception:
-        agents = {}
-    finally:
-        conn.close()
-    for f in facts:
-        if f.type == "message":
-            f.source["agent"] = agents.get(f.id)
 
 
 TIMELINE_OPS = frozenset({"workitem.create", "workitem.rename", "workitem.merge",

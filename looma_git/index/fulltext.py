@@ -68,6 +68,7 @@ class Hit:
     score: float
     snippet: str
     ts: int = 0
+    agent: str | None = None
 
 
 def _build_schema() -> tantivy.Schema:
@@ -77,7 +78,7 @@ def _build_schema() -> tantivy.Schema:
     sb.add_text_field("doc_id", stored=True, tokenizer_name="raw")
     sb.add_text_field("doc_type", stored=True, tokenizer_name="raw")
     sb.add_text_field("workitem", stored=True, tokenizer_name="raw")
-    sb.add_text_field("agent", stored=False, tokenizer_name="raw")
+    sb.add_text_field("agent", stored=True, tokenizer_name="raw")
     sb.add_text_field("session", stored=True, tokenizer_name="raw")
     sb.add_text_field("title", stored=True, tokenizer_name="en_stem")
     sb.add_text_field("body", stored=True, tokenizer_name="en_stem")
@@ -387,6 +388,7 @@ class FullTextIndex:
                 doc_type=str(_first(doc, "doc_type")),
                 workitem=_first(doc, "workitem"),
                 session=_first(doc, "session"),
+                agent=_first(doc, "agent"),
                 title=str(_first(doc, "title") or ""),
                 score=float(score),
                 snippet=self._snippet(body_gen, doc),
