@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import subprocess
@@ -41,6 +42,8 @@ class HookOut(BaseModel):
     chained: bool
     python: str | None = None
     python_exists: bool | None = None
+    manager: str | None = None  # pre-commit | lefthook | husky, when one owns the hook file
+    shim_path: str | None = None  # where looma's shim is (the hook path or the manager's slot)
 
 
 class HooksStatus(BaseModel):
@@ -76,9 +79,15 @@ def _changes(base: Path, changes: list[install_mod.HookChange]) -> InstallResult
         for c in changes])
 
 
-def install(paths: RepoPaths, python: str) -> InstallResult:
-    """Install (or refresh) every shim with `python` baked in; idempotent."""
-    changes = install_mod.install(paths, python)
+def install(paths: RepoPaths, python: str, *, global_ok: bool = False) -> InstallResult:
+    """Install (or refresh) every shim with `python` baked in; idempotent. Refused in a bare
+    repository, into a global core.hooksPath unless `global_ok`, and into a hooks directory
+    in the work tree unless git ignores every file it would write there. Installing asks for
+    looma in this repository, so its clone id is created (the shims do nothing without it)."""
+    from looma_git.store.clone import ensure_clone_id
+
+    changes = install_mod.install(paths, python, global_ok=global_ok)
+    ensure_clone_id(paths)
     return _changes(install_mod.hooks_dir(paths), changes)
 
 
@@ -137,7 +146,10 @@ def status(paths: RepoPaths, *, path_fallback: bool) -> HooksStatus:
     for h in install_mod.inspect_hooks(paths):
         exists = os.access(h.python, os.X_OK) if h.python else None
         hooks.append(HookOut(name=h.name, path=str(h.path), state=h.state, chained=h.chained,
-                             python=h.python, python_exists=exists))
+                             python=h.python, python_exists=exists, manager=h.manager,
+                             shim_path=str(h.shim_path) if h.shim_path else None))
+        if h.problem:
+            problems.append(h.problem)
         if h.python and not exists and not path_fallback:
             problems.append(f"{h.name}: interpreter {h.python} is gone and looma is not on PATH: "
                             "the hook does nothing (run `looma hooks install` again)")
@@ -151,6 +163,19 @@ def status(paths: RepoPaths, *, path_fallback: bool) -> HooksStatus:
     if (p := store_problem(paths.store_db)) is not None:
         problems.append(p)
     installed = [h for h in hooks if h.state in ("installed", "outdated")]
+    if installed and sd.is_dir() and not (sd / "clone-id").exists():
+        problems.append("looma is not initialized in this clone: the hooks do nothing "
+                        "(run `looma init`)")
+    if installed and install_mod.hooks_path_scope(paths) in ("global", "system"):
+        problems.append("the hooks are in a global core.hooksPath: they run in every "
+                        "repository on this machine (and do nothing where `looma init` has "
+                        "not run)")
+    spawn = sd / drain_mod.SPAWN
+    with contextlib.suppress(OSError):
+        if spawn.is_dir() and time.time() - spawn.stat().st_mtime > 300 \
+                and not _pid_alive(spawn / "pid"):
+            problems.append(f"{spawn} is stale (the drainer it launched is gone): the next "
+                            "commit replaces it, or run `looma hook drain`")
     rewrite_ref = _git_config(paths, "notes.rewriteRef")
     if installed and rewrite_ref is None:
         problems.append("notes.rewriteRef is not set: notes will not follow amend/rebase "
@@ -255,13 +280,30 @@ PREPUSH_DRAIN_WAIT_S = 60.0
 PREPUSH_SYNC_BUDGET_S = 120.0
 
 
+PREPUSH_PUSH_WAIT_S = 600.0
+
+
 def prepush(paths: RepoPaths, env: DiscoveryEnv, remote: str, *,
+            pushed: list[tuple[str, str]] | None = None, git_pid: int | None = None,
             drain_wait_s: float = PREPUSH_DRAIN_WAIT_S,
             budget_s: float = PREPUSH_SYNC_BUDGET_S) -> str:
-    """The pre-push hook's detached step: drain queued commits (after a running drainer,
-    bounded), then `api.sync.prepush` for `remote`. Never raises; returns the logged line."""
+    """The pre-push hook's detached step. With `git_pid` (the shim's parent), it first waits
+    for that `git push` to end and checks that the `pushed` (local sha, remote ref) pairs
+    landed: when the remote refused the push, looma's refs are not pushed either. Then it
+    drains queued commits (after a running drainer, bounded) and calls `api.sync.prepush` for
+    `remote`. Never raises; returns the logged line."""
+    from looma_git.hooks import pushwait
+
     sd = paths.state_dir
     try:
+        if git_pid:
+            pushwait.wait_exit(pushwait.git_ancestor(git_pid), PREPUSH_PUSH_WAIT_S)
+            bad = pushwait.refused(paths.worktree or paths.git_dir, remote, pushed or [])
+            if bad:
+                line = (f"pre-push {remote}: skipped: the push of {', '.join(bad)} did not land "
+                        "(refused or failed), so looma's refs were not pushed either")
+                state.log(sd, line)
+                return line
         end = time.monotonic() + drain_wait_s
         while _pid_alive(sd / drain_mod.LOCK) and time.monotonic() < end:
             time.sleep(0.1)

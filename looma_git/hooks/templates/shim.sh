@@ -1,19 +1,25 @@
 #!/bin/sh
-# looma-shim v1 (@HOOK@): installed by `looma hooks install`, removed by `looma hooks uninstall`.
+# looma-shim v2: installed by `looma hooks install`, removed by `looma hooks uninstall`.
+# One script for post-commit, post-rewrite, post-merge, post-checkout and pre-push: the hook
+# name comes from $0 (without the `.legacy` suffix of pre-commit's slot or the `.looma` of ours).
 # Contract: never changes what git does or prints. A foreign hook that was here is kept as
-# @HOOK@.looma-chained and runs first with the same arguments and stdin; its exit status is
+# <hook>.looma-chained and runs first with the same arguments and stdin; its exit status is
 # the only status git sees. Everything looma does goes to <git-common-dir>/looma/hooks.log.
-# post-commit runs no Python: it appends "<sha> <unix time>" to the queue and starts one
-# detached `looma hook drain` (at most a `git rev-parse` and a `date` on the commit's path).
-LOOMA_HOOK='@HOOK@'
+# Nothing happens in a repository where `looma init` has not run (no <common-dir>/looma/clone-id).
+# post-commit runs no Python: it appends "<sha> <unix time> [<branch>]" to the queue and starts
+# at most one detached `looma hook drain` (at most a `git rev-parse` and a `date` on the path).
 LOOMA_PYTHON='@PYTHON@'
 looma_nl='
 '
+case $0 in */*) looma_dir=${0%/*} ;; *) looma_dir=. ;; esac
+LOOMA_HOOK=${0##*/}
+LOOMA_HOOK=${LOOMA_HOOK%.legacy}
+LOOMA_HOOK=${LOOMA_HOOK%.looma}
 
-# Per-worktree git dir, common dir (shared state) and HEAD. Fast path with shell builtins only
-# (hooks run at the top of the work tree; a branch ref is loose right after a commit);
-# anything unusual (GIT_* exported, reftable, packed ref) asks git with one rev-parse.
-looma_gd= looma_cd= looma_head=
+# Per-worktree git dir, common dir (shared state), HEAD and its branch. Fast path with shell
+# builtins only (hooks run at the top of the work tree; a branch ref is loose right after a
+# commit); anything unusual (GIT_* exported, reftable, packed ref) asks git with one rev-parse.
+looma_gd= looma_cd= looma_head= looma_ref=
 if [ -z "${GIT_DIR:-}${GIT_WORK_TREE:-}${GIT_COMMON_DIR:-}" ]; then
     if [ -d .git ]; then
         looma_gd=.git
@@ -30,8 +36,9 @@ if [ -n "$looma_gd" ] && [ -f "$looma_gd/HEAD" ]; then
     fi
     IFS= read -r looma_l 2>/dev/null <"$looma_gd/HEAD"
     case $looma_l in
-        'ref: refs/'*) [ -f "$looma_cd/${looma_l#ref: }" ] &&
-                           IFS= read -r looma_head 2>/dev/null <"$looma_cd/${looma_l#ref: }" ;;
+        'ref: refs/'*) looma_ref=${looma_l#ref: }
+                       [ -f "$looma_cd/$looma_ref" ] &&
+                           IFS= read -r looma_head 2>/dev/null <"$looma_cd/$looma_ref" ;;
         *) looma_head=$looma_l ;;
     esac
     case $looma_head in *[!0-9a-f]*) looma_head= ;; esac
@@ -39,51 +46,57 @@ if [ -n "$looma_gd" ] && [ -f "$looma_gd/HEAD" ]; then
     [ -d "$looma_cd/reftable" ] && looma_head=
 fi
 if [ -z "$looma_head" ]; then
-    looma_rp=$(git rev-parse --git-dir --git-common-dir HEAD 2>/dev/null)
+    looma_rp=$(git rev-parse --git-dir --git-common-dir HEAD --symbolic-full-name HEAD 2>/dev/null)
     looma_gd=${looma_rp%%"$looma_nl"*}
     looma_rest=${looma_rp#*"$looma_nl"}
     looma_cd=${looma_rest%%"$looma_nl"*}
-    looma_head=${looma_rest#*"$looma_nl"}
-    case $looma_head in *"$looma_nl"*|HEAD|'') looma_head= ;; esac
-    [ "$looma_rest" = "$looma_rp" ] && looma_cd=
+    looma_rest=${looma_rest#*"$looma_nl"}
+    looma_head=${looma_rest%%"$looma_nl"*}
+    looma_ref=${looma_rest#*"$looma_nl"}
+    case $looma_head in *[!0-9a-f]*|'') looma_head= ;; esac
+    [ "$looma_ref" = "$looma_rest" ] && looma_ref=
+    [ "${looma_rp#*"$looma_nl"}" = "$looma_rp" ] && looma_cd=
 fi
+case $looma_ref in refs/heads/*) looma_branch=${looma_ref#refs/heads/} ;; *) looma_branch= ;; esac
 looma_st=${looma_cd:+$looma_cd/looma}
 
-# post-rewrite: git's "<old> <new>" lines are kept in memory so the chained hook sees them too.
+# post-rewrite and pre-push read stdin; it is kept in memory so the chained hook sees it too.
 looma_in=
-if [ "$LOOMA_HOOK" = post-rewrite ]; then
+case $LOOMA_HOOK in post-rewrite|pre-push)
     looma_in=$(cat 2>/dev/null; echo .)
-    looma_in=${looma_in%.}
-fi
+    looma_in=${looma_in%.} ;;
+esac
 
 looma_run_chained() {
-    # A plain sh hook is sourced with $0 set to this path, so hooks that locate their
+    # A plain sh hook is sourced with $0 set to the hook's own path, so hooks that locate their
     # siblings through $0 (husky's `.husky/_/h`) still find them; anything else is executed.
     looma_first=
     IFS= read -r looma_first 2>/dev/null <"$looma_chained"
     case $looma_first in
-        '#!/bin/sh'|'#!/usr/bin/sh'|'#!/usr/bin/env sh') set -- sh -c '. "$0.looma-chained"' "$0" "$@" ;;
+        '#!/bin/sh'|'#!/usr/bin/sh'|'#!/usr/bin/env sh')
+            set -- sh -c '. "$0.looma-chained"' "$looma_dir/$LOOMA_HOOK" "$@" ;;
         *) set -- "$looma_chained" "$@" ;;
     esac
-    if [ "$LOOMA_HOOK" = post-rewrite ]; then
-        printf '%s' "$looma_in" | "$@"
-    else
-        "$@"
-    fi
+    case $LOOMA_HOOK in
+        post-rewrite|pre-push) printf '%s' "$looma_in" | "$@" ;;
+        *) "$@" ;;
+    esac
 }
 
 looma_status=0
-looma_chained="$0.looma-chained"
+looma_chained="$looma_dir/$LOOMA_HOOK.looma-chained"
 if [ -f "$looma_chained" ] && [ -x "$looma_chained" ]; then
     looma_run_chained "$@"
     looma_status=$?
 fi
 
 # From here on nothing reaches the user's terminal, and no failure changes the exit status.
+case $LOOMA_HOOK in post-commit|post-rewrite|post-merge|post-checkout|pre-push) ;;
+    *) exit "$looma_status" ;;
+esac
+[ -n "$looma_st" ] && [ -f "$looma_st/clone-id" ] || exit "$looma_status"
 unset GIT_INDEX_FILE
 exec </dev/null >/dev/null 2>&1
-[ -n "$looma_st" ] || exit "$looma_status"
-[ -d "$looma_st" ] || mkdir -p "$looma_st" || exit "$looma_status"
 looma_log="$looma_st/hooks.log"
 true >>"$looma_log" || looma_log=/dev/null
 
@@ -91,15 +104,13 @@ looma_say() {
     printf 'looma-hook %s %s: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$LOOMA_HOOK" "$*"
 }
 
-looma_mid_op() {
-    [ -d "$looma_gd/rebase-merge" ] || [ -d "$looma_gd/rebase-apply" ] ||
-        [ -f "$looma_gd/MERGE_HEAD" ] || [ -f "$looma_gd/CHERRY_PICK_HEAD" ] ||
-        [ -f "$looma_gd/REVERT_HEAD" ] || [ -d "$looma_gd/sequencer" ] ||
-        [ -f "$looma_gd/BISECT_LOG" ]
+looma_rebasing() {
+    # Only a rebase defers: its post-rewrite catches up with every commit it made.
+    [ -d "$looma_gd/rebase-merge" ] || [ -f "$looma_gd/rebase-apply/rebasing" ]
 }
 
 looma_launch() {
-    # Start `looma ARGS` detached, at lower priority, logging to hooks.log.
+    # Start `looma ARGS` detached, at lower priority, logging to hooks.log; $! is its pid.
     if [ -x "$LOOMA_PYTHON" ]; then
         set -- "$LOOMA_PYTHON" -m looma_git "$@"
     elif command -v looma >/dev/null 2>&1; then
@@ -108,7 +119,7 @@ looma_launch() {
         set -- git looma "$@"
     else
         looma_say "error: looma not found (interpreter $LOOMA_PYTHON is gone; no looma or git-looma on PATH)"
-        return 0
+        return 1
     fi
     # Lower priority: the drainer must not slow down the git commands that follow it.
     command -v nice >/dev/null 2>&1 && set -- nice -n 10 "$@"
@@ -116,13 +127,35 @@ looma_launch() {
     nohup "$@" </dev/null >>"$looma_log" 2>&1 &
 }
 
+looma_alive() {
+    [ -n "$1" ] && kill -0 "$1" 2>/dev/null
+}
+
 looma_drain() {
-    # One drainer at a time: skip the launch while the pid in the lock is alive (the drainer
-    # re-reads the queue after releasing it, so nothing queued meanwhile is missed).
+    # At most one drainer, decided here in the shell before any Python starts:
+    # drain.wanted (a directory) says work is waiting; a running drainer (its pid in
+    # drain.lock) looks for it after every pass and after releasing its lock, so we are done.
+    # Otherwise the one shim whose `mkdir drain.spawn` succeeds launches the drainer and
+    # writes its pid there; the drainer removes drain.spawn once it holds the lock.
+    mkdir "$looma_st/drain.wanted" 2>/dev/null
     looma_pid=
     [ -f "$looma_st/drain.lock" ] && read -r looma_pid 2>/dev/null <"$looma_st/drain.lock"
-    [ -n "$looma_pid" ] && kill -0 "$looma_pid" 2>/dev/null && return 0
-    looma_launch hook drain
+    looma_alive "$looma_pid" && return 0
+    looma_spawn="$looma_st/drain.spawn"
+    if ! mkdir "$looma_spawn" 2>/dev/null; then
+        looma_pid=
+        if [ -f "$looma_spawn/pid" ]; then
+            read -r looma_pid 2>/dev/null <"$looma_spawn/pid"
+        elif [ -z "$(find "$looma_spawn" -maxdepth 0 -mmin +1 2>/dev/null)" ]; then
+            return 0  # another shim is launching one this very moment
+        fi
+        looma_alive "$looma_pid" && return 0
+        looma_say "stale $looma_spawn (drainer ${looma_pid:-?} is gone): launching another"
+        rm -rf "$looma_spawn"
+        mkdir "$looma_spawn" 2>/dev/null || return 0
+    fi
+    looma_launch hook drain || { rm -rf "$looma_spawn"; return 0; }
+    printf '%s\n' "$!" >"$looma_spawn/pid"
 }
 
 looma_work() {
@@ -130,9 +163,9 @@ looma_work() {
     case $LOOMA_HOOK in
     post-commit)
         [ -n "$looma_head" ] || { looma_say "error: cannot read HEAD"; return 0; }
-        printf '%s %s\n' "$looma_head" "$(date +%s)" >>"$looma_queue" ||
+        printf '%s %s%s\n' "$looma_head" "$(date +%s)" "${looma_branch:+ $looma_branch}" >>"$looma_queue" ||
             { looma_say "error: cannot append to $looma_queue (disk full or not writable)"; return 0; }
-        looma_mid_op && { looma_say "rebase/merge/cherry-pick in progress: queued $looma_head only"; return 0; }
+        looma_rebasing && { looma_say "rebase in progress: queued $looma_head only"; return 0; }
         looma_drain ;;
     post-rewrite)
         looma_kind=${1:-unknown}
@@ -141,21 +174,26 @@ looma_work() {
             [ -n "$looma_new" ] && printf '%s %s %s %s\n' "$looma_old" "$looma_new" "$looma_kind" "$looma_now"
         done >>"$looma_st/rewrites" ||
             { looma_say "error: cannot append to $looma_st/rewrites"; return 0; }
-        [ "$looma_kind" = amend ] && looma_mid_op && return 0
+        [ "$looma_kind" = amend ] && looma_rebasing && return 0
         looma_drain ;;
     post-merge)
-        looma_mid_op || looma_drain ;;
+        looma_rebasing || looma_drain ;;
     post-checkout)
         # $3 = 1 for a branch checkout; file checkouts change no history.
-        [ "$3" = 1 ] && ! looma_mid_op && looma_drain ;;
+        [ "$3" = 1 ] && ! looma_rebasing && looma_drain ;;
     pre-push)
         # Never blocks or slows a push: when sharing is enabled (any looma.share/curation key)
-        # and the push goes ahead, one detached `looma hook pre-push REMOTE` drains what is
-        # queued and then syncs looma's refs best-effort; otherwise waiting commits only
-        # kick the drainer.
+        # and the push goes ahead (a chained hook exited 0), one detached `looma hook pre-push`
+        # waits for this push to finish, and only if the pushed refs landed drains what is
+        # queued and syncs looma's refs; otherwise waiting commits only kick the drainer.
         if [ "$looma_status" = 0 ] &&
             git config --get-regexp '^looma[.](share|curation)[.]' >/dev/null 2>&1; then
-            looma_launch hook pre-push "${1:-origin}"
+            set -- "${1:-origin}" --git-pid "$PPID"
+            looma_refs=$(printf '%s' "$looma_in" | while read -r looma_lr looma_ls looma_rr looma_rs; do
+                [ -n "$looma_rr" ] && printf ' %s:%s' "$looma_ls" "$looma_rr"
+            done)
+            for looma_r in $looma_refs; do set -- "$@" --pushed "$looma_r"; done
+            looma_launch hook pre-push "$@"
         else
             [ -s "$looma_st/queue" ] && looma_drain
         fi ;;
