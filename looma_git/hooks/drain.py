@@ -184,6 +184,8 @@ def run_drain(state_dir: Path, cwd: Path, steps: Sequence[Step]) -> DrainReport:
         if not (os.path.isdir(state_dir / WANTED) or _new_work(state_dir, reports[-1].requeued)):
             break
     if not reports:
+        state.log(state_dir, f"drainer {os.getpid()}: another drainer holds the lock "
+                             "(it takes the work)")
         return DrainReport(ran=False)
     total = DrainReport(
         ran=True, passes=len(reports), commits=sum(r.commits for r in reports),
@@ -192,6 +194,8 @@ def run_drain(state_dir: Path, cwd: Path, steps: Sequence[Step]) -> DrainReport:
         duration_ms=(time.perf_counter() - started) * 1000,
         steps=tuple(s for r in reports for s in r.steps))
     _record(state_dir, total)
+    state.log(state_dir, f"drainer {os.getpid()}: {total.passes} pass(es), {total.commits} "
+                         f"commit(s), {total.rewrites} rewrite(s)")
     return total
 
 
