@@ -232,9 +232,16 @@ def steps(paths: RepoPaths, env: DiscoveryEnv) -> list[drain_mod.Step]:
             raise drain_mod.StepUnavailable("looma_git.api.ledger.append is not available")
         from looma_git.ledger.ops import OpDraft
 
-        drafts = [OpDraft(op="commit.rewrite", target={"type": "commit", "id": r.old},
-                          payload={"old": r.old, "new": r.new})
-                  for r in batch.rewrites if r.old != r.new]
+        # The same pair can arrive twice: an autosquash runs post-rewrite `amend` for each
+        # fixup and then `rebase` with the same line; an earlier drain may have recorded it.
+        recorded = dict(_optional("looma_git.api.ledger").load_state(paths).rewrites)
+        pairs = []
+        for r in batch.rewrites:
+            if r.old != r.new and recorded.get(r.old) != r.new:
+                recorded[r.old] = r.new
+                pairs.append((r.old, r.new))
+        drafts = [OpDraft(op="commit.rewrite", target={"type": "commit", "id": old},
+                          payload={"old": old, "new": new}) for old, new in pairs]
         if drafts:
             append(paths, drafts, actor="system")
         return f"{len(drafts)} commit.rewrite op(s)"

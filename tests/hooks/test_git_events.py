@@ -1,5 +1,5 @@
-"""One drainer at a time, decided in the shell: a burst of commits starts one process and costs
-one pass per wave; cherry-picked commits are drained at once."""
+"""Real git events through the installed shims: a burst of commits starts one drainer and costs
+one pass per wave; cherry-picks are drained at once; an autosquash records each rewrite once."""
 
 from __future__ import annotations
 
@@ -64,3 +64,28 @@ def test_cherry_pick_is_drained_at_once(tmp_path: Path) -> None:
     wait_for(lambda: idle(repo) and read_state(repo).get("drains", 0) >= 1, "the drain")
     assert read_state(repo)["last_drain"]["commits"] == 1
     assert f"queued {picked} only" not in (state_dir(repo) / "hooks.log").read_text()
+
+
+def test_autosquash_records_each_rewrite_once(tmp_path: Path) -> None:
+    from looma_git.api import ledger
+    from looma_git.gitrepo import find_repo
+
+    repo = twin(tmp_path)
+    looma(repo, "init")
+    install(repo)
+    for name, msg in (("b.txt", "add b"), ("c.txt", "add c")):
+        (repo / name).write_text("1\n")
+        git(repo, "add", name)
+        git(repo, "commit", "-qm", msg)
+    (repo / "b.txt").write_text("2\n")
+    git(repo, "commit", "-qam", "fixup! add b")
+    wait_for(lambda: idle(repo), "the commit drains")
+    rc, _, err = run_git(repo, "rebase", "-q", "-i", "--autosquash", "HEAD~3",
+                         extra_env={"GIT_SEQUENCE_EDITOR": "true"})
+    assert rc == 0, err
+    # git ran post-rewrite twice with the fixup's pair: `amend` mid-rebase, then `rebase`.
+    wait_for(lambda: idle(repo) and not (state_dir(repo) / "rewrites").exists()
+             and ledger.load_state(find_repo(repo)).rewrites, "the rewrites to drain")
+    ops = [o for o in ledger.log(find_repo(repo)) if o.op == "commit.rewrite"]
+    pairs = [(o.payload["old"], o.payload["new"]) for o in ops]
+    assert len(pairs) == len(set(pairs)) == 3  # add b, fixup, add c: each pair once
