@@ -47,7 +47,7 @@ def _ledger_gone(paths: RepoPaths, repo: Any) -> str | None:
                 old = parts[0]
     except OSError:
         pass
-    tracking = sorted(name.decode() for name in repo.refs.keys()
+    tracking = sorted(name.decode() for name in repo.refs.allkeys()
                       if name.startswith(b"refs/looma/remotes/") and name.endswith(b"/ledger"))
     looma_ran = (old is not None or bool(tracking) or (paths.state_dir / "clone-id").exists()
                  or ref_value(repo, NOTES_REF) is not None)
