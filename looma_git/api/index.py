@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from looma_git.errors import ReadOnlyError
 from looma_git.gitrepo import RepoPaths
 from looma_git.retrieval.records import ItemRecord, from_ledger
 
@@ -308,7 +309,11 @@ def fresh_head(paths: RepoPaths) -> tuple[str | None, bool]:
     meta = read_meta(paths.state_dir)
     head = ledger_head(paths)
     if meta is None or meta.is_stale(head) or not fulltext_dir(paths).exists():
-        reindex(paths, full=meta is None, memory_budget_s=QUERY_MEMORY_BUDGET_S)
+        try:
+            reindex(paths, full=meta is None, memory_budget_s=QUERY_MEMORY_BUDGET_S)
+        except ReadOnlyError:
+            # A read-only file system (or .git): read what is there rather than fail a read.
+            return head, False
         return head, True
     return head, False
 
