@@ -20,8 +20,6 @@ from looma_git.hooks import install as install_mod
 from looma_git.hooks import queue, state
 from looma_git.ingest.base import DiscoveryEnv
 
-_SQLITE_MAGIC = b"SQLite format 3\x00"
-
 
 class HookChangeOut(BaseModel):
     name: str
@@ -98,19 +96,13 @@ def uninstall(paths: RepoPaths) -> InstallResult:
 
 
 def store_problem(store_db: Path) -> str | None:
-    """Why store.db is unusable (not SQLite, not a file), or None; a cheap header check."""
-    try:
-        if not store_db.exists():
-            return None
-        if not store_db.is_file():
-            return f"{store_db} is not a file"
-        with store_db.open("rb") as fh:
-            head = fh.read(len(_SQLITE_MAGIC))
-    except OSError as exc:
-        return f"cannot read {store_db}: {exc.strerror or exc}"
-    if head and head != _SQLITE_MAGIC:
-        return f"{store_db} is corrupt (not an SQLite database); run `looma reindex`"
-    return None
+    """Why store.db is unusable (not SQLite, truncated, not a file), or None; a header check."""
+    from looma_git.index.storedb import damage
+
+    if os.path.lexists(store_db) and not store_db.is_file():
+        return f"{store_db} is not a file"
+    problem = damage(store_db)
+    return f"{problem}; run `looma reindex`" if problem else None
 
 
 def _pid_alive(lock: Path) -> bool:

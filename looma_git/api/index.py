@@ -33,6 +33,7 @@ class ReindexReport:
     ledger_commit: str | None = None
     rebuilt: bool = False
     duration_s: float = 0.0
+    repaired: str | None = None  # a damaged store.db that was set aside and rebuilt
 
 
 def ledger_head(paths: RepoPaths) -> str | None:
@@ -323,8 +324,13 @@ def reindex_from_refs(paths: RepoPaths, *, memory_budget_s: float | None = MEMOR
     """`looma reindex`: first merge looma refs a plain `git fetch` brought for sharing remotes,
     then rebuild the whole local index from the ledger plus local events."""
     from looma_git.api.sync import merge_fetched
+    from looma_git.index.storedb import check_integrity
 
     merged = merge_fetched(paths)
+    damaged = check_integrity(paths)  # a damaged cache is set aside and rebuilt from the refs
     report = reindex(paths, full=True, memory_budget_s=memory_budget_s)
+    if damaged:
+        report.repaired = (f"{damaged}: set aside and rebuilt from the refs (transcripts are "
+                           "re-read by the next `looma ingest`)")
     report.merged_remotes = [m.remote for m in merged]
     return report
