@@ -20,7 +20,7 @@ from looma_git.errors import LoomaError
 from looma_git.hooks import queue, state
 
 LOCK = "drain.lock"
-WANTED = "drain.wanted"  # a directory the shims create: work is waiting
+WANTED = "drain.wanted"  # an empty file the shims write: work is waiting
 SPAWN = "drain.spawn"  # a directory the launching shim creates (with the pid it started)
 MAX_PASSES = 20
 
@@ -146,10 +146,12 @@ def _clear_spawn(state_dir: Path) -> None:
 
 def _take_wanted(state_dir: Path) -> bool:
     """Consume the shims' `drain.wanted` marker; True if it was there."""
+    path = state_dir / WANTED
     try:
-        os.rmdir(state_dir / WANTED)
-    except FileNotFoundError:
-        return False
+        if path.is_dir():
+            path.rmdir()  # an older layout
+        else:
+            path.unlink()
     except OSError:
         return False
     return True
@@ -175,13 +177,13 @@ def run_drain(state_dir: Path, cwd: Path, steps: Sequence[Step]) -> DrainReport:
             while len(reports) < MAX_PASSES:
                 _take_wanted(state_dir)
                 reports.append(_one_pass(state_dir, cwd, steps))
-                if not (os.path.isdir(state_dir / WANTED)
+                if not (os.path.exists(state_dir / WANTED)
                         or _new_work(state_dir, reports[-1].requeued)):
                     break
         finally:
             lock.release()
         # A shim that saw our pid alive left drain.wanted and launched nothing: look again.
-        if not (os.path.isdir(state_dir / WANTED) or _new_work(state_dir, reports[-1].requeued)):
+        if not (os.path.exists(state_dir / WANTED) or _new_work(state_dir, reports[-1].requeued)):
             break
     if not reports:
         state.log(state_dir, f"drainer {os.getpid()}: another drainer holds the lock "

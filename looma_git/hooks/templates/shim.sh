@@ -133,11 +133,11 @@ looma_alive() {
 
 looma_drain() {
     # At most one drainer, decided here in the shell before any Python starts:
-    # drain.wanted (a directory) says work is waiting; a running drainer (its pid in
-    # drain.lock) looks for it after every pass and after releasing its lock, so we are done.
-    # Otherwise the one shim whose `mkdir drain.spawn` succeeds launches the drainer and
-    # writes its pid there; the drainer removes drain.spawn once it holds the lock.
-    mkdir "$looma_st/drain.wanted" 2>/dev/null
+    # drain.wanted (an empty file, written by a builtin) says work is waiting; a running
+    # drainer (its pid in drain.lock) looks for it after every pass and after releasing its
+    # lock, so we are done. Otherwise the one shim whose `mkdir drain.spawn` succeeds launches
+    # the drainer and writes its pid there; the drainer removes drain.spawn once it holds the lock.
+    : >"$looma_st/drain.wanted"
     looma_pid=
     [ -f "$looma_st/drain.lock" ] && read -r looma_pid 2>/dev/null <"$looma_st/drain.lock"
     looma_alive "$looma_pid" && return 0
