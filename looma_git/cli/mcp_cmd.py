@@ -9,30 +9,21 @@ from pathlib import Path
 import click
 
 from looma_git.cli.common import repo_paths
-from looma_git.errors import LoomaError
 from looma_git.gitrepo import require_worktree
 
 CLIENT_CHOICES = ("claude-code", "codex", "cursor", "gemini-cli", "opencode")
 
 
-class McpMissingError(LoomaError):
-    """The optional `mcp` extra is not installed."""
-
-    exit_code = 1
-    code = "mcp_missing"
-
-
 def _serve(ctx: click.Context) -> None:
-    paths = repo_paths(ctx)  # fail fast, before the client waits on a server that cannot work
-    try:
-        from looma_git.mcp.server import serve_stdio
-    except ImportError as exc:
-        if exc.name is not None and exc.name.split(".")[0] != "mcp" and exc.name != "mcp_types":
-            raise
-        raise McpMissingError("the MCP server needs the `mcp` package, which is not installed",
-                              hint="pip install 'looma-git[mcp]'") from exc
+    obj = ctx.find_root().obj or {}
+    repo_dir = obj.get("repo_dir")
+    if repo_dir is not None:
+        # -C names the repository: fail fast, before a client waits on a server that cannot
+        # work. Without -C the repository may come from the client's MCP roots, per call.
+        repo_dir = require_worktree(repo_paths(ctx))
+    from looma_git.mcp.server import serve_stdio
 
-    serve_stdio(require_worktree(paths))
+    serve_stdio(repo_dir)
 
 
 @click.group("mcp", invoke_without_command=True)

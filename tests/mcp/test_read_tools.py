@@ -59,7 +59,7 @@ def test_resume_confident_bundle_with_fenced_clean_evidence(seeded: Seeded) -> N
     assert dec["id"] == seeded.decision and dec["confidence"] == 0.9
     assert dec["source"] == {"agent": "claude-code", "session": "sess-oauth-1", "event": "ev-42",
                              "hash": None}
-    assert dec["text"] == "Use PKCE for the OAuth flow; store tokens server-side"
+    assert dec["evidence"] == "Use PKCE for the OAuth flow; store tokens server-side"
     assert b["todos"][0]["id"] == seeded.todo
     assert b["commits"][0]["subject"] == "Add OAuth login"
     # No invisible character survives, in the text or anywhere in the structured content.
