@@ -17,11 +17,14 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
 from looma_git import __version__
 from looma_git.mcp.protocol import INVALID_PARAMS, Dispatcher, RpcError, Session, serve
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 log = logging.getLogger("looma.mcp")
 
@@ -53,8 +56,8 @@ class Tool:
     title: str
     description: str
     annotations: dict[str, bool]
-    args: type  # pydantic input model
-    result: type  # pydantic output model
+    args: type[BaseModel]
+    result: type[BaseModel]
     run: Callable[..., Any]  # (paths, args, session) -> result model
     render: Callable[[Any], str]
 
@@ -73,6 +76,7 @@ def client_name(name: str | None) -> str:
 
 
 def _tools() -> dict[str, Tool]:
+
     from looma_git.mcp import inputs, models, render, tools
 
     def resume_work(paths: Any, a: Any, s: Session) -> Any:
@@ -109,7 +113,8 @@ def _tools() -> dict[str, Tool]:
         return tools.correct(paths, a.action, list(a.refs), actor_name=client_name(
             s.client_name), rationale=a.rationale, title=a.title, parts=a.parts, by=a.by)
 
-    table = [
+    table: list[tuple[str, str, dict[str, bool], type[BaseModel], type[BaseModel],
+                      Callable[..., Any], Callable[..., str]]] = [
         ("resume_work", "Resume work", READ, inputs.ResumeArgs, models.ResumeResult,
          resume_work, render.resume),
         ("ask", "Ask the project's work model", READ, inputs.AskArgs, models.AskResult, ask,

@@ -12,6 +12,7 @@ from looma_git.errors import (
     UsageError,
 )
 from looma_git.gitrepo import RepoPaths
+from looma_git.mcp import render, shape
 from looma_git.mcp.models import (
     AskResult,
     CorrectResult,
@@ -22,7 +23,6 @@ from looma_git.mcp.models import (
     TimelineResult,
     ToolErrorOut,
 )
-from looma_git.mcp import render, shape
 
 Action = Literal["merge", "split", "rename", "false_positive", "promote", "reject", "undo"]
 
@@ -185,6 +185,28 @@ def _fit_resume(out: ResumeResult, budget: int) -> ResumeResult:
     return cur()
 
 
+def _looma_config_files(paths: RepoPaths, dirty: list[str]) -> list[str]:
+    """The dirty paths that are client configuration naming looma's server."""
+    from looma_git.mcp.config import PROJECT_FILES
+
+    if paths.worktree is None:
+        return []
+    out = []
+    for d in dirty:
+        # `git status` names an untracked directory (".codex/") rather than its files.
+        files = [f for f in PROJECT_FILES.values() if f and (f == d or (d.endswith("/") and
+                                                                      f.startswith(d)))]
+        for f in files:
+            try:
+                text = (paths.worktree / f).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            if "looma_git" in text:
+                out.append(d)
+                break
+    return out
+
+
 def resume_work(paths: RepoPaths, goal: str | None = None, work: str | None = None,
                 budget: int = 2000) -> ResumeResult:
     """The resume outcome (confident / ambiguous / cold) for a goal or one WorkItem."""
@@ -207,8 +229,9 @@ def resume_work(paths: RepoPaths, goal: str | None = None, work: str | None = No
         for key in ("decisions", "todos", "bugs", "architecture"):
             b[key] = [shape.memory_fact(m) for m in b.get(key) or []]
         b["budget"] = budget
-        dirty = list(b["git"].get("dirty") or [])
-        b["git"]["dirty"], b["git"]["dirty_total"] = dirty[:10], len(dirty)
+        ours = _looma_config_files(paths, b["git"].get("dirty") or [])
+        dirty = [d for d in b["git"].get("dirty") or [] if d not in ours]
+        b["git"].update(dirty=dirty[:10], dirty_total=len(dirty), looma_files=ours)
     if out.state == "ambiguous":
         ids = [c.id for c in out.candidates]
         data["message"] = ("Several WorkItems match; they are shown side by side, not blended. "

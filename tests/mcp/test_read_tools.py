@@ -148,3 +148,16 @@ def test_read_tools_never_write_git_refs(seeded: Seeded) -> None:
     assert not any(r.is_error for r in results)
     assert refs() == before
     assert git(seeded.path, "status", "--porcelain") == ""
+
+
+def test_client_config_looma_wrote_is_not_dirty_work(seeded: Seeded) -> None:
+    from looma_git.mcp import config
+
+    for client in ("claude-code", "codex"):
+        t = config.target(client, python="/usr/bin/python3", repo=seeded.path,
+                          home=seeded.path / "home")
+        config.apply(config.plan(t))
+    (seeded.path / "wip.py").write_text("x = 1\n")
+    g = call(seeded.path, "resume_work", {"work": seeded.oauth}).structured_content["bundle"]["git"]
+    assert g["dirty"] == ["wip.py"] and g["dirty_total"] == 1
+    assert sorted(g["looma_files"]) == [".codex/", ".mcp.json"]
