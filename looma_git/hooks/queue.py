@@ -1,6 +1,6 @@
 """The hook queues: line formats, atomic take (rename aside), put-back and crash leftovers.
 
-`queue` holds `<sha> <unix time> [<branch>]` lines appended by the post-commit shim; `rewrites` holds
+`queue` holds `<sha> <unix time>` lines appended by the post-commit shim; `rewrites` holds
 `<old> <new> <amend|rebase> <unix time>` lines appended by post-rewrite. The drainer renames a
 queue to `<name>.<ns>.draining` before reading it, so shims keep appending to a fresh file; a
 drainer that dies leaves its `.draining` files for the next one to pick up.
@@ -26,7 +26,6 @@ class QueuedCommit:
     sha: str
     queued_at: int
     line: str
-    branch: str | None = None  # HEAD's branch when the commit was made (the shim reads it)
 
 
 @dataclass(frozen=True)
@@ -52,9 +51,9 @@ class Taken:
 def parse_commit(line: str) -> QueuedCommit | None:
     """A queue line, or None when malformed."""
     parts = line.split()
-    if len(parts) not in (2, 3) or not _SHA.match(parts[0]) or not parts[1].isdigit():
+    if len(parts) != 2 or not _SHA.match(parts[0]) or not parts[1].isdigit():
         return None
-    return QueuedCommit(parts[0], int(parts[1]), line, parts[2] if len(parts) == 3 else None)
+    return QueuedCommit(parts[0], int(parts[1]), line)
 
 
 def parse_rewrite(line: str) -> QueuedRewrite | None:

@@ -6,7 +6,7 @@
 # <hook>.looma-chained and runs first with the same arguments and stdin; its exit status is
 # the only status git sees. Everything looma does goes to <git-common-dir>/looma/hooks.log.
 # Nothing happens in a repository where `looma init` has not run (no <common-dir>/looma/clone-id).
-# post-commit runs no Python: it appends "<sha> <unix time> [<branch>]" to the queue and starts
+# post-commit runs no Python: it appends "<sha> <unix time>" to the queue and starts
 # at most one detached `looma hook drain` (at most a `git rev-parse` and a `date` on the path).
 LOOMA_PYTHON='@PYTHON@'
 looma_nl='
@@ -16,10 +16,10 @@ LOOMA_HOOK=${0##*/}
 LOOMA_HOOK=${LOOMA_HOOK%.legacy}
 LOOMA_HOOK=${LOOMA_HOOK%.looma}
 
-# Per-worktree git dir, common dir (shared state), HEAD and its branch. Fast path with shell
+# Per-worktree git dir, common dir (shared state) and HEAD. Fast path with shell
 # builtins only (hooks run at the top of the work tree; a branch ref is loose right after a
 # commit); anything unusual (GIT_* exported, reftable, packed ref) asks git with one rev-parse.
-looma_gd= looma_cd= looma_head= looma_ref=
+looma_gd= looma_cd= looma_head=
 if [ -z "${GIT_DIR:-}${GIT_WORK_TREE:-}${GIT_COMMON_DIR:-}" ]; then
     if [ -d .git ]; then
         looma_gd=.git
@@ -36,9 +36,8 @@ if [ -n "$looma_gd" ] && [ -f "$looma_gd/HEAD" ]; then
     fi
     IFS= read -r looma_l 2>/dev/null <"$looma_gd/HEAD"
     case $looma_l in
-        'ref: refs/'*) looma_ref=${looma_l#ref: }
-                       [ -f "$looma_cd/$looma_ref" ] &&
-                           IFS= read -r looma_head 2>/dev/null <"$looma_cd/$looma_ref" ;;
+        'ref: refs/'*) [ -f "$looma_cd/${looma_l#ref: }" ] &&
+                           IFS= read -r looma_head 2>/dev/null <"$looma_cd/${looma_l#ref: }" ;;
         *) looma_head=$looma_l ;;
     esac
     case $looma_head in *[!0-9a-f]*) looma_head= ;; esac
@@ -46,18 +45,14 @@ if [ -n "$looma_gd" ] && [ -f "$looma_gd/HEAD" ]; then
     [ -d "$looma_cd/reftable" ] && looma_head=
 fi
 if [ -z "$looma_head" ]; then
-    looma_rp=$(git rev-parse --git-dir --git-common-dir HEAD --symbolic-full-name HEAD 2>/dev/null)
+    looma_rp=$(git rev-parse --git-dir --git-common-dir HEAD 2>/dev/null)
     looma_gd=${looma_rp%%"$looma_nl"*}
     looma_rest=${looma_rp#*"$looma_nl"}
     looma_cd=${looma_rest%%"$looma_nl"*}
-    looma_rest=${looma_rest#*"$looma_nl"}
-    looma_head=${looma_rest%%"$looma_nl"*}
-    looma_ref=${looma_rest#*"$looma_nl"}
-    case $looma_head in *[!0-9a-f]*|'') looma_head= ;; esac
-    [ "$looma_ref" = "$looma_rest" ] && looma_ref=
-    [ "${looma_rp#*"$looma_nl"}" = "$looma_rp" ] && looma_cd=
+    looma_head=${looma_rest#*"$looma_nl"}
+    case $looma_head in *"$looma_nl"*|HEAD|'') looma_head= ;; esac
+    [ "$looma_rest" = "$looma_rp" ] && looma_cd=
 fi
-case $looma_ref in refs/heads/*) looma_branch=${looma_ref#refs/heads/} ;; *) looma_branch= ;; esac
 looma_st=${looma_cd:+$looma_cd/looma}
 
 # post-rewrite and pre-push read stdin; it is kept in memory so the chained hook sees it too.
@@ -163,7 +158,7 @@ looma_work() {
     case $LOOMA_HOOK in
     post-commit)
         [ -n "$looma_head" ] || { looma_say "error: cannot read HEAD"; return 0; }
-        printf '%s %s%s\n' "$looma_head" "$(date +%s)" "${looma_branch:+ $looma_branch}" >>"$looma_queue" ||
+        printf '%s %s\n' "$looma_head" "$(date +%s)" >>"$looma_queue" ||
             { looma_say "error: cannot append to $looma_queue (disk full or not writable)"; return 0; }
         looma_rebasing && { looma_say "rebase in progress: queued $looma_head only"; return 0; }
         looma_drain ;;
