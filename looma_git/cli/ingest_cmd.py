@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from looma_git.cli.common import emit_json, repo_paths
+from looma_git.cli.common import emit_json, repo_paths, say
 
 # Environment variables adapters may consult for discovery (prefixes and exact names).
 _ENV_PREFIXES = ("XDG_", "CLAUDE_", "CODEX_", "OPENCODE_", "GEMINI_", "CURSOR_", "WINDSURF_")
@@ -36,26 +36,6 @@ def _discovery_env(sources: tuple[str, ...]):  # -> DiscoveryEnv (import kept la
     return DiscoveryEnv(home=home, environ=environ,
                         overrides={a: tuple(p) for a, p in overrides.items()},
                         platform=sys.platform)
-
-
-class _Bar:
-    """A one-line progress bar on stderr (only used when stderr is a terminal)."""
-
-    def __init__(self) -> None:
-        self.last = -1
-
-    def __call__(self, done: int, total: int, label: str) -> None:
-        pct = 100 if total == 0 else done * 100 // total
-        if pct == self.last and done != total:
-            return
-        self.last = pct
-        width = 30
-        fill = width * pct // 100
-        sys.stderr.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {pct:3d}% {done}/{total} "
-                         f"{label[:40]:<40}")
-        if done == total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
 
 
 def _fmt_counts(counts: dict[str, int]) -> str:
@@ -88,25 +68,30 @@ def ingest_cmd(ctx: click.Context, sources: tuple[str, ...], agents: tuple[str, 
       looma ingest --source claude-code=~/backup/.claude/projects
     """
     from looma_git.api.update import update
+    from looma_git.cli.progress import Phases, fmt_elapsed, wanted
     from looma_git.settings import load_settings
 
     env = _discovery_env(sources)
     paths = repo_paths(ctx)
-    show_bar = sys.stderr.isatty() and not os.environ.get("LOOMA_NO_PROGRESS") and not as_json
-    result = update(paths, env, agents=list(agents) or None,
-                    progress=_Bar() if show_bar else None,
-                    settings=load_settings(paths, os.environ), refine=do_refine)
+    with Phases(wanted(as_json)) as bar:
+        result = update(paths, env, agents=list(agents) or None,
+                        progress=bar if bar.enabled else None, phase=bar.phase,
+                        settings=load_settings(paths, os.environ), refine=do_refine)
+    elapsed = bar.elapsed
     report, refined = result.ingest, result.refine
     if as_json:
         data = report.model_dump(mode="json")
         data["refine"] = refined.__dict__ if refined else None
+        data["elapsed_s"] = round(elapsed, 3)
         emit_json(data)
         return
-    click.echo(f"ingested {report.events_added} new event(s)"
+    say(f"ingested {report.events_added} new event(s)"
                + (f", {report.events_updated} updated" if report.events_updated else "")
                + f" from {report.sources_scanned} source(s)"
                + (f" ({report.sources_unchanged} unchanged)" if report.sources_unchanged else "")
-               + f" in {report.duration_s:.2f}s")
+               + f" in {fmt_elapsed(elapsed)}"
+               + (f" (reading {fmt_elapsed(report.duration_s)}, then the work model)"
+                  if refined else ""))
     rows = [(name, a) for name, a in report.agents.items() if a.sources or a.skipped]
     if rows:
         click.echo(f"{'agent':<12} {'sources':>7} {'sessions':>8} {'events':>7}  skipped / noise")
@@ -119,8 +104,8 @@ def ingest_cmd(ctx: click.Context, sources: tuple[str, ...], agents: tuple[str, 
         click.echo(f"{report.unattributed_events} event(s) belong to other repositories "
                    "(not stored)")
     for note in report.notes:
-        click.echo(f"note: {note}")
+        say(f"note: {note}")
     if refined:
-        click.echo(f"work model: {refined.workitems} WorkItems ({refined.promoted} published), "
+        say(f"work model: {refined.workitems} WorkItems ({refined.promoted} published), "
                    f"{refined.memories} memories, {refined.links} commit links; "
                    f"{refined.ops_written} ledger ops written")

@@ -91,6 +91,41 @@ def render_error(err: LoomaError) -> str:
     return "\n".join(lines)
 
 
+def _interrupted() -> None:
+    """Ctrl-C: one line (after erasing a half-drawn progress line), exit 130 like a shell."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not add a traceback
+    try:
+        if sys.stderr.isatty():
+            sys.stderr.write("\r\x1b[K")
+        sys.stderr.write("looma: interrupted\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    # A KeyboardInterrupt that surfaced inside an extension's embedded Python (pybind11 code
+    # run while onnxruntime imports) leaves CPython's "unhandled ^C" flag set, and the
+    # interpreter then kills itself with SIGINT at exit (-2, not 130). Exit ourselves, after
+    # the atexit handlers (pool cleanup), so the status is always 130 as documented.
+    if threading_main():
+        import atexit
+        import os
+
+        atexit._run_exitfuncs()
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(130)
+    sys.exit(130)
+
+
+def threading_main() -> bool:
+    """True in the real `looma` process (not when tests call main() in-process)."""
+    return not getattr(sys, "_looma_in_process", False)
+
+
 def main(argv: list[str] | None = None) -> Any:
     """Console entry point for `looma` and `git-looma`."""
     try:
@@ -102,17 +137,13 @@ def main(argv: list[str] | None = None) -> Any:
     except LoomaError as err:
         click.echo(render_error(err), err=True)
         sys.exit(err.exit_code)
-    except click.exceptions.Abort:
-        click.echo("looma: aborted", err=True)
-        sys.exit(130)
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        _interrupted()
     except click.ClickException as err:
         err.show()
         sys.exit(err.exit_code)
     except BrokenPipeError:
         sys.exit(0)
-    except KeyboardInterrupt:
-        click.echo("looma: interrupted", err=True)
-        sys.exit(130)
     except Exception as exc:  # never a bare traceback for the user; LOOMA_DEBUG=1 shows it
         import os
         import traceback
