@@ -49,6 +49,7 @@ def cli(cwd: Path, *args: str, check: bool = True, env: dict[str, str] | None = 
     runner = CliRunner()
     old_cwd = os.getcwd()
     code: int | str | None = 0
+    sys._looma_in_process = True  # type: ignore[attr-defined]
     with runner.isolation(input=input, env=overlay) as (out, err, _):
         os.chdir(cwd)
         try:

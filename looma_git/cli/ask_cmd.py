@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import click
 
-from looma_git.cli.common import conf_tag, emit_json, repo_paths
+from looma_git.cli.common import conf_tag, emit_json, repo_paths, say
 
 
 @click.command("ask")
 @click.argument("query")
-@click.option("-n", "--limit", default=10, show_default=True, help="How many facts.")
+@click.option("-n", "--limit", default=10, show_default=True, type=click.IntRange(min=1),
+              help="How many facts (at least 1).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_context
 def ask_cmd(ctx: click.Context, query: str, limit: int, as_json: bool) -> None:
@@ -35,7 +36,7 @@ def ask_cmd(ctx: click.Context, query: str, limit: int, as_json: bool) -> None:
         tag = conf_tag(f.confidence, f.band) if f.status == "confirmed" else "[unconfirmed]"
         if f.lifecycle and f.lifecycle != "active":
             tag += f" [{f.lifecycle}]"
-        click.echo(f"{f.type:<12} {tag} > {f.text}{wi}{where}")
+        say(f"{f.type:<12} {tag} > {f.text}{wi}{where}", indent=13)
 
 
 @click.command("timeline")
@@ -50,11 +51,31 @@ def timeline_cmd(ctx: click.Context, work: str, as_json: bool) -> None:
     if as_json:
         emit_json(out)
         return
-    click.echo(f"{out.title} ({out.workitem})  {conf_tag(out.confidence, out.band)}")
+    from looma_git.cli.common import clip, is_tty, page, term_width
+
+    width = term_width() if is_tty() else 0
+    lines = [f"{out.title} ({out.workitem})  {conf_tag(out.confidence, out.band)}"]
     for e in out.entries:
         actor = f"  by {e.actor}" if e.actor else ""
         tag = f"{conf_tag(e.confidence, e.band)} " if e.confidence is not None else ""
-        click.echo(f"  {e.ts or '(undated)':<20} {e.kind:<12} {tag}{e.text}  {e.ref}{actor}")
+        line = f"  {_when(e.ts):<17} {e.kind:<12} {tag}{e.text}  {e.ref}{actor}".rstrip()
+        lines.append(clip(line, width) if width else line)
+    page(lines, ctx)
+
+
+def _when(ts: str | None) -> str:
+    """Every timestamp in one format, UTC to the minute: `2026-03-20 10:04Z`."""
+    if not ts:
+        return "(undated)"
+    from datetime import UTC, datetime
+
+    try:
+        dt = datetime.fromisoformat(ts.replace("Z", "+00:00"))
+    except ValueError:
+        return ts
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return dt.astimezone(UTC).strftime("%Y-%m-%d %H:%MZ")
 
 
 @click.command("recall")

@@ -9,7 +9,11 @@ from typing import Any
 import click
 
 from looma_git import __version__
-from looma_git.errors import AmbiguousError, LoomaError
+from looma_git.errors import EXIT_CODES, AmbiguousError, LoomaError
+
+EPILOG = "\b\nExit codes:\n" + "\n".join(f"  {c:<4} {m}" for c, m in EXIT_CODES) + \
+    "\n\nWith --json every outcome, failures too, is one JSON document on stdout.\n" \
+    "`looma help COMMAND` shows a command's manual."
 
 # name -> "module:attribute". Modules are imported only when their command runs (or for --help,
 # which is why every cli module keeps heavy imports inside its functions).
@@ -39,6 +43,7 @@ COMMANDS: dict[str, str] = {
     "sync": "looma_git.cli.share_cmd:sync_cmd",
     "conflicts": "looma_git.cli.share_cmd:conflicts_cmd",
     "mcp": "looma_git.cli.mcp_cmd:mcp_group",
+    "help": "looma_git.cli.help_cmd:help_cmd",
 }
 
 
@@ -57,13 +62,28 @@ class LazyGroup(click.Group):
         assert isinstance(cmd, click.Command)
         return cmd
 
+    def resolve_command(self, ctx: click.Context, args: list[str]
+                        ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else ""
+        if name and name not in COMMANDS and not name.startswith("-"):
+            import difflib
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+            close = difflib.get_close_matches(name, list(COMMANDS), n=3, cutoff=0.6)
+            hint = f"\n\nThe most similar command{'s are' if len(close) > 1 else ' is'}:\n" + \
+                "\n".join(f"    {c}" for c in close) if close else ""
+            ctx.fail(f"'{name}' is not a looma command. See 'looma --help'.{hint}")
+        return super().resolve_command(ctx, args)
+
+
+@click.group(cls=LazyGroup, invoke_without_command=True, epilog=EPILOG,
+             context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="looma")
 @click.option("-C", "repo_dir", default=None, metavar="PATH",
               help="Run as if looma was started in PATH (like git -C).")
+@click.option("--no-pager", "no_pager", is_flag=True,
+              help="Never page long listings (work, log, timeline) through a pager.")
 @click.pass_context
-def cli(ctx: click.Context, repo_dir: str | None) -> None:
+def cli(ctx: click.Context, repo_dir: str | None, no_pager: bool) -> None:
     """looma: the work your coding agents do, anchored in git.
 
     \b
@@ -79,6 +99,10 @@ def cli(ctx: click.Context, repo_dir: str | None) -> None:
     """
     ctx.ensure_object(dict)
     ctx.obj["repo_dir"] = repo_dir
+    ctx.obj["no_pager"] = no_pager
+    if ctx.invoked_subcommand is None:  # bare `looma`: the help, on stdout, exit 0 (like git)
+        click.echo(ctx.get_help())
+        ctx.exit(0)
 
 
 def render_error(err: LoomaError) -> str:
@@ -107,7 +131,7 @@ def _interrupted() -> None:
     # run while onnxruntime imports) leaves CPython's "unhandled ^C" flag set, and the
     # interpreter then kills itself with SIGINT at exit (-2, not 130). Exit ourselves, after
     # the atexit handlers (pool cleanup), so the status is always 130 as documented.
-    if threading_main():
+    if _own_process():
         import atexit
         import os
 
@@ -121,38 +145,96 @@ def _interrupted() -> None:
     sys.exit(130)
 
 
-def threading_main() -> bool:
+def _own_process() -> bool:
     """True in the real `looma` process (not when tests call main() in-process)."""
     return not getattr(sys, "_looma_in_process", False)
 
 
+def _wants_json(argv: list[str]) -> bool:
+    """`--json` (or `--porcelain`) anywhere before a `--`: errors become one JSON document."""
+    args = argv[:argv.index("--")] if "--" in argv else argv
+    return "--json" in args
+
+
+def _fail(argv: list[str], code: str, message: str, hint: str | None, exit_code: int,
+          text: str | None = None, **extra: Any) -> None:
+    """Report a failure: one JSON document on stdout with --json, else text on stderr."""
+    if _wants_json(argv):
+        import json
+
+        err: dict[str, Any] = {"code": code, "message": message, "hint": hint,
+                               "exit_code": exit_code}
+        err.update(extra)
+        click.echo(json.dumps({"error": err}, indent=2, sort_keys=True, ensure_ascii=False))
+    else:
+        click.echo(text if text is not None else
+                   f"looma: error: {message}" + (f"\nhint: {hint}" if hint else ""), err=True)
+    sys.exit(exit_code)
+
+
+def _broken_pipe() -> None:
+    """The reader went away (`looma log | head -1`): silent, exit 141 like git (SIGPIPE)."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    sys.exit(141)
+
+
 def main(argv: list[str] | None = None) -> Any:
     """Console entry point for `looma` and `git-looma`."""
+    args = list(sys.argv[1:] if argv is None else argv)
     try:
-        result = cli.main(args=argv, prog_name="looma", standalone_mode=False)
+        try:
+            import os
+
+            # NO_COLOR (https://no-color.org): any non-empty value turns colour off.
+            color = False if os.environ.get("NO_COLOR") else None
+            result = cli.main(args=args, prog_name="looma", standalone_mode=False, color=color)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _broken_pipe()
         # click returns an exit code from ctx.exit(n); commands themselves return None.
         if isinstance(result, int) and result:
             sys.exit(result)
         return None
     except LoomaError as err:
-        click.echo(render_error(err), err=True)
-        sys.exit(err.exit_code)
+        extra = {"matches": err.matches} if isinstance(err, AmbiguousError) else {}
+        _fail(args, err.code, err.message, err.hint, err.exit_code, render_error(err), **extra)
     except (click.exceptions.Abort, KeyboardInterrupt):
         _interrupted()
     except click.ClickException as err:
-        err.show()
-        sys.exit(err.exit_code)
-    except BrokenPipeError:
-        sys.exit(0)
+        _fail(args, "usage", err.format_message(), _usage_hint(err), err.exit_code,
+              _click_text(err))
     except Exception as exc:  # never a bare traceback for the user; LOOMA_DEBUG=1 shows it
         import os
         import traceback
 
         if os.environ.get("LOOMA_DEBUG"):
             traceback.print_exc()
-        click.echo(f"looma: internal error: {type(exc).__name__}: {exc}\n"
-                   "hint: rerun with LOOMA_DEBUG=1 for a traceback and report it", err=True)
-        sys.exit(70)
+        _fail(args, "internal", f"{type(exc).__name__}: {exc}",
+              "rerun with LOOMA_DEBUG=1 for a traceback and report it", 70,
+              f"looma: internal error: {type(exc).__name__}: {exc}\n"
+              "hint: rerun with LOOMA_DEBUG=1 for a traceback and report it")
+
+
+def _usage_hint(err: click.ClickException) -> str | None:
+    ctx = getattr(err, "ctx", None)
+    if ctx is None:
+        return "see `looma --help`"
+    return f"see `{ctx.command_path} --help`"
+
+
+def _click_text(err: click.ClickException) -> str:
+    """click's own rendering (usage line, then the error), as a string."""
+    import io
+
+    buf = io.StringIO()
+    err.show(file=buf)
+    return buf.getvalue().rstrip("\n")
 
 
 if __name__ == "__main__":
