@@ -101,3 +101,48 @@ class TimelineOut(BaseModel):
     entries: list[TimelineEntry]
     confidence: float | None = None
     band: str | None = None
+
+
+class ErrorBody(BaseModel):
+    """The one failure shape of every `--json` command (exit code as documented)."""
+
+    code: str  # not_found | ambiguous | usage | stale_letter | not_initialized | ... | internal
+    message: str
+    hint: str | None = None
+    exit_code: int
+    matches: list[str] = Field(default_factory=list)
+
+
+class ErrorOut(BaseModel):
+    error: ErrorBody
+
+
+class CorrectionOut(BaseModel):
+    """`looma correct ... --json`: the op a correction wrote, and how to undo it."""
+
+    op_id: str
+    op: str
+    target: str
+    summary: str
+    undo: str
+
+
+class LinkOut(BaseModel):
+    """`looma link/unlink --json`: the resolved commit and WorkItem, and the undo."""
+
+    op_id: str
+    op: Literal["commit.link", "commit.unlink"]
+    sha: str
+    workitem: str
+    title: str
+    undo: str
+
+
+class InitOut(BaseModel):
+    """`looma init --json`."""
+
+    state_dir: str
+    clone_id: str
+    created: bool  # False: it was already initialized
+    config_changed: list[str]
+    ledger_created: bool

@@ -83,10 +83,19 @@ def _when(ts: str | None) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_context
 def recall_cmd(ctx: click.Context, entity: str, as_json: bool) -> None:
-    """Everything looma knows about ENTITY: a file, directory, commit, branch, session or term."""
+    """Everything looma knows about ENTITY: a file, directory, commit, branch, session or term.
+
+    Commits and branches may be named as git names them: `HEAD`, `HEAD~2`, `main`, a tag.
+    """
     from looma_git.api.facts import recall
 
-    out = recall(repo_paths(ctx), entity)
+    paths = repo_paths(ctx)
+    out = recall(paths, entity)
+    if not out["results"]:
+        shas, via = _rev_commits(paths, entity)
+        if shas:
+            out = recall(paths, entity, commits=shas, via=via)
+            out["resolved"] = sorted(shas)[:1] if via == "commit" else []
     if as_json:
         emit_json(out)
         return
@@ -101,3 +110,26 @@ def recall_cmd(ctx: click.Context, entity: str, as_json: bool) -> None:
             life = f" [{m['lifecycle']}]" if m.get("lifecycle") not in (None, "active") else ""
             click.echo(f"    {m['kind']:<12} {conf_tag(m['confidence'], m['band'])}{life}"
                        f" > {m['text']}")
+
+
+def _rev_commits(paths, entity: str) -> tuple[frozenset[str], str]:  # paths: RepoPaths
+    """A rev git understands -> (its commit, "commit"); a branch -> (its recent commits,
+    "branch"). Nothing when git does not know the name."""
+    import subprocess
+
+    from looma_git.gitrepo import require_worktree
+
+    if entity.startswith("-"):
+        return frozenset(), "commit"
+    cwd = require_worktree(paths)
+
+    def git(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
+
+    one = git("rev-parse", "--verify", "--quiet", "--end-of-options", entity + "^{commit}")
+    if one.returncode != 0:
+        return frozenset(), "commit"
+    if git("show-ref", "--verify", "--quiet", f"refs/heads/{entity}").returncode == 0:
+        many = git("rev-list", "--max-count=500", "--end-of-options", entity)
+        return frozenset(many.stdout.split()), "branch"
+    return frozenset({one.stdout.strip()}), "commit"

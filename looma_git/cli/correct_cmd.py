@@ -19,7 +19,10 @@ JSON = click.option("--json", "as_json", is_flag=True, help="Machine-readable ou
 
 def _done(c: Correction, as_json: bool) -> None:
     if as_json:
-        emit_json(c.__dict__)
+        from looma_git.schemas import CorrectionOut
+
+        emit_json(CorrectionOut(op_id=c.op_id, op=c.op, target=c.target, summary=c.summary,
+                                undo=f"looma correct undo {c.op_id[:10]}"))
     else:
         click.echo(f"{c.summary}  (op {c.op_id[:10]}; undo with `looma correct undo "
                    f"{c.op_id[:10]}`)")
@@ -175,27 +178,48 @@ def blame_cmd(ctx: click.Context, work: str, as_json: bool) -> None:
         click.echo(f"{r['id'][:10]}  L{r['lamport']:<5} {r['ts']}  {who:<24} {r['op']}{why}")
 
 
+def _linked(ctx: click.Context, commit: str, work: str, rationale: str | None, unlink: bool,
+            as_json: bool) -> None:
+    from looma_git.api.linking import user_link
+    from looma_git.api.query import resolve_workitem
+    from looma_git.schemas import LinkOut
+
+    paths = repo_paths(ctx)
+    op_id = user_link(paths, commit, work, rationale=rationale, unlink=unlink)
+    from looma_git.api.ledger import resolve_op
+
+    op = resolve_op(paths, op_id)
+    sha = str(op.target.id)
+    item = resolve_workitem(paths, str((op.payload or {}).get("workitem") or work))
+    out = LinkOut(op_id=op_id, op=op.op, sha=sha, workitem=item.id, title=item.title,
+                  undo=f"looma correct undo {op_id[:10]}")
+    if as_json:
+        emit_json(out)
+        return
+    arrow = "-x-" if unlink else "->"
+    click.echo(f"{'unlinked' if unlink else 'linked'} {sha[:10]} {arrow} {item.id} "
+               f"({item.title!r})  (op {op_id[:10]}; undo with `{out.undo}`)")
+
+
 @click.command("link")
 @click.argument("commit")
 @click.argument("work")
 @RATIONALE
+@JSON
 @click.pass_context
-def link_cmd(ctx: click.Context, commit: str, work: str, rationale: str | None) -> None:
+def link_cmd(ctx: click.Context, commit: str, work: str, rationale: str | None,
+             as_json: bool) -> None:
     """Record that COMMIT implements WORK (a user op; shows in `git log --notes=looma`)."""
-    from looma_git.api.linking import user_link
-
-    op_id = user_link(repo_paths(ctx), commit, work, rationale=rationale)
-    click.echo(f"linked {commit} -> {work}  (op {op_id[:10]})")
+    _linked(ctx, commit, work, rationale, False, as_json)
 
 
 @click.command("unlink")
 @click.argument("commit")
 @click.argument("work")
 @RATIONALE
+@JSON
 @click.pass_context
-def unlink_cmd(ctx: click.Context, commit: str, work: str, rationale: str | None) -> None:
+def unlink_cmd(ctx: click.Context, commit: str, work: str, rationale: str | None,
+               as_json: bool) -> None:
     """Record that COMMIT does not implement WORK; no automated pass relinks it."""
-    from looma_git.api.linking import user_link
-
-    op_id = user_link(repo_paths(ctx), commit, work, rationale=rationale, unlink=True)
-    click.echo(f"unlinked {commit} -x- {work}  (op {op_id[:10]})")
+    _linked(ctx, commit, work, rationale, True, as_json)

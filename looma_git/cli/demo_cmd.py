@@ -66,6 +66,9 @@ def demo_cmd(target: str | None) -> None:
         env.pop(key)
     env.update(env_for(scenario))
     env["LOOMA_NO_PROGRESS"] = "1"
+    gitconfig = Path(scenario.home) / ".gitconfig"  # corrections are attributed to a person
+    if not gitconfig.exists():
+        gitconfig.write_text("[user]\n\tname = Demo User\n\temail = demo@example.com\n")
     looma = [sys.executable, "-m", "looma_git"]
     repo = Path(scenario.repo)
     step = lambda *a, show=None, check=True: _run(  # noqa: E731

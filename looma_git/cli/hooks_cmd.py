@@ -26,26 +26,39 @@ def hooks_group() -> None:
 
 
 @hooks_group.command("install")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_context
-def install_cmd(ctx: click.Context) -> None:
+def install_cmd(ctx: click.Context, as_json: bool) -> None:
     """Install the shims (idempotent); foreign hooks are moved aside and chained."""
     import sys
 
     from looma_git.api import hooks as api
 
     result = api.install(_paths(ctx), sys.executable)
-    _render_changes(result)
+    if as_json:
+        from looma_git.cli.common import emit_json
+
+        emit_json(result)
+    else:
+        _render_changes(result)
     if any(c.action == "conflict" for c in result.changes):
         ctx.exit(1)
 
 
 @hooks_group.command("uninstall")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_context
-def uninstall_cmd(ctx: click.Context) -> None:
+def uninstall_cmd(ctx: click.Context, as_json: bool) -> None:
     """Remove the shims and put chained hooks back exactly as they were."""
     from looma_git.api import hooks as api
 
-    _render_changes(api.uninstall(_paths(ctx)))
+    result = api.uninstall(_paths(ctx))
+    if as_json:
+        from looma_git.cli.common import emit_json
+
+        emit_json(result)
+    else:
+        _render_changes(result)
 
 
 @hooks_group.command("status")

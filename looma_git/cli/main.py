@@ -164,6 +164,7 @@ def _fail(argv: list[str], code: str, message: str, hint: str | None, exit_code:
 
         err: dict[str, Any] = {"code": code, "message": message, "hint": hint,
                                "exit_code": exit_code}
+        err["matches"] = []
         err.update(extra)
         click.echo(json.dumps({"error": err}, indent=2, sort_keys=True, ensure_ascii=False))
     else:
