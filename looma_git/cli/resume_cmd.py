@@ -92,6 +92,8 @@ def resume_cmd(ctx: click.Context, goal: str | None, work_ref: str | None, budge
         for c in out.recent:
             click.echo(f"  {c.title}  [{c.kind}] [{c.status}] {conf_tag(c.confidence, c.band)}"
                        f"  ({c.id})")
+    if exit_code:
+        ctx.exit(code)
 
 
 def _render_bundle(b: dict[str, Any]) -> None:
