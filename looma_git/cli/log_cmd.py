@@ -16,7 +16,14 @@ def _value(v: Any) -> str:
         return "yes" if v else "no"
     if isinstance(v, str | int | float):
         return str(v)
-    return json.dumps(v, ensure_ascii=False, separators=(",", ":"), sort_keys=True, default=str)
+    if isinstance(v, dict):
+        return "(" + ",".join(f"{k}:{_value(x)}" for k, x in sorted(v.items())
+                              if isinstance(x, str | int | float)) + ")"
+    if isinstance(v, list | tuple):
+        if all(isinstance(x, str | int | float) for x in v):
+            return ",".join(str(x) for x in v) or "-"
+        return f"<{len(v)}>"
+    return str(v)
 
 
 def _short(payload: dict[str, Any], width: int = 60) -> str:

@@ -150,3 +150,21 @@ def test_no_color_is_honoured(tmp_path: Path) -> None:
     os.kill(coloured.pid, 9)
     coloured.wait(10)
     assert "\x1b[" not in coloured.text.replace("\x1b[K", ""), repr(coloured.text[:300])
+
+
+def test_no_internals_leak(scenario, tmp_path: Path) -> None:
+    repo, env, _ = scenario
+    proc = cli(tmp_path, "-C", "/nonexistent/x", "work", env=env, check=False)
+    assert proc.returncode == 3 and "PosixPath" not in proc.stderr, proc.stderr
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    deleted = subprocess.run(f"cd {gone} && rmdir {gone} && {sys.executable} -m looma_git work",
+                             shell=True, env=env, capture_output=True, text=True)
+    assert deleted.returncode == 3 and "no longer exists" in deleted.stderr, deleted.stderr
+    git(repo, "remote", "add", "nowhere", str(tmp_path / "no-such-remote.git"))
+    cli(repo, "share", "enable", "nowhere", env=env)
+    proc = cli(repo, "sync", "nowhere", env=env, check=False)
+    assert proc.returncode == 9 and "Exception" not in proc.stderr, proc.stderr
+    assert "hung up" in proc.stderr
+    log = cli(repo, "log", env=env).stdout
+    assert "{'" not in log and "None" not in log and "[{" not in log
