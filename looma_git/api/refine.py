@@ -206,6 +206,9 @@ def _save_local(conn: sqlite3.Connection, result: RefineResult, id_map: dict[str
             "VALUES (?,?,?,?,?)",
             [(m.id, None, id_map.get(m.workitem or "", m.workitem), int(m.workitem in id_map),
               json.dumps(asdict(m), sort_keys=True, default=str)) for m in result.memories])
+        # What this model was built from, so `looma status` can say "work model stale".
+        conn.execute("INSERT OR REPLACE INTO refine_meta(key, value) SELECT "
+                     "'events_ingested_at', COALESCE(MAX(ingested_at), '') FROM events")
 
 
 LOCAL_TABLES = ("refine_workitems", "refine_memories")

@@ -53,9 +53,11 @@ def _fmt_counts(counts: dict[str, int]) -> str:
 @click.option("--once", is_flag=True, help="Accepted for scripts; ingest is always one pass.")
 @click.option("--refine/--no-refine", "do_refine", default=True, show_default=True,
               help="Refresh WorkItems, memories and commit links after reading.")
+@click.option("-v", "--verbose", is_flag=True,
+              help="Say where each agent's transcripts were looked for, found or not.")
 @click.pass_context
 def ingest_cmd(ctx: click.Context, sources: tuple[str, ...], agents: tuple[str, ...],
-               as_json: bool, once: bool, do_refine: bool) -> None:
+               as_json: bool, once: bool, do_refine: bool, verbose: bool) -> None:
     """Read new records from your coding agents' transcripts into the local store.
 
     Only sessions whose working directory lies in this repository (or one of its worktrees),
@@ -105,7 +107,46 @@ def ingest_cmd(ctx: click.Context, sources: tuple[str, ...], agents: tuple[str, 
                    "(not stored)")
     for note in report.notes:
         say(f"note: {note}")
+    if verbose or not any(a.sessions or a.unchanged for a in report.agents.values()):
+        _where_looked(env, list(agents) or None, verbose)
     if refined:
-        say(f"work model: {refined.workitems} WorkItems ({refined.promoted} published), "
-                   f"{refined.memories} memories, {refined.links} commit links; "
-                   f"{refined.ops_written} ledger ops written")
+        local = refined.workitems - refined.promoted
+        say(f"work model: {refined.workitems} WorkItems ({refined.promoted} published"
+            + (f"; {local} local candidates, shown by `looma work --candidates`" if local
+               else "") + f"), {refined.memories} memories, {refined.links} commit links; "
+            f"{refined.ops_written} ledger ops written")
+
+
+# Where each agent keeps its transcripts by default (relative to HOME); docs/adapters.md has
+# the full rules (environment overrides, XDG dirs, platforms).
+_DEFAULT_ROOTS = {
+    "claude-code": ("~/.claude/projects",),
+    "codex": ("~/.codex/sessions",),
+    "gemini-cli": ("~/.gemini/tmp",),
+    "cursor": ("~/.cursor", "~/.config/Cursor/User"),
+    "opencode": ("~/.local/share/opencode",),
+    "windsurf": ("~/.codeium/windsurf", "~/.config/Windsurf/User"),
+}
+
+
+def _where_looked(env, agents: list[str] | None, verbose: bool) -> None:  # env: DiscoveryEnv
+    """Each agent's transcript locations under this HOME, and what was found there."""
+    from looma_git.ingest.registry import all_adapters, get_adapter
+
+    if not verbose:
+        click.echo("no transcripts found for this repository; `looma ingest --verbose` shows "
+                   "where each agent's were looked for")
+        return
+    click.echo(f"looked for transcripts under HOME={env.home}:")
+    for name in all_adapters():
+        if agents and name not in agents:
+            continue
+        found = get_adapter(name).discover(env)
+        if env.overrides.get(name):
+            where = [str(p) for p in env.overrides[name]]
+        elif found:
+            where = sorted({str(src.path.parent) for src in found})[:3]
+        else:
+            where = [str(env.home / r[2:]) for r in _DEFAULT_ROOTS.get(name, ())]
+        more = "" if len(where) < 3 or not found else " ..."
+        click.echo(f"  {name:<12} {len(found):>4} source(s)  {', '.join(where)}{more}")

@@ -27,6 +27,10 @@ def status_cmd(ctx: click.Context, with_health: bool, as_json: bool) -> None:
 
 
 def _render(d: dict[str, Any]) -> None:
+    st = d.get("state") or {}
+    if st:
+        click.echo(f"state       {st['state']}" + (f" (next: {st['next']})" if st.get("next")
+                                                     else ""))
     led = d["ledger"]
     click.echo(f"repository  {d['repository']}")
     click.echo(f"ledger      {led['workitems']} WorkItems, {led['memories']} memories, "
@@ -57,6 +61,7 @@ def _render(d: dict[str, Any]) -> None:
     if "health" in d:
         click.echo("health")
         for k, v in d["health"].items():
-            click.echo(f"  {k:<24} {'-' if v is None else v}")
+            shown = "-" if v is None else (f"{v:.2f}" if isinstance(v, float) else v)
+            click.echo(f"  {k:<24} {shown}")
         for w in d["warnings"]:
             click.echo(f"  warning: {w['message']}")

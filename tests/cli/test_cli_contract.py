@@ -168,3 +168,39 @@ def test_no_internals_leak(scenario, tmp_path: Path) -> None:
     assert "hung up" in proc.stderr
     log = cli(repo, "log", env=env).stdout
     assert "{'" not in log and "None" not in log and "[{" not in log
+
+
+def test_status_says_where_the_clone_stands(scenario, tmp_path: Path) -> None:
+    repo, env, _ = scenario
+    fresh = make_repo(tmp_path / "fresh")
+    st = json.loads(cli(fresh, "status", "--json", env=env).stdout)["state"]
+    assert st["state"] == "not initialized" and st["next"] == "looma init"
+    assert cli(fresh, "status", env=env).stdout.startswith("state       not initialized")
+    assert json.loads(cli(repo, "status", "--json", env=env).stdout)["state"]["state"] == \
+        "up to date"
+    from tests.api.scenario_env import add_claude_session
+
+    add_claude_session(repo, env, "stale-1", "Speed up search indexing", ["search/index.py"])
+    cli(repo, "ingest", "--no-refine", env=env)
+    assert json.loads(cli(repo, "status", "--json", env=env).stdout)["state"]["state"] == \
+        "work model stale"
+    import fcntl
+
+    fd = os.open(repo / ".git" / "looma" / "ingest.lock", os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        held = subprocess.run([sys.executable, "-m", "looma_git", "status", "--json"], cwd=repo,
+                              env=env, capture_output=True, text=True)
+        assert json.loads(held.stdout)["state"]["state"] == "ingest running"
+    finally:
+        os.close(fd)
+
+
+def test_ingest_says_where_it_looked(tmp_path: Path, scrubbed_env: Path) -> None:
+    repo = make_repo(tmp_path / "r")
+    cli(repo, "init")
+    quiet = cli(repo, "ingest").stdout
+    assert "no transcripts found" in quiet and "--verbose" in quiet
+    loud = cli(repo, "ingest", "--verbose").stdout
+    assert f"HOME={scrubbed_env}" in loud
+    assert str(scrubbed_env / ".claude" / "projects") in loud and "codex" in loud
