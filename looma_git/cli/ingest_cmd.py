@@ -82,10 +82,10 @@ def ingest_cmd(ctx: click.Context, sources: tuple[str, ...], agents: tuple[str, 
     elapsed = bar.elapsed
     report, refined = result.ingest, result.refine
     if as_json:
-        data = report.model_dump(mode="json")
-        data["refine"] = refined.__dict__ if refined else None
-        data["elapsed_s"] = round(elapsed, 3)
-        emit_json(data)
+        from looma_git.schemas import IngestOut, RefineOut
+
+        emit_json(IngestOut(**report.model_dump(mode="json"), elapsed_s=round(elapsed, 3),
+                            refine=RefineOut(**refined.__dict__) if refined else None))
         return
     say(f"ingested {report.events_added} new event(s)"
                + (f", {report.events_updated} updated" if report.events_updated else "")

@@ -32,7 +32,9 @@ def reprocess_cmd(ctx: click.Context, as_json: bool) -> None:
         bar.phase("indexing")
         reindex(paths, full=True)
     if as_json:
-        emit_json(report.__dict__)
+        from looma_git.schemas import RefineOut
+
+        emit_json(RefineOut(**report.__dict__))
         return
     say(f"{report.sessions} sessions, {report.windows} windows -> {report.workitems} "
                f"WorkItems ({report.promoted} promoted, {report.candidates} local candidates), "
@@ -58,7 +60,9 @@ def backfill_cmd(ctx: click.Context, since: str | None, as_json: bool) -> None:
         bar.phase("linking commits to WorkItems")
         report = backfill(paths, since, settings=load_settings(paths, os.environ))
     if as_json:
-        emit_json(report.__dict__)
+        from looma_git.schemas import RefineOut
+
+        emit_json(RefineOut(**report.__dict__))
         return
     say(f"linked: {report.ops.get('commit.link', 0)} new commit links "
                f"({report.links} links among the commits considered) in "
@@ -96,7 +100,9 @@ def reindex_cmd(ctx: click.Context, all_vectors: bool, as_json: bool) -> None:
         report = reindex_from_refs(repo_paths(ctx), memory_budget_s=None if all_vectors else
                                    MEMORY_EMBED_BUDGET_S)
     if as_json:
-        emit_json(report.__dict__)
+        from looma_git.schemas import ReindexOut
+
+        emit_json(ReindexOut(**report.__dict__))
         return
     if report.merged_remotes:
         click.echo("merged looma refs fetched from: " + ", ".join(report.merged_remotes))
