@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from looma_git.cli.common import conf_tag, emit_json, repo_paths, say
+from looma_git.cli.complete import workitems
 
 
 @click.command("ask")
@@ -40,7 +41,7 @@ def ask_cmd(ctx: click.Context, query: str, limit: int, as_json: bool) -> None:
 
 
 @click.command("timeline")
-@click.argument("work")
+@click.argument("work", shell_complete=workitems)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_context
 def timeline_cmd(ctx: click.Context, work: str, as_json: bool) -> None:

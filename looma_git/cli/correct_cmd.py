@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from looma_git.cli.common import emit_json, repo_paths
+from looma_git.cli.complete import workitems
 
 if TYPE_CHECKING:
     from looma_git.api.correct import Correction
@@ -39,8 +40,8 @@ def correct_group() -> None:
 
 
 @correct_group.command("merge")
-@click.argument("a")
-@click.argument("b")
+@click.argument("a", shell_complete=workitems)
+@click.argument("b", shell_complete=workitems)
 @RATIONALE
 @JSON
 @click.pass_context
@@ -52,7 +53,7 @@ def merge_cmd(ctx: click.Context, a: str, b: str, rationale: str | None, as_json
 
 
 @correct_group.command("split")
-@click.argument("work")
+@click.argument("work", shell_complete=workitems)
 @click.option("--into", "into", required=True, metavar='"T1","T2"',
               help="Titles of the parts, comma-separated.")
 @click.option("--by", "by", type=click.Choice(["sessions", "files"]), default="sessions",
@@ -98,7 +99,7 @@ def split_cmd(ctx: click.Context, work: str, into: str, by: str, parts: tuple[st
 
 
 @correct_group.command("rename")
-@click.argument("work")
+@click.argument("work", shell_complete=workitems)
 @click.argument("title")
 @RATIONALE
 @JSON
@@ -161,7 +162,7 @@ def undo_cmd(ctx: click.Context, op: str, rationale: str | None, as_json: bool) 
 
 
 @click.command("blame")
-@click.argument("work")
+@click.argument("work", shell_complete=workitems)
 @JSON
 @click.pass_context
 def blame_cmd(ctx: click.Context, work: str, as_json: bool) -> None:
@@ -203,7 +204,7 @@ def _linked(ctx: click.Context, commit: str, work: str, rationale: str | None, u
 
 @click.command("link")
 @click.argument("commit")
-@click.argument("work")
+@click.argument("work", shell_complete=workitems)
 @RATIONALE
 @JSON
 @click.pass_context
@@ -215,7 +216,7 @@ def link_cmd(ctx: click.Context, commit: str, work: str, rationale: str | None,
 
 @click.command("unlink")
 @click.argument("commit")
-@click.argument("work")
+@click.argument("work", shell_complete=workitems)
 @RATIONALE
 @JSON
 @click.pass_context

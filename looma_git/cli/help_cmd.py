@@ -14,7 +14,7 @@ import click
 @click.option("--no-pager", "no_pager", is_flag=True, help="Print the help text, never man.")
 @click.pass_context
 def help_cmd(ctx: click.Context, command: tuple[str, ...], no_pager: bool) -> None:
-    """Show the manual of COMMAND (e.g. `looma help correct split`), like `git help`."""
+    """Show a command's manual, like `git help`: `looma help correct split`."""
     from looma_git.cli import clidoc
 
     root = ctx.find_root()

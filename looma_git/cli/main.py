@@ -44,6 +44,39 @@ COMMANDS: dict[str, str] = {
     "conflicts": "looma_git.cli.share_cmd:conflicts_cmd",
     "mcp": "looma_git.cli.mcp_cmd:mcp_group",
     "help": "looma_git.cli.help_cmd:help_cmd",
+    "completion": "looma_git.cli.complete:completion_cmd",
+}
+
+
+# name -> the first sentence of its help, so `looma --help` lists the commands without
+# importing their modules (tests/test_layers.py checks these equal the commands' own).
+SHORT_HELP: dict[str, str] = {
+    "ask": 'Facts that answer QUERY, each with provenance, confidence and band.',
+    "backfill": 'Link existing history to WorkItems in one batched notes write.',
+    "blame": 'Which ops shaped WORK: who, when and why.',
+    "completion": 'Print the completion script for SHELL (commands, options, WorkItem ids, resume letters and remotes).',
+    "conflicts": 'Concurrent, conflicting user intents (two renames of one WorkItem, a merge against a split...), each resolved deterministically by (lamport, id); the winner is marked *.',
+    "correct": 'Correct the work model.',
+    "demo": 'Build a real repository with sessions from several agents and run looma on it.',
+    "help": "Show a command's manual, like `git help`: `looma help correct split`.",
+    "hooks": "Install, remove or inspect looma's git hooks.",
+    "ingest": "Read new records from your coding agents' transcripts into the local store.",
+    "init": 'Set up looma in this clone.',
+    "link": 'Record that COMMIT implements WORK (a user op; shows in `git log --notes=looma`).',
+    "log": 'Show ledger ops newest first, ordered by (lamport, id) as every clone folds them.',
+    "mcp": 'Serve looma to coding agents over MCP (stdio).',
+    "recall": 'Everything looma knows about ENTITY: a file, directory, commit, branch, session or term.',
+    "reindex": 'Rebuild the local search index and vectors from the ledger ref plus local events.',
+    "relink": 'Re-attach links whose commit no branch or tag reaches any more.',
+    "reprocess": 'Rebuild the local work model from stored events plus the ledger.',
+    "resume": 'What is the active work on GOAL, and how sure is looma?',
+    "share": "Opt a remote into sharing looma's refs (refs/looma/ledger, refs/notes/looma).",
+    "status": 'What looma knows here and whether it is up to date.',
+    "sync": "Fetch, union-merge and push looma's refs with REMOTE.",
+    "timeline": 'Decisions, sessions, commits and status changes of WORK, in order.',
+    "unlink": 'Record that COMMIT does not implement WORK; no automated pass relinks it.',
+    "verify": 'Check refs/looma/ledger and refs/notes/looma against each other.',
+    "work": 'List WorkItems, most confident first.',
 }
 
 
@@ -61,6 +94,17 @@ class LazyGroup(click.Group):
         cmd = getattr(importlib.import_module(module_name), attr)
         assert isinstance(cmd, click.Command)
         return cmd
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from click.utils import make_default_short_help
+
+        names = [n for n in self.list_commands(ctx) if n in SHORT_HELP]
+        if not names:
+            return
+        limit = formatter.width - 6 - max(len(n) for n in names)
+        rows = [(n, make_default_short_help(SHORT_HELP[n], limit)) for n in names]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def resolve_command(self, ctx: click.Context, args: list[str]
                         ) -> tuple[str | None, click.Command | None, list[str]]:

@@ -7,11 +7,12 @@ from typing import Any
 import click
 
 from looma_git.cli.common import conf_tag, emit_json, files_tag, repo_paths, say
+from looma_git.cli.complete import workitems
 
 
 @click.command("resume")
 @click.argument("goal", required=False)
-@click.option("--work", "work_ref", default=None, metavar="X",
+@click.option("--work", "work_ref", default=None, metavar="X", shell_complete=workitems,
               help="Resume this WorkItem: id prefix, letter from the last ambiguous resume, "
                    "or exact title.")
 @click.option("--budget", default=2000, show_default=True, metavar="TOKENS",

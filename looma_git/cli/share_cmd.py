@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from looma_git.cli.common import emit_json, repo_paths
+from looma_git.cli.complete import remotes
 
 
 @click.group("share")
@@ -17,7 +18,7 @@ def share_group() -> None:
 
 
 @share_group.command("enable")
-@click.argument("remote", required=False, default="origin")
+@click.argument("remote", required=False, default="origin", shell_complete=remotes)
 @click.option("--curation-remote", "curation_url", metavar="URL", default=None,
               help="Send looma's refs to this URL instead of REMOTE (for public repositories).")
 @click.option("--curation-name", metavar="NAME", default=None,
@@ -50,7 +51,7 @@ def enable_cmd(ctx: click.Context, remote: str, curation_url: str | None,
 
 
 @share_group.command("disable")
-@click.argument("remote", required=False, default="origin")
+@click.argument("remote", required=False, default="origin", shell_complete=remotes)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_context
 def disable_cmd(ctx: click.Context, remote: str, as_json: bool) -> None:
@@ -97,7 +98,7 @@ def _render_conflict(c: object) -> list[str]:
 
 
 @click.command("sync")
-@click.argument("remote", required=False)
+@click.argument("remote", required=False, shell_complete=remotes)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output (stable contract).")
 @click.option("--no-fetch", "no_fetch", is_flag=True,
               help="Merge what `git fetch` already put in refs/looma/remotes/REMOTE/.")
