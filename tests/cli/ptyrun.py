@@ -14,7 +14,8 @@ from pathlib import Path
 class PtyRun:
     """`looma ARGS` as the foreground job of a fresh pty; read its screen, type into it."""
 
-    def __init__(self, cwd: Path, *args: str, env: dict[str, str], cols: int = 80) -> None:
+    def __init__(self, cwd: Path, *args: str, env: dict[str, str], cols: int = 80,
+                 python: str = sys.executable) -> None:
         env = {k: v for k, v in env.items() if k != "LOOMA_NO_PROGRESS"}
         env.setdefault("TERM", "xterm")
         env["COLUMNS"] = str(cols)
@@ -22,7 +23,7 @@ class PtyRun:
         if pid == 0:  # the child: exec at once
             try:
                 os.chdir(cwd)
-                os.execve(sys.executable, [sys.executable, "-m", "looma_git", *args], env)
+                os.execve(python, [python, "-m", "looma_git", *args], env)
             finally:
                 os._exit(127)
         import fcntl
