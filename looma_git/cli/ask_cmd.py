@@ -27,7 +27,7 @@ def ask_cmd(ctx: click.Context, query: str, limit: int, as_json: bool) -> None:
         emit_json(out)
         return
     if not out.facts:
-        click.echo(f"Nothing found for {query!r}.")
+        say(f"Nothing found for {query!r}.")
         return
     for f in out.facts:
         wi = f"  [{f.workitem_title}]" if f.workitem_title else ""
@@ -101,15 +101,15 @@ def recall_cmd(ctx: click.Context, entity: str, as_json: bool) -> None:
         emit_json(out)
         return
     if not out["results"]:
-        click.echo(f"Nothing recorded about {entity!r}.")
+        say(f"Nothing recorded about {entity!r}.")
         return
     for r in out["results"]:
         w = r["workitem"]
-        click.echo(f"{w['id']}  {w['title']}  {conf_tag(w['confidence'], w['band'])}"
+        say(f"{w['id']}  {w['title']}  {conf_tag(w['confidence'], w['band'])}"
                    f"  via {', '.join(r['why'])}")
         for m in r["memories"]:
             life = f" [{m['lifecycle']}]" if m.get("lifecycle") not in (None, "active") else ""
-            click.echo(f"    {m['kind']:<12} {conf_tag(m['confidence'], m['band'])}{life}"
+            say(f"    {m['kind']:<12} {conf_tag(m['confidence'], m['band'])}{life}"
                        f" > {m['text']}")
 
 

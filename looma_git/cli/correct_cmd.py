@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from looma_git.cli.common import emit_json, repo_paths
+from looma_git.cli.common import emit_json, repo_paths, say
 from looma_git.cli.complete import workitems
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ def _done(c: Correction, as_json: bool) -> None:
         emit_json(CorrectionOut(op_id=c.op_id, op=c.op, target=c.target, summary=c.summary,
                                 undo=f"looma correct undo {c.op_id[:10]}"))
     else:
-        click.echo(f"{c.summary}  (op {c.op_id[:10]}; undo with `looma correct undo "
+        say(f"{c.summary}  (op {c.op_id[:10]}; undo with `looma correct undo "
                    f"{c.op_id[:10]}`)")
 
 
@@ -88,7 +88,7 @@ def split_cmd(ctx: click.Context, work: str, into: str, by: str, parts: tuple[st
     elif sys.stdin.isatty():
         item = split_options(paths, work)
         choices = [f"{a}:{s}" for a, s in item.sessions] if by == "sessions" else list(item.files)
-        click.echo(f"Splitting {item.title!r}; parts: " +
+        say(f"Splitting {item.title!r}; parts: " +
                    ", ".join(f"{i + 1}={t}" for i, t in enumerate(titles)))
         for c in choices:
             pick = int(click.prompt(f"  {c} -> part", type=click.IntRange(1, len(titles))))
@@ -176,7 +176,7 @@ def blame_cmd(ctx: click.Context, work: str, as_json: bool) -> None:
     for r in rows:
         who = f"{r['actor']['kind']}:{r['actor']['name']}"
         why = f"  -- {r['rationale']}" if r.get("rationale") else ""
-        click.echo(f"{r['id'][:10]}  L{r['lamport']:<5} {r['ts']}  {who:<24} {r['op']}{why}")
+        say(f"{r['id'][:10]}  L{r['lamport']:<5} {r['ts']}  {who:<24} {r['op']}{why}")
 
 
 def _linked(ctx: click.Context, commit: str, work: str, rationale: str | None, unlink: bool,
@@ -198,7 +198,7 @@ def _linked(ctx: click.Context, commit: str, work: str, rationale: str | None, u
         emit_json(out)
         return
     arrow = "-x-" if unlink else "->"
-    click.echo(f"{'unlinked' if unlink else 'linked'} {sha[:10]} {arrow} {item.id} "
+    say(f"{'unlinked' if unlink else 'linked'} {sha[:10]} {arrow} {item.id} "
                f"({item.title!r})  (op {op_id[:10]}; undo with `{out.undo}`)")
 
 

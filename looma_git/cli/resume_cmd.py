@@ -69,29 +69,29 @@ def resume_cmd(ctx: click.Context, goal: str | None, work_ref: str | None, budge
     if out.state == "confident":
         c = out.candidates[0]
         label = "resuming (picked with --work)" if work_ref else "confident"
-        click.echo(f"{label}: {c.title}  [{c.kind}] [{c.status}] {conf_tag(c.confidence, c.band)}"
+        say(f"{label}: {c.title}  [{c.kind}] [{c.status}] {conf_tag(c.confidence, c.band)}"
                    f"  match {c.match:.2f}  ({c.id})")
         _render_bundle(out.bundle or {})
     elif out.state == "ambiguous":
         if len(out.candidates) == 1:
-            click.echo(f"ambiguous: one WorkItem matches {out.goal!r}, but too weakly to be sure;"
+            say(f"ambiguous: one WorkItem matches {out.goal!r}, but too weakly to be sure;"
                        " check it before resuming.")
         else:
-            click.echo(f"ambiguous: {len(out.candidates)} WorkItems match {out.goal!r} about "
+            say(f"ambiguous: {len(out.candidates)} WorkItems match {out.goal!r} about "
                        "equally; shown side by side, not blended.")
         for c in out.candidates:
-            click.echo(f"\n  {c.letter}  {c.title}  [{c.kind}] [{c.status}] "
+            say(f"\n  {c.letter}  {c.title}  [{c.kind}] [{c.status}] "
                        f"{conf_tag(c.confidence, c.band)}  match {c.match:.2f}  ({c.id})")
             say(f"     matched: {', '.join(c.matched_terms) or '-'}")
             say(f"     {files_tag(c.files, 3) or 'files: -'}")
-            click.echo(f"     commits: {', '.join(s[:8] for s in c.commits[-3:]) or '-'}")
+            say(f"     commits: {', '.join(s[:8] for s in c.commits[-3:]) or '-'}")
             sess = ", ".join(f"{s.agent}:{s.id[:8]}" for s in c.sessions[:3])
-            click.echo(f"     sessions: {sess or '-'}")
+            say(f"     sessions: {sess or '-'}")
         say(f"\n{out.message}")
     else:
         say(f"cold: {out.message}")
         for c in out.recent:
-            click.echo(f"  {c.title}  [{c.kind}] [{c.status}] {conf_tag(c.confidence, c.band)}"
+            say(f"  {c.title}  [{c.kind}] [{c.status}] {conf_tag(c.confidence, c.band)}"
                        f"  ({c.id})")
     if exit_code:
         ctx.exit(code)
@@ -102,9 +102,9 @@ def _render_bundle(b: dict[str, Any]) -> None:
     wi = b.get("workitem", {})
     if wi.get("summary"):
         say(f"  summary: {wi['summary']}", indent=9)
-    click.echo(f"  git: branch {git.get('branch') or '-'}  HEAD {git.get('head') or '-'}"
+    say(f"  git: branch {git.get('branch') or '-'}  HEAD {git.get('head') or '-'}"
                f"  dirty: {', '.join(git.get('dirty') or []) or 'none'}")
-    click.echo(f"  note: {b.get('evidence_notice')}")
+    say(f"  note: {b.get('evidence_notice')}")
     for section, label in (("decisions", "decided"), ("todos", "todo"), ("bugs", "bug"),
                            ("architecture", "architecture")):
         for m in b.get(section, []):
@@ -113,12 +113,12 @@ def _render_bundle(b: dict[str, Any]) -> None:
             say(f"  {label:<12} {conf_tag(m['confidence'], m['band'])} > {m['text']}"
                 f"  ({where})", indent=13)
     for c in b.get("commits", []):
-        click.echo(f"  commit       {c['sha'][:8]} {c['subject']}")
+        say(f"  commit       {c['sha'][:8]} {c['subject']}")
     for s in b.get("sessions", []):
-        click.echo(f"  session      {s['agent']}:{s['id']}  last {s.get('last', '-')}")
+        say(f"  session      {s['agent']}:{s['id']}  last {s.get('last', '-')}")
     if b.get("files"):
         say(f"  files        {', '.join(b['files'])}", indent=13)
     for section, n in (b.get("overflow") or {}).items():
-        click.echo(f"  overflow: {n} {section} left out to fit the {b.get('budget')}-token budget")
+        say(f"  overflow: {n} {section} left out to fit the {b.get('budget')}-token budget")
     if b.get("protected_over_budget"):
-        click.echo("  overflow: open todos, bugs and decisions exceed the budget; all kept")
+        say("  overflow: open todos, bugs and decisions exceed the budget; all kept")
