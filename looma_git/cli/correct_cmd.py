@@ -192,7 +192,7 @@ def _linked(ctx: click.Context, commit: str, work: str, rationale: str | None, u
     op = resolve_op(paths, op_id)
     sha = str(op.target.id)
     item = resolve_workitem(paths, str((op.payload or {}).get("workitem") or work))
-    out = LinkOut(op_id=op_id, op=op.op, sha=sha, workitem=item.id, title=item.title,
+    out = LinkOut(op_id=op_id, op="commit.unlink" if unlink else "commit.link", sha=sha, workitem=item.id, title=item.title,
                   undo=f"looma correct undo {op_id[:10]}")
     if as_json:
         emit_json(out)

@@ -96,13 +96,13 @@ class LazyGroup(click.Group):
         return cmd
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        from click.utils import make_default_short_help
-
         names = [n for n in self.list_commands(ctx) if n in SHORT_HELP]
         if not names:
             return
         limit = formatter.width - 6 - max(len(n) for n in names)
-        rows = [(n, make_default_short_help(SHORT_HELP[n], limit)) for n in names]
+        # a stand-in command carries the summary: click shortens it exactly as its own
+        rows = [(n, click.Command(n, help=SHORT_HELP[n]).get_short_help_str(limit))
+                for n in names]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
