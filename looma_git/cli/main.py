@@ -229,9 +229,27 @@ def _broken_pipe() -> None:
     sys.exit(141)
 
 
+_SIGINT_SEEN = False
+
+
+def _on_sigint(signum: int, frame: Any) -> None:
+    """Ctrl-C: remember it (a git child or an extension hit by the same signal may surface
+    it as some other error) and raise KeyboardInterrupt as Python's own handler does."""
+    global _SIGINT_SEEN
+    _SIGINT_SEEN = True
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> Any:
     """Console entry point for `looma` and `git-looma`."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if _own_process():
+        import signal
+
+        try:
+            signal.signal(signal.SIGINT, _on_sigint)
+        except ValueError:  # not the main thread
+            pass
     try:
         try:
             import os
@@ -247,6 +265,8 @@ def main(argv: list[str] | None = None) -> Any:
             sys.exit(result)
         return None
     except LoomaError as err:
+        if _SIGINT_SEEN:
+            _interrupted()
         extra = {"matches": err.matches} if isinstance(err, AmbiguousError) else {}
         _fail(args, err.code, err.message, err.hint, err.exit_code, render_error(err), **extra)
     except (click.exceptions.Abort, KeyboardInterrupt):
@@ -256,6 +276,9 @@ def main(argv: list[str] | None = None) -> Any:
               _click_text(err))
     except Exception as exc:  # never a bare traceback for the user; LOOMA_DEBUG=1 shows it
         import os
+
+        if _SIGINT_SEEN:
+            _interrupted()
         import traceback
 
         if os.environ.get("LOOMA_DEBUG"):
