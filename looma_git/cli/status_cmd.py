@@ -59,9 +59,19 @@ def _render(d: dict[str, Any]) -> None:
         for p in hooks.get("problems", []):
             say(f"            problem: {p}")
     if "health" in d:
-        say("health")
+        from looma_git.health import THRESHOLDS
+
+        limits = {name: (cmp, limit) for name, cmp, limit, _ in THRESHOLDS}
+        say("health                     value   warn when")
         for k, v in d["health"].items():
-            shown = "-" if v is None else (f"{v:.2f}" if isinstance(v, float) else v)
-            say(f"  {k:<24} {shown}")
+            if v is None:
+                shown = "-"
+            elif float(v).is_integer():
+                shown = f"{int(v)}"
+            else:
+                shown = f"{v:.2f}"
+            cmp, limit = limits.get(k, ("", None))
+            when = f"{cmp} {limit:g}" if limit is not None else ""
+            say(f"  {k:<24} {shown:>7}   {when}".rstrip())
         for w in d["warnings"]:
             say(f"  warning: {w['message']}")
