@@ -34,8 +34,10 @@ def correct_group() -> None:
     """Correct the work model. Each correction is a user op in refs/looma/ledger that
     every later automated pass respects (constraints are applied before any score).
 
-    WorkItems are named by id prefix, by the letter from the last ambiguous
-    `looma resume`, or by exact title.
+    WorkItems are named by id prefix, by exact title, or by a letter (A, B, ...) of
+    the last `looma resume` listing shown in this terminal. A letter is refused, with
+    the ids it meant, once another resume ran, the work model changed, or the listing
+    was shown elsewhere (another terminal, an agent).
     """
 
 

@@ -13,8 +13,8 @@ from looma_git.cli.complete import workitems
 @click.command("resume")
 @click.argument("goal", required=False)
 @click.option("--work", "work_ref", default=None, metavar="X", shell_complete=workitems,
-              help="Resume this WorkItem: id prefix, letter from the last ambiguous resume, "
-                   "or exact title.")
+              help="Resume this WorkItem: id prefix, exact title, or a letter of the last "
+                   "resume listing shown in this terminal.")
 @click.option("--budget", default=2000, show_default=True, metavar="TOKENS",
               type=click.IntRange(min=200),
               help="Token budget for the bundle; protected items are kept and overflow reported.")
