@@ -140,8 +140,10 @@ def timeline(paths: RepoPaths, ref: str) -> TimelineOut:
                        confidence=round(item.confidence, 2), band=item.band)
 
 
-def recall(paths: RepoPaths, entity: str) -> dict[str, Any]:
-    """Everything that mentions a file, commit, branch, session or term."""
+def recall(paths: RepoPaths, entity: str, *, commits: frozenset[str] = frozenset(),
+           via: str = "commit") -> dict[str, Any]:
+    """Everything that mentions a file, commit, branch, session or term. `commits`: full
+    shas the entity resolved to (a rev like HEAD, or a branch's commits), matched as `via`."""
     items = _items(paths)
     agent, sep, rest = entity.partition(":")
     if sep and agent in AGENTS and rest:
@@ -156,6 +158,8 @@ def recall(paths: RepoPaths, entity: str) -> dict[str, Any]:
             why.append("commit")
         if it.branch and it.branch == entity:
             why.append("branch")
+        if commits and via not in why and any(c.sha in commits for c in it.commits):
+            why.append(via)
         if any(s == entity or s.startswith(entity) for _, s in it.sessions) and len(entity) >= 6:
             why.append("session")
         if low in it.title.lower() or any(low in a.lower() for a in it.aliases):

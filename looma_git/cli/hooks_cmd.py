@@ -30,8 +30,9 @@ def hooks_group() -> None:
               help="Install into a core.hooksPath set in the global/system git config "
                    "(every repository on this machine; the shims do nothing where `looma "
                    "init` has not run).")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_context
-def install_cmd(ctx: click.Context, global_ok: bool) -> None:
+def install_cmd(ctx: click.Context, global_ok: bool, as_json: bool) -> None:
     """Install the shims (idempotent) beside pre-commit, lefthook or husky; other hooks are
     moved aside and chained. Refused in a bare repository, into a global core.hooksPath
     unless --global, and into a hooks directory inside the work tree unless git ignores it."""
@@ -40,18 +41,30 @@ def install_cmd(ctx: click.Context, global_ok: bool) -> None:
     from looma_git.api import hooks as api
 
     result = api.install(_paths(ctx), sys.executable, global_ok=global_ok)
-    _render_changes(result)
+    if as_json:
+        from looma_git.cli.common import emit_json
+
+        emit_json(result)
+    else:
+        _render_changes(result)
     if any(c.action == "conflict" for c in result.changes):
         ctx.exit(1)
 
 
 @hooks_group.command("uninstall")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_context
-def uninstall_cmd(ctx: click.Context) -> None:
+def uninstall_cmd(ctx: click.Context, as_json: bool) -> None:
     """Remove the shims and put chained hooks back exactly as they were."""
     from looma_git.api import hooks as api
 
-    _render_changes(api.uninstall(_paths(ctx)))
+    result = api.uninstall(_paths(ctx))
+    if as_json:
+        from looma_git.cli.common import emit_json
+
+        emit_json(result)
+    else:
+        _render_changes(result)
 
 
 @hooks_group.command("status")
