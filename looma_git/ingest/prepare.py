@@ -79,8 +79,12 @@ def prepare(agent: str, source: Source, sig: tuple[int, int] | None, rr: ReadRes
 
 
 def _filter(events: list[NormalizedEvent], p: Prepared) -> list[NormalizedEvent]:
-    """The engine's own noise pass, applied to every adapter's output."""
-    acks = noise.AckFilter()
+    """The engine's own noise pass, applied to every adapter's output.
+
+    Nothing is dropped for repeating an earlier text: a prompt typed again in a later turn
+    ("continue" … "continue") is a new event. Streaming splits and double streams are merged by
+    the adapters through their record ids, and the store dedupes by event id.
+    """
     kept: list[NormalizedEvent] = []
     for ev in events:
         reason: str | None = None
@@ -93,9 +97,6 @@ def _filter(events: list[NormalizedEvent], p: Prepared) -> list[NormalizedEvent]
                 text = clean
         elif not text.strip() and not ev.tool_calls:
             reason = noise.EMPTY
-        if reason is None and not ev.tool_calls and ev.role in ("user", "assistant") \
-                and acks.is_repeat(ev.session_native_id, ev.role, text.strip()):
-            reason = noise.REPEATED_ACK
         if reason is not None:
             p.filter_noise[reason] = p.filter_noise.get(reason, 0) + 1
             p.counts[("noise", reason)] = p.counts.get(("noise", reason), 0) + 1
