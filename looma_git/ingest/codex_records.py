@@ -50,7 +50,10 @@ QUIET_EVENTS = {
     "undo_started", "undo_completed", "view_image_tool_call", "mcp_list_tools_response",
     "list_custom_prompts_response", "get_history_entry_response", "exec_approval_request",
     "apply_patch_approval_request", "collab_agent_spawn_begin", "raw_response_item",
+    "thread_settings_applied", "thread_name_updated", "goal_updated",
 }
+# Top-level rollout record types that carry no conversation (0.16x+): consumed silently.
+QUIET_RECORDS = {"world_state", "token_usage_record", "inter_agent_communication_metadata"}
 NOISE_EVENTS = {"agent_reasoning": "reasoning", "agent_reasoning_raw_content": "reasoning",
                 "agent_reasoning_section_break": "reasoning", "background_event": "background",
                 "stream_error": "stream_error", "web_search_end": "duplicate_result"}
@@ -162,6 +165,8 @@ class CodexSession:
                 self._item(payload, obj, ts, seq, loc)
             elif kind == "event_msg":
                 self._event_msg(payload, obj, ts, seq, loc)
+            elif kind in QUIET_RECORDS:
+                return
             elif kind == "compacted":
                 text = as_str(payload.get("message"))
                 if text:
@@ -201,6 +206,8 @@ class CodexSession:
         parent = as_str(spawn.get("parent_thread_id"))
         if parent:
             self.facts["parent_thread_id"] = parent
+            self.facts["parent_session"] = parent  # a spawned subagent thread
+            self.facts["is_subagent"] = "1"
 
     # -- response items ----------------------------------------------------------------------
     def _item(self, p: dict[str, Any], obj: dict[str, Any], ts: str | None, seq: int,

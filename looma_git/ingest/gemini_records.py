@@ -98,8 +98,11 @@ def tool_call(record: Any) -> ToolCall | None:
     command = as_str(args.get("command")) if kind == "shell" else None
     exit_code = None
     if kind == "shell":
-        match = EXIT_RE.search(_result_text(tc.get("result"))[-4000:])
+        result = _result_text(tc.get("result"))
+        match = EXIT_RE.search(result[-4000:])
         exit_code = int(match.group(1)) if match else None
+        if exit_code is None and status == "success" and "Output:" in result:
+            exit_code = 0  # since ~0.5x a clean exit prints no "Exit Code:" line at all
     is_error = status in ERROR_STATUSES or exit_code not in (None, 0)
     return ToolCall(name=name, kind=kind, paths=_paths(args, keys), command=command,
                     exit_code=exit_code, is_error=is_error,

@@ -133,6 +133,7 @@ def convert(session: SessionInfo, msg_id: str, data: dict[str, Any],
     extra: list[tuple[str, str]] = [("message_id", msg_id)]
     if session.parent_id:
         extra.append(("parent_session", session.parent_id))
+        extra.append(("is_subagent", "1"))  # a child session of the `task` tool
     if session.version:
         extra.append(("opencode_version", session.version))
     if changed:
