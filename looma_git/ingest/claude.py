@@ -26,7 +26,9 @@ from looma_git.model import NormalizedEvent, ToolCall
 AGENT = "claude-code"
 _NON_MESSAGE = frozenset({"file-history-snapshot", "queue-operation", "progress", "custom-title",
                           "attachment", "agent-name", "pr-link", "tag", "last-prompt",
-                          "mode", "permission-mode", "worktree-state"})
+                          "mode", "permission-mode", "worktree-state", "api-request",
+                          "api-request-blob", "api-request-shape", "atis-latch", "tools-used",
+                          "cost-state"})
 # A streaming group left open longer than this (bytes of transcript) is closed anyway, so one
 # never-answered tool call cannot make every later run re-read an ever-growing tail.
 _MAX_OPEN_SPAN = 8 * 1024 * 1024
