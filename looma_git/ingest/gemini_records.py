@@ -121,6 +121,15 @@ def todos_text(record: Any) -> str:
     return "\n".join(lines)
 
 
+def _answer_text(args: Any) -> str:
+    """The text of `complete_task` arguments (`{"result": "..."}` or `{"result": {...}}`)."""
+    value: Any = as_dict(args).get("result", args)
+    if isinstance(value, dict):
+        value = value.get("response") or next(
+            (v for v in value.values() if isinstance(v, str) and v.strip()), "")
+    return value.strip() if isinstance(value, str) else ""
+
+
 def view(msg: dict[str, Any]) -> MessageView:
     """Classify and flatten one MessageRecord."""
     mtype = msg.get("type")
@@ -137,6 +146,8 @@ def view(msg: dict[str, Any]) -> MessageView:
             calls.append(call)
             if call.name == "write_todos":
                 plans.append(todos_text(record))
+            elif call.name == "complete_task":  # a subagent's final answer lives in its args
+                plans.append(_answer_text(as_dict(record).get("args")))
     if plans:
         text = "\n\n".join(t for t in (text, *plans) if t)
     if role == "user" and text.startswith("<session_context>"):
