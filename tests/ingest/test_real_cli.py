@@ -109,3 +109,55 @@ def test_real_cli_capture_golden(capture: str, repo: Path, scrubbed_env) -> None
     shells = [c for e in main[0]["events"] for c in e.get("calls", []) if c[1] == "shell"]
     failed = [c for c in shells if c[2] == "python3 missing.py" and c[3] is not None]
     assert failed and all(c[3] == 2 and c[4] == 1 for c in failed)
+
+
+JSONL = [(c, p) for c in CAPTURES if not c.startswith("opencode")
+         for p in sorted((REAL / c / "home").rglob("*.jsonl"))]
+
+
+def _final(events: list[Any]) -> list[tuple[Any, ...]]:
+    """What a store holds after upserting `events` in order: by id, minus superseded/retracted."""
+    stored: dict[str, Any] = {}
+    dropped: set[str] = set()
+    for e in events:
+        stored[e.event_id] = e
+        extra = dict(e.extra)
+        dropped.update(x for x in extra.get("retracts", "").split(",") if x)
+        if extra.get("supersedes"):
+            dropped.add(extra["supersedes"])
+    return sorted((e.session_native_id, e.seq, e.role, e.text, e.tool_calls)
+                  for i, e in stored.items() if i not in dropped)
+
+
+@pytest.mark.parametrize("capture,path", JSONL,
+                         ids=[f"{c}:{p.name}" for c, p in JSONL])
+def test_real_cli_file_read_in_pieces_equals_one_read(capture: str, path: Path,
+                                                      tmp_path: Path) -> None:
+    """The CLI's own file appended in seven pieces (cut mid-line too), read from the cursor each
+    time, ends with exactly the events of one read."""
+    from looma_git.ingest.base import Cursor, Source
+    from looma_git.ingest.registry import get_adapter
+
+    agent = AGENT_OF[capture.split("-", 1)[0]]
+    rel = path.relative_to(REAL / capture / "home")
+    whole = get_adapter(agent).read(Source(agent, path, "jsonl"), None).events
+    target = tmp_path / rel  # layout kept: subagent and project dirs are recognised by path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    for extra in (".project_root",):  # Gemini resolves the project from its marker file
+        marker = REAL / capture / "home" / rel.parts[0] / rel.parts[1] / rel.parts[2] / extra
+        if len(rel.parts) > 3 and marker.is_file():
+            dest = tmp_path / rel.parts[0] / rel.parts[1] / rel.parts[2] / extra
+            dest.write_bytes(marker.read_bytes())
+    data = path.read_bytes()
+    events: list[Any] = []
+    cursor: Cursor | None = None
+    target.write_bytes(b"")
+    prev = 0
+    for cut in sorted({len(data) * k // 7 for k in range(1, 7)} | {len(data)}):
+        with target.open("ab") as fh:
+            fh.write(data[prev:cut])
+        prev = cut
+        result = get_adapter(agent).read(Source(agent, target, "jsonl"), cursor)
+        cursor = result.cursor
+        events.extend(result.events)
+    assert _final(events) == _final(whole)
