@@ -15,7 +15,14 @@ import re
 from pathlib import Path
 from typing import Any
 
-from looma_git.ingest.base import Cursor, ReadResult, event_id, head_fingerprint, resume_point
+from looma_git.ingest.base import (
+    Cursor,
+    ReadResult,
+    Skip,
+    event_id,
+    head_fingerprint,
+    resume_point,
+)
 from looma_git.ingest.ide_common import (
     clip,
     dump_state,
@@ -117,7 +124,11 @@ def convert_step(obj: dict[str, Any]) -> tuple[str, str, ToolCall | None, str | 
 def read_transcript(path: Path, cursor: Cursor | None) -> ReadResult:
     """New complete steps of one transcript (byte offset + head fingerprint; Windsurf
     appends). A truncated or replaced file is rescanned (events dedupe by id)."""
-    start, state_text, notes = resume_point(path, cursor)
+    try:
+        start, state_text, notes = resume_point(path, cursor)
+    except OSError:
+        return ReadResult(events=[], cursor=cursor or Cursor(),
+                          skips=[Skip("unreadable", str(path))])
     state = load_state(state_text)
     seq = int(state.get("seq", 0) or 0) if start else 0
     root = state.get("root") if start and isinstance(state.get("root"), str) else None
@@ -138,6 +149,12 @@ def read_transcript(path: Path, cursor: Cursor | None) -> ReadResult:
         hint = hint or _root_hint(call)
         pending.append((role, text, call, line.raw, line.start))
     root = root or cwd_seen or hint
+    if root is None and pending:
+        # No step has named a directory yet (the first response of a conversation is often
+        # prompt + plan only): hold everything back, unread, so the events are emitted with the
+        # project once a command or file path shows where the conversation works.
+        return ReadResult(events=[], cursor=cursor or Cursor(), skips=result.skips,
+                          notes=notes)
     for role, text, call, raw, offset in pending:
         calls = (call,) if call else ()
         sig = [(c.name, c.kind, list(c.paths), c.command, c.exit_code) for c in calls]

@@ -273,3 +273,25 @@ def test_windsurf_discovery_lists_transcripts(scrubbed_env):
     (tdir / ".tmp.jsonl").write_text("")
     found = WindsurfAdapter().discover(DiscoveryEnv(home=_home()))
     assert [(s.kind, s.path.name) for s in found] == [("jsonl", "a.jsonl")]
+
+
+def test_windsurf_transcript_read_in_pieces_equals_one_read(tmp_path):
+    from looma_git.ingest.windsurf_transcripts import read_transcript
+
+    whole = read_transcript(WINDSURF_TRANSCRIPT, None).events
+    data = WINDSURF_TRANSCRIPT.read_bytes()
+    target = tmp_path / WINDSURF_TRANSCRIPT.name
+    target.write_bytes(b"")
+    cursor = None
+    got = []
+    prev = 0
+    for cut in sorted({len(data) * k // 5 for k in range(1, 5)} | {len(data)}):
+        with target.open("ab") as fh:
+            fh.write(data[prev:cut])
+        prev = cut
+        r = read_transcript(target, cursor)
+        cursor = r.cursor
+        got.extend(r.events)
+    key = [(e.seq, e.role, e.text, e.tool_calls, e.project_root) for e in whole]
+    assert [(e.seq, e.role, e.text, e.tool_calls, e.project_root) for e in got] == key
+    assert read_transcript(tmp_path / "gone.jsonl", cursor).skips[0].reason == "unreadable"
