@@ -134,7 +134,7 @@ def cli(ctx: click.Context, repo_dir: str | None, no_pager: bool) -> None:
     Start here:
       looma init              set up this clone (idempotent)
       looma ingest            read agent transcripts (Claude Code, Codex, Gemini CLI,
-                              Cursor, OpenCode; Windsurf metadata only)
+                              Cursor, OpenCode; Windsurf hook transcripts)
       looma work              list WorkItems with their confidence
       looma resume "auth"     what is the active work on auth, and how sure are we
 
