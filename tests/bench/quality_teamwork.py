@@ -226,7 +226,8 @@ def ask(tw: Any, env: dict[str, str]) -> list[dict[str, Any]]:
         facts = json.loads(_looma(repo, env, "ask", q["question"], "--json", "-n", "10"))["facts"]
         want = _norm(q["expect"])
         top = facts[:3]
-        hit = any(f["type"] == "memory" and want in _norm(f["text"]) for f in top)
+        hit = any(f["type"] not in ("workitem", "message") and want in _norm(f["text"])
+                  for f in top)
         anywhere = any(want in _norm(f["text"]) for f in facts)
         sup_ok = True
         if q.get("superseded"):
@@ -291,3 +292,25 @@ def shape(truth: dict[str, Any]) -> dict[str, Any]:
             "teammate_commits": len(truth["unlinked_commits"]["teammate"]),
             "merge_commits": len(truth["merge_commits"]),
             "resume_goals": len(truth["resume"]), "ask_questions": len(truth["ask"])}
+
+
+def summary(m: dict[str, Any], cpu: dict[str, float]) -> str:
+    """A few lines for the terminal."""
+    lines = [
+        f"teamwork clustering: P {m['clustering_precision']} R {m['clustering_recall']} "
+        f"F1 {m['clustering_f1']} ({m['predicted_workitems']} WorkItems for "
+        f"{len(m['per_effort'])} efforts, {m['segments_scored']} segments)",
+        f"teamwork links: P {m['link_precision']} R {m['link_recall']}; chores linked "
+        f"{m['chores_linked']}/{m['chores_total']}, teammate commits linked "
+        f"{m['teammate_linked']}/{m['teammate_total']}",
+        f"teamwork resume: {m['resume_correct']}/{m['resume_total']} {m['resume_by_kind']}",
+        f"teamwork ask top-3: {m['ask_top3']}/{m['ask_total']} (expected text anywhere in the "
+        f"facts: {m['ask_in_any_fact']})",
+        f"teamwork foreign attributed: {m['foreign_attributed'] or 'none'}; read-only high: "
+        f"{m['readonly_high'] or 'none'}; CPU s: {cpu}"]
+    for r in m["resume"]:
+        lines.append(f"  resume [{r['kind']}] {r['goal']!r}: want {r['expect']} {r['want']}, got "
+                     f"{r['got']} {r['candidates']} {'ok' if r['ok'] else 'WRONG'}")
+    for a in m["ask"]:
+        lines.append(f"  ask {a['question']!r}: {'ok' if a['ok'] else 'MISS'} top3={a['top3']}")
+    return "\n".join(lines)
