@@ -64,7 +64,7 @@ def test_teamwork_has_the_shape_issue_13_asks_for(teamwork: tuple[Any, dict]) ->
     assert shape["efforts"] >= 10
     assert shape["sessions"] >= 50
     assert set(shape["agents"]) == {"claude-code", "codex", "gemini-cli", "cursor", "opencode"}
-    assert 30 <= shape["turns_min"] and shape["turns_max"] <= 300
+    assert shape["turns_min"] >= 30 and shape["turns_max"] <= 300
     assert all(30 <= s["records"] <= 300 for s in truth["sessions"]), \
         [(s["key"], s["records"]) for s in truth["sessions"]]
     assert shape["multi_topic_sessions"] >= 3
@@ -125,7 +125,7 @@ def test_teamwork_clustering_f1(teamwork: tuple[Any, dict]) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=_NOT_MET.format("0.76"))
+@pytest.mark.xfail(strict=True, reason=_NOT_MET.format("0.71"))
 def test_teamwork_link_precision(teamwork: tuple[Any, dict]) -> None:
     m = teamwork[1]
     assert m["link_precision"] >= tw.TARGETS["link_precision"], m["wrong_links"]
@@ -138,7 +138,7 @@ def test_teamwork_link_recall(teamwork: tuple[Any, dict]) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=_NOT_MET.format("4 of 8 chores linked"))
+@pytest.mark.xfail(strict=True, reason=_NOT_MET.format("6 of 11 chores linked"))
 def test_teamwork_no_chore_linked(teamwork: tuple[Any, dict]) -> None:
     assert teamwork[1]["chores_linked"] == tw.TARGETS["chores_linked"]
 

@@ -59,12 +59,14 @@ as subprocesses) in a temporary directory with a fake `HOME`.
 ## The teamwork benchmark (`fixtures/teamwork/`, issue 13)
 
 A six-week history of a web service as a team works on it (see `fixtures/teamwork/README.md`):
-{shape['efforts']} efforts, {shape['commits']} commits (feature branches with merge commits, a
-squash-merge, a rebase), {shape['chore_commits']} chore commits and {shape['teammate_commits']}
-commits of a teammate with no sessions, {shape['sessions']} sessions ({agents}) of
-{shape['turns_min']}–{shape['turns_max']} turns each in their native formats, {shape['segments']}
-labelled segments ({shape['multi_topic_sessions']} sessions switch topic), {shape['resume_goals']}
-resume goals and {shape['ask_questions']} `ask` questions.
+
+- {shape['efforts']} efforts; {shape['commits']} commits: feature branches with merge commits, a
+  squash-merge, a rebase, {shape['chore_commits']} chores and {shape['teammate_commits']} commits
+  of a teammate with no sessions;
+- {shape['sessions']} sessions ({agents}) in their native formats, {shape['turns_min']}–{shape['turns_max']}
+  turns each; {shape['segments']} labelled segments ({shape['multi_topic_sessions']} sessions switch
+  topic);
+- {shape['resume_goals']} resume goals and {shape['ask_questions']} `ask` questions.
 
 {chr(10).join(rows)}
 
@@ -89,7 +91,7 @@ How each number is computed (`tests/bench/quality_teamwork.py`):
   branches' original commits (unreachable at the end) are reported apart
   ({m['unreachable_linked']} linked).
 - **Resume**: `confident` needs the right WorkItem first; `ambiguous` needs two of the expected
-  efforts among the candidates; `cold` needs no candidate confident. The no-goal resume expects
+  efforts among the candidates; `cold` needs the state `cold`. The no-goal resume expects
   the most recently active effort.
 - **`ask`**: a question counts when a *memory* fact among the first three contains the expected
   decision; for the reversed decision the earlier one must also be among the facts, with
