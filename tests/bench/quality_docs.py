@@ -97,6 +97,11 @@ How each number is computed (`tests/bench/quality_teamwork.py`):
   decision; for the reversed decision the earlier one must also be among the facts, with
   lifecycle `superseded`.
 
+To look at what looma made of it: `python -m tests.bench.quality_teamwork --keep DIR` builds the
+benchmark in `DIR`, runs looma on it and prints these numbers with every resume and `ask` result;
+then `cd DIR/repo` with `HOME=DIR/home` (and `XDG_*` under it, see `env_for`) to run `looma work`,
+`looma resume ...` yourself. `DIR/truth.json` holds the labels.
+
 Clustering per effort:
 
 {chr(10).join(per_effort)}

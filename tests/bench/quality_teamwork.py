@@ -314,3 +314,27 @@ def summary(m: dict[str, Any], cpu: dict[str, float]) -> str:
     for a in m["ask"]:
         lines.append(f"  ask {a['question']!r}: {'ok' if a['ok'] else 'MISS'} top3={a['top3']}")
     return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m tests.bench.quality_teamwork [--keep DIR] [--json PATH]`: build, run looma,
+    print the numbers; `--keep` leaves the repository, HOME and truth.json in DIR to inspect
+    (e.g. `cd DIR/repo && HOME=DIR/home looma work`)."""
+    import tempfile
+
+    args = argv if argv is not None else sys.argv[1:]
+    keep = Path(args[args.index("--keep") + 1]) if "--keep" in args else None
+    with tempfile.TemporaryDirectory(prefix="looma-teamwork-") as tmp:
+        base = keep or Path(tmp)
+        base.mkdir(parents=True, exist_ok=True)
+        bench, env, cpu = build(base)
+        m = measure(bench, env)
+        print(summary(m, cpu))
+        if "--json" in args:
+            Path(args[args.index("--json") + 1]).write_text(
+                json.dumps(m, indent=1, default=str), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
