@@ -79,9 +79,11 @@ How each number is computed (`tests/bench/quality_teamwork.py`):
   effort; a session that switches topic has several). Every refinery pass records, in the local
   table `refine_window_events` of `store.db`, each window's event ids and the WorkItem it landed
   in (ledger id when promoted, local candidate id otherwise, NULL when in none). The scorer finds
-  each segment's user prompts among the stored `events` (role `user`, text match) and takes the
-  WorkItem of the windows holding them (majority over the segment's prompts). A segment left in
-  no WorkItem pairs with nothing. Clustering is pairwise precision/recall over labelled segments
+  each segment's first prompt among the stored `events` (role `user`, text match); the segment's
+  events run from there to the next segment's first prompt, each votes for the WorkItem of its
+  window, and the segment goes to the majority. A segment none of whose events is in a WorkItem
+  pairs with nothing. (Nothing of looma's is re-run to score: the assignment is read back as the
+  pass left it.) Clustering is pairwise precision/recall over labelled segments
   (read-only exploration, agent-made chores and foreign sessions are not labelled with an effort
   and are left out of the pairs).
 - **WorkItem → effort** is the effort most of its segments carry; a WorkItem no labelled segment
