@@ -156,3 +156,41 @@ def test_teamwork_resume(teamwork: tuple[Any, dict]) -> None:
 def test_teamwork_ask_top3(teamwork: tuple[Any, dict]) -> None:
     m = teamwork[1]
     assert m["ask_top3"] >= tw.TARGETS["ask_top3"], [a for a in m["ask"] if not a["ok"]]
+
+
+# --- the scorer's arithmetic, on hand-made inputs (fast) ------------------------------------
+
+
+def _seg(effort: str | None, pred: str | None, role: str = "work") -> dict[str, Any]:
+    return {"effort": effort, "predicted": pred, "role": role}
+
+
+def test_segment_clustering_counts_pairs_and_leaves_unassigned_segments_alone() -> None:
+    segs = [_seg("a", "w1"), _seg("a", "w1"), _seg("a", None), _seg("b", "w1"),
+            _seg(None, "w1", "readonly")]
+    m = tw.clustering(segs)
+    # true pairs: (a1,a2) (a1,a3) (a2,a3); predicted-same pairs: (a1,a2) (a1,b) (a2,b)
+    assert (m["clustering_precision"], m["clustering_recall"]) == (round(1 / 3, 4),
+                                                                   round(1 / 3, 4))
+    assert m["segments_scored"] == 4 and m["predicted_workitems"] == 1
+    assert m["per_effort"]["a"] == {"segments": 3, "workitems": 1, "unassigned": 1}
+
+
+def test_workitems_map_to_their_majority_effort() -> None:
+    segs = [_seg("a", "w1"), _seg("a", "w1"), _seg("b", "w1"), _seg("b", "w2"),
+            _seg(None, "w3", "readonly")]
+    assert tw.effort_of_workitems(segs) == {"w1": "a", "w2": "b"}
+
+
+def test_links_skip_merges_and_unreachable_and_count_chores() -> None:
+    truth = {"merge_commits": ["m"], "unreachable_commits": ["u"],
+             "efforts": [{"key": "a", "commits": ["c1", "c2"]}, {"key": "b", "commits": ["c3"]}],
+             "unlinked_commits": {"chore": ["k1"], "release": [], "skeleton": [],
+                                  "teammate": ["t1"]}}
+    work = [{"id": "w1", "commits": ["c1", "m", "u", "k1"]},
+            {"id": "w2", "commits": ["c3", "t1"]}, {"id": "w9", "commits": ["c2"]}]
+    m = tw.links(truth, work, {"w1": "a", "w2": "b"})
+    # predicted (merge and unreachable dropped): c1->a ok, k1->a, c3->b ok, t1->b, c2->?w9
+    assert m["links_predicted"] == 5 and m["link_precision"] == 0.4
+    assert m["link_recall"] == round(2 / 3, 4)
+    assert (m["chores_linked"], m["teammate_linked"], m["unreachable_linked"]) == (1, 1, 1)
