@@ -6,6 +6,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import filterfalse
 from typing import Any
 
@@ -24,7 +25,9 @@ from looma_git.redact_entropy import (  # noqa: F401  (re-exported for callers a
     redact_entropy_pass,
     shannon_entropy,
 )
+from looma_git.redact_entropy import _DIGEST_CTX as _DIGEST_CTX_SHARED
 from looma_git.redact_entropy import _looks_random as _looks_random_any
+from looma_git.redact_entropy import _unit
 from looma_git.redact_entropy import _pathlike as _pathlike_any
 
 _PLACEHOLDER_PREFIX = PLACEHOLDER_PREFIX
@@ -535,6 +538,19 @@ def _bind(fn: _Repl, hits: Counter[str]) -> Callable[[re.Match[str]], str]:
     return lambda m: fn(m, hits)
 
 
+_HAND_FAMILIES = {
+    "anthropic_key": "anthropic", "openai_key": "openai", "github_token": "github",
+    "aws_access_key_id": "aws", "aws_secret_key": "aws", "slack_token": "slack",
+    "slack_webhook": "slack", "google_api_key": "gcp", "stripe_key": "stripe", "jwt": "jwt",
+    "bearer_token": "bearer_token", "url_password": "url_password", "private_key": "private_key",
+    "credential": "credential", "high_entropy": "high_entropy", "shared_gate": "shared_gate"}
+
+
+def family_of(kind: str) -> str:
+    """The rule family a placeholder kind belongs to (catalog kinds already are families)."""
+    return _HAND_FAMILIES.get(kind, kind)
+
+
 def redact_text(text: str) -> str:
     """`redact(text).text`: the text with secrets replaced."""
     return redact(text).text
@@ -562,3 +578,42 @@ def redact_obj(value: Any) -> tuple[Any, dict[str, int]]:
         return v
 
     return walk(value), dict(hits)
+
+
+# --- the stricter gate for text bound for git ----------------------------------------------
+# What is written under refs/looma/* and refs/notes/looma is pushed and shared: a quote or a
+# summary that still holds anything key-like after redaction is cut at that token (the text
+# before it is kept). Shorter tokens and a lower entropy floor than the local pass.
+_SHARED_TOKEN = re.compile(r"[A-Za-z0-9_+/\-]{16,}+={0,3}")
+SHARED_MIN_BITS = 3.3
+
+
+@lru_cache(maxsize=8192)
+def _shared_suspect(tok: str) -> bool:
+    from looma_git.redact_entropy import _is_allowed
+
+    if not any(c.isdigit() for c in tok) or not any(c.isalpha() for c in tok):
+        return False
+    if shannon_entropy(tok) < SHARED_MIN_BITS:
+        return False
+    return not _is_allowed(tok)
+
+
+def redact_shared(text: str) -> tuple[str, dict[str, int]]:
+    """`redact`, then cut the text at the first token that still looks like key material.
+
+    For free text bound for git (quotes, summaries, titles, aliases); returns the text and
+    the hits by kind (a cut counts as `shared_gate`)."""
+    r = redact(text)
+    out = r.text
+    hits = dict(r.hits)
+    for m in _SHARED_TOKEN.finditer(out):
+        tok = m.group(0)
+        if not _shared_suspect(tok):
+            continue
+        if _DIGEST_CTX_SHARED.search(out, max(0, m.start() - 12), m.start()):
+            continue
+        a, _ = _unit(out, m.start(), m.end())
+        hits["shared_gate"] = hits.get("shared_gate", 0) + 1
+        return out[:a].rstrip() + (" " if a else "") + _ph("shared_gate"), hits
+    return out, hits

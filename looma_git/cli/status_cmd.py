@@ -58,5 +58,9 @@ def _render(d: dict[str, Any]) -> None:
         click.echo("health")
         for k, v in d["health"].items():
             click.echo(f"  {k:<24} {'-' if v is None else v}")
+        fams = d.get("redaction_by_family") or {}
+        if fams:
+            click.echo("  redaction by family     "
+                       + ", ".join(f"{k} {v}" for k, v in fams.items()))
         for w in d["warnings"]:
             click.echo(f"  warning: {w['message']}")
