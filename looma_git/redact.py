@@ -18,8 +18,10 @@ from looma_git.redact_entropy import (  # noqa: F401  (re-exported for callers a
     ENTROPY_MIN_LEN,
     PLACEHOLDER,
     PLACEHOLDER_PREFIX,
+    _GLUED,
     _entropy_repl,
     _suspect,
+    glued_suspect,
     _wordlike,
     placeholder,
     redact_entropy_pass,
@@ -495,7 +497,7 @@ def redact(text: str) -> Redaction:
         # hex dropped by the allowlist's own first test, cached verdicts that hit without
         # running Python) and rebuild the text only when one is suspect.
         toks = filterfalse(_HEX.fullmatch, filterfalse(_UUID.fullmatch, _TOKEN.findall(out)))
-        if any(map(_suspect, toks)):
+        if any(map(_suspect, toks)) or any(map(glued_suspect, _GLUED.findall(out))):
             out = redact_entropy_pass(out, hits)
     return Redaction(out, dict(hits))
 

@@ -177,6 +177,37 @@ _WIDE_CH = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345
 _NAME = re.compile(r"[A-Za-z_$@][A-Za-z0-9_.\-]*")
 
 
+def _namelike(h: str) -> bool:
+    """`API_KEY`, `h1`, `password`: a name before `=`/`:`, not the first half of a token."""
+    return _NAME.fullmatch(h) is not None and (
+        len(h) <= 3 or _wordlike(h) or not any(c.isdigit() for c in h))
+
+
+# A token glued from pieces by `. ~ | % : =` (`dt0c01.<a>.<b>`, `<a>~<b>`, `1|<b>`): each
+# piece may be too short to judge, the whole is judged with the separators taken out.
+_GLUED = re.compile(r"(?<![A-Za-z0-9_+/\-])[A-Za-z0-9_+/\-]{2,}+(?:(?:[.~|:=]|%[0-9A-Fa-f]{2}){1,3}[A-Za-z0-9_+/\-]{2,}+){1,16}={0,3}")
+_SEPS = re.compile(r"%[0-9A-Fa-f]{2}|[.~|:=]")
+
+
+@lru_cache(maxsize=8192)
+def glued_suspect(tok: str) -> bool:
+    """Whether a glued token, less a leading `name=`, is one random-looking token."""
+    if len(tok) < ENTROPY_MIN_LEN or "//" in tok:
+        return False
+    for i, ch in enumerate(tok):
+        if ch in "=:":
+            if _namelike(tok[:i]):
+                tok = tok[i + 1:]
+            break
+    body = tok.rstrip("=")
+    joined = _SEPS.sub("", body)
+    if len(joined) < ENTROPY_MIN_LEN or len(joined) == len(body):
+        return False  # nothing glued: the plain token pass judges it (digest contexts too)
+    if _is_allowed(tok) or all(_segment_ok(p) for p in _SEPS.split(body) for p in p.split("/")):
+        return False  # a path, a dotted name, a version: every piece names something
+    return _suspect(joined)
+
+
 def _unit(text: str, s: int, e: int) -> tuple[int, int]:
     """The span to replace for a suspect token at text[s:e]: the whole glued run, less a
     leading `name=` / `name:` / `scheme://host/` and trailing sentence punctuation."""
@@ -192,7 +223,7 @@ def _unit(text: str, s: int, e: int) -> tuple[int, int]:
     head = text[a:s]
     for i, ch in enumerate(head):
         if ch in "=:":
-            if _NAME.fullmatch(head[:i]):
+            if _namelike(head[:i]):
                 a += i + 1
             break
     if text.startswith("//", a):  # a URL: keep the host and path up to the token's segment
@@ -203,7 +234,7 @@ def _unit(text: str, s: int, e: int) -> tuple[int, int]:
 
 def redact_entropy_pass(text: str, hits: Counter[str]) -> str:
     """Replace every suspect token, whole, by `[REDACTED:high_entropy]`."""
-    spans: list[tuple[int, int]] = []
+    found: list[tuple[int, int]] = []
     for m in _TOKEN.finditer(text):
         tok = m.group(0)
         if not _suspect(tok):
@@ -211,7 +242,12 @@ def redact_entropy_pass(text: str, hits: Counter[str]) -> str:
         if _DIGEST_CTX.search(text, max(0, m.start() - 12), m.start()) and (
                 _HEX.fullmatch(tok) or len(tok) in _DIGEST_B64_LENS):
             continue
-        a, b = _unit(text, m.start(), m.end())
+        found.append(_unit(text, m.start(), m.end()))
+    for m in _GLUED.finditer(text):
+        if glued_suspect(m.group(0)):
+            found.append(_unit(text, m.start(), m.end()))
+    spans: list[tuple[int, int]] = []
+    for a, b in sorted(found):
         if spans and a < spans[-1][1]:
             spans[-1] = (spans[-1][0], max(b, spans[-1][1]))
         else:
