@@ -10,7 +10,9 @@ from functools import lru_cache
 from itertools import filterfalse
 from typing import Any
 
+from looma_git.redact_entropy import _DIGEST_CTX as _DIGEST_CTX_SHARED
 from looma_git.redact_entropy import (  # noqa: F401  (re-exported for callers and benches)
+    _GLUED,
     _HEX,
     _TOKEN,
     _UUID,
@@ -18,18 +20,16 @@ from looma_git.redact_entropy import (  # noqa: F401  (re-exported for callers a
     ENTROPY_MIN_LEN,
     PLACEHOLDER,
     PLACEHOLDER_PREFIX,
-    _GLUED,
     _entropy_repl,
     _suspect,
-    glued_suspect,
+    _unit,
     _wordlike,
+    glued_suspect,
     placeholder,
     redact_entropy_pass,
     shannon_entropy,
 )
-from looma_git.redact_entropy import _DIGEST_CTX as _DIGEST_CTX_SHARED
 from looma_git.redact_entropy import _looks_random as _looks_random_any
-from looma_git.redact_entropy import _unit
 from looma_git.redact_entropy import _pathlike as _pathlike_any
 
 _PLACEHOLDER_PREFIX = PLACEHOLDER_PREFIX
@@ -233,11 +233,9 @@ def _assign_repl(m: re.Match[str], hits: Counter[str]) -> str:
             return m.group(0)
     op = m.group(3)
     weak = m.group(1).lower() in _WEAK_NAMES
-    if op.strip() == "," or op.strip().startswith(","):
-        # `setProperty("X_TOKEN", "v")`: a comma separates name and value only when both
-        # are quoted
-        if op[:1] not in "\"'`\\" or m.group(5) is None:
-            return m.group(0)
+    # `setProperty("X_TOKEN", "v")`: a comma separates name and value only when both are quoted
+    if op.strip().startswith(",") and (op[:1] not in "\"'`\\" or m.group(5) is None):
+        return m.group(0)
     head = f"{m.group(1)}{m.group(2)}{op}"
     if m.group(5) is not None:
         value = m.group(5)
