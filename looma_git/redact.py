@@ -427,30 +427,49 @@ def _widen(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def _catalog_pass(text: str, low: str, hits: Counter[str]) -> str:
-    found = set(_CATALOG_KW.findall(low))
-    if not found:
+# Catalog secrets are long tokens: keywords are looked for only inside runs of 16+ characters
+# without whitespace, quotes or brackets (prose has few), plus the few keywords that span
+# such characters, in the whole text.
+_CATALOG_TOKEN = re.compile(r"[^\s\"'`<>(){}\[\],;]{16,}+")
+_CATALOG_SPACED = tuple(k for k in _CATALOG_BY_KW if re.search(r"[\s\"'`<>(){}\[\],;]", k))
+
+
+def _catalog_pass(text: str, hits: Counter[str]) -> str:
+    toks = _CATALOG_TOKEN.findall(text)
+    found = set(_CATALOG_KW.findall(" ".join(toks).lower())) if toks else set()
+    spaced: set[str] = set()
+    if _CATALOG_SPACED:
+        low = text.lower()
+        spaced = {k for k in _CATALOG_SPACED if k in low}
+    if not found and not spaced:
         return text
+    n = len(text)
+    # where each found keyword occurs: rules run on those tokens (a margin of two characters
+    # each side for their boundary tests), not over the whole text
+    tok_spans = [(m.start(), m.end(), m.group(0).lower()) for m in _CATALOG_TOKEN.finditer(text)]
     spans: list[tuple[int, int, str]] = []
     seen: set[str] = set()
-    for kw in found:
+    for kw in sorted(found | spaced):
+        windows = [(0, n)] if kw in spaced else [
+            (max(0, a - 2), min(n, b + 2)) for a, b, low_tok in tok_spans if kw in low_tok]
         for rule in _CATALOG_BY_KW.get(kw, ()):
             if rule.rule_id in seen:
                 continue
             seen.add(rule.rule_id)
-            for m in rule.pattern.finditer(text):
-                g = 1 if rule.pattern.groups else 0
-                # a group that is only a repeated piece of the match is not the secret
-                if m.group(g) is None or 2 * (m.end(g) - m.start(g)) < m.end() - m.start():
-                    g = 0
-                secret = m.group(g)
-                if rule.entropy and shannon_entropy(secret) < rule.entropy:
-                    continue
-                if "[REDACTED:" in secret or _PLACEHOLDER_VALUE.fullmatch(secret) or (
-                        _ENV_REF.fullmatch(secret)):
-                    continue
-                a, b = _widen(text, m.start(g), m.end(g))
-                spans.append((a, b, rule.family))
+            for lo, hi in windows:
+                for m in rule.pattern.finditer(text, lo, hi):
+                    g = 1 if rule.pattern.groups else 0
+                    # a group that is only a repeated piece of the match is not the secret
+                    if m.group(g) is None or 2 * (m.end(g) - m.start(g)) < m.end() - m.start():
+                        g = 0
+                    secret = m.group(g)
+                    if rule.entropy and shannon_entropy(secret) < rule.entropy:
+                        continue
+                    if "[REDACTED:" in secret or _PLACEHOLDER_VALUE.fullmatch(secret) or (
+                            _ENV_REF.fullmatch(secret)):
+                        continue
+                    a, b = _widen(text, m.start(g), m.end(g))
+                    spans.append((a, b, rule.family))
     if not spans:
         return text
     return _splice(text, spans, hits)
@@ -529,7 +548,7 @@ def _known_shapes(out: str, hits: Counter[str]) -> str:
                 hits[kind] += n
         else:
             out = pattern.sub(_bind(replacer, hits), out)
-    out = _catalog_pass(out, out.lower(), hits)
+    out = _catalog_pass(out, hits)
     out = _structural(out, hits)
     return _keyword_passes(out, hits)
 

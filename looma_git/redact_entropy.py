@@ -185,7 +185,7 @@ def _namelike(h: str) -> bool:
 
 # A token glued from pieces by `. ~ | % : =` (`dt0c01.<a>.<b>`, `<a>~<b>`, `1|<b>`): each
 # piece may be too short to judge, the whole is judged with the separators taken out.
-_GLUED = re.compile(r"(?<![A-Za-z0-9_+/\-])[A-Za-z0-9_+/\-]{2,}+(?:(?:[.~|:=]|%[0-9A-Fa-f]{2}){1,3}[A-Za-z0-9_+/\-]{2,}+){1,16}={0,3}")
+_GLUED = re.compile(r"[A-Za-z0-9_+/\-.~|%:=]{24,}+")
 _SEPS = re.compile(r"%[0-9A-Fa-f]{2}|[.~|:=]")
 
 
