@@ -203,9 +203,11 @@ def glued_suspect(tok: str) -> bool:
     joined = _SEPS.sub("", body)
     if len(joined) < ENTROPY_MIN_LEN or len(joined) == len(body):
         return False  # nothing glued: the plain token pass judges it (digest contexts too)
+    if not _looks_random(joined):
+        return False
     if _is_allowed(tok) or all(_segment_ok(p) for p in _SEPS.split(body) for p in p.split("/")):
         return False  # a path, a dotted name, a version: every piece names something
-    return _suspect(joined)
+    return not _is_allowed(joined)
 
 
 def _unit(text: str, s: int, e: int) -> tuple[int, int]:
