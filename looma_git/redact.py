@@ -234,12 +234,15 @@ def _assign_repl(m: re.Match[str], hits: Counter[str]) -> str:
     op = m.group(3)
     weak = m.group(1).lower() in _WEAK_NAMES
     # `setProperty("X_TOKEN", "v")`: a comma separates name and value only when both are quoted
-    if op.strip().startswith(",") and (op[:1] not in "\"'`\\" or m.group(5) is None):
+    comma = op.strip().lstrip("\"'`\\").startswith(",")
+    if comma and (op[:1] not in "\"'`\\" or m.group(5) is None):
         return m.group(0)
     head = f"{m.group(1)}{m.group(2)}{op}"
     if m.group(5) is not None:
         value = m.group(5)
-        if not _value_is_secret(value, True) or (weak and not _randomish(value)):
+        # after a comma (`f("X_TOKEN", "v")`, `['A_KEY', 'B_KEY']`) the quotes prove less
+        quoted = not comma
+        if not _value_is_secret(value, quoted) or (weak and not _randomish(value)):
             return m.group(0)
         hits["credential"] += 1
         return f"{head}{m.group(4)}{_ph('credential')}{m.group(6)}"

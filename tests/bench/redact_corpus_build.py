@@ -142,6 +142,8 @@ def must_survive(rnd: random.Random) -> list[dict[str, str]]:
         "password=\nusername=alice",
         "PASSWORD=\nDATABASE_HOST=db.internal",
         "token:\n  refresh_interval: 30s",
+        "  apiKey: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],",
+        "settings.setdefault(\"token\", None)",
     ]]
     out += [("url", u) for u in [
         "https://example.com/media/2019/05/xoxo-indieweb-summit-group-photo.jpg",
