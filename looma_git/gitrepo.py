@@ -44,6 +44,15 @@ def find_repo(start: str | os.PathLike[str] | None = None) -> RepoPaths:
     except (FileNotFoundError, NotADirectoryError) as exc:
         raise NotARepositoryError(f"cannot run git in {cwd}: {exc}") from exc
     lines = proc.stdout.splitlines()
+    if proc.returncode != 0 and "dubious ownership" in proc.stderr:
+        # git refuses a repository another user owns; its own message says how to allow it.
+        msg = proc.stderr.strip().removeprefix("fatal: ")
+        first, _, rest = msg.partition("\n")
+        hint = next((ln.strip() for ln in rest.splitlines()
+                     if "safe.directory" in ln and ln.strip().startswith("git ")), None)
+        raise NotARepositoryError(
+            f"git refuses this repository: {first}",
+            hint=(f"if you trust it: {hint}" if hint else rest.strip() or None))
     if proc.returncode != 0 and len(lines) < 3:
         raise NotARepositoryError(
             f"not a git repository: {cwd}",

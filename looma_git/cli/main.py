@@ -117,11 +117,35 @@ def main(argv: list[str] | None = None) -> Any:
         import os
         import traceback
 
+        mapped = _known_failure(exc)
+        if mapped is not None:
+            click.echo(render_error(mapped), err=True)
+            sys.exit(mapped.exit_code)
+
         if os.environ.get("LOOMA_DEBUG"):
             traceback.print_exc()
         click.echo(f"looma: internal error: {type(exc).__name__}: {exc}\n"
                    "hint: rerun with LOOMA_DEBUG=1 for a traceback and report it", err=True)
         sys.exit(70)
+
+
+def _known_failure(exc: Exception) -> LoomaError | None:
+    """A damaged local cache or a read-only file system met outside the paths that check for
+    them: a clear error with its fix, not an internal error."""
+    import errno
+
+    from looma_git.errors import InvalidDataError, ReadOnlyError
+
+    sqlite3 = sys.modules.get("sqlite3")
+    if sqlite3 is not None and isinstance(exc, sqlite3.DatabaseError) and not isinstance(
+            exc, sqlite3.OperationalError):
+        return InvalidDataError(f"the local cache (store.db) is damaged: {exc}",
+                                hint="run `looma reindex`: it sets the damaged file aside and "
+                                     "rebuilds the cache from the refs")
+    if isinstance(exc, OSError) and exc.errno == errno.EROFS:
+        return ReadOnlyError(f"read-only file system: {exc.filename or exc}",
+                             hint="this command writes looma's local state; reads work")
+    return None
 
 
 if __name__ == "__main__":

@@ -86,6 +86,8 @@ def reindex_cmd(ctx: click.Context, all_vectors: bool, as_json: bool) -> None:
     if as_json:
         emit_json(report.__dict__)
         return
+    if report.repaired:
+        click.echo(f"repaired: {report.repaired}")
     if report.merged_remotes:
         click.echo("merged looma refs fetched from: " + ", ".join(report.merged_remotes))
     mode = f"embeddings: {report.embedder}" if report.embedder else \
