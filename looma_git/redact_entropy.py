@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import math
 import re
 from collections import Counter
@@ -19,7 +21,9 @@ def placeholder(kind: str) -> str:
 _TOKEN = re.compile(r"[A-Za-z0-9_+/\-]{24,}+={0,3}")
 _HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-_DIGEST_CTX = re.compile(r"(?i:(?:sha(?:1|224|256|384|512)|md5|blake2b?|sha3-\d{3})[:\-=]\s{0,2})$")
+# `sha256:<hex>`, `--hash=sha256:`, go.sum's `h1:<base64 sha256>`
+_DIGEST_CTX = re.compile(
+    r"(?i:(?:sha(?:1|224|256|384|512)|md5|blake2b?|sha3-\d{3}|\bh1)[:\-=]\s{0,2})$")
 _DIGEST_TOKEN = re.compile(r"(?i:(?:sha(?:1|224|256|384|512)|md5)-)([A-Za-z0-9+/]{20,}={0,2})")
 # base64 of sha1, sha256, sha384, sha512 digests, padded and unpadded (ssh fingerprints)
 _DIGEST_B64_LENS = {27, 28, 43, 44, 64, 86, 88}
@@ -62,12 +66,49 @@ def _wordlike(s: str) -> bool:
     return letters / len(runs) >= 3.0 and len(_VOWEL.findall(s)) / letters >= 0.25
 
 
+_PIECES = re.compile(r"[-_.]")
+
+
+def _segment_ok(p: str) -> bool:
+    """A path segment that names something: a word, a hash, or words and hashes joined by
+    `-_.` (`pack-<sha1>`, `UserCard`, `v2`)."""
+    if len(p) < 6 or _wordlike(p) or _HEX.fullmatch(p):
+        return True
+    pieces = [x for x in _PIECES.split(p) if x]
+    return len(pieces) > 1 and all(
+        len(x) < 6 or x.isdigit() or _HEX.fullmatch(x) or _wordlike(x) for x in pieces)
+
+
 def _pathlike(s: str) -> bool:
-    """`src/components/UserCard/index`: slash-separated, every long segment word-like."""
+    """`src/components/UserCard/index`, `.git/objects/pack/pack-<sha1>`: slash-separated,
+    every long segment word-like or a hash."""
     parts = [p for p in s.split("/") if p]
     if len(parts) < 2:
         return False
-    return all(len(p) < 6 or _wordlike(p) or _HEX.fullmatch(p) for p in parts)
+    return all(_segment_ok(p) for p in parts)
+
+
+# The base64 body of an OpenSSH public key starts with the encoded key-type name.
+_SSH_PUBKEY = ("AAAAB3NzaC1", "AAAAC3NzaC1", "AAAAE2VjZHNh", "AAAAG3NrLWVjZHNh", "AAAAGnNrLXNzaC1")
+_PROSE_CH = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ ,.'!?;-")
+
+
+def _base64_prose(tok: str) -> bool:
+    """Base64 of an ordinary sentence (fixtures, encoded commit messages): letters and spaces
+    once decoded, words that look like words."""
+    if len(tok) < 24:
+        return False
+    try:
+        raw = base64.b64decode(tok + "=" * (-len(tok) % 4), validate=True)
+        dec = raw.decode("ascii")
+    except (binascii.Error, ValueError):
+        return False
+    if dec.count(" ") < 2 or dec.count(" ") < len(dec) / 12:
+        return False
+    if sum(c in _PROSE_CH for c in dec) < 0.9 * len(dec):
+        return False
+    letters = [c for c in dec if c.isalpha()]
+    return len(_VOWEL.findall(dec)) >= 0.28 * len(letters)
 
 
 def _is_allowed(tok: str) -> bool:
@@ -82,7 +123,9 @@ def _is_allowed(tok: str) -> bool:
     d = _DIGEST_TOKEN.fullmatch(tok)
     if d and len(d.group(1)) in _DIGEST_B64_LENS:
         return True
-    return _pathlike(tok) or _wordlike(tok) or _structured_id(tok)
+    if tok.startswith(_SSH_PUBKEY):
+        return True
+    return _pathlike(tok) or _wordlike(tok) or _structured_id(tok) or _base64_prose(tok)
 
 
 _SEPARATORS = re.compile(r"[-_]")
@@ -126,6 +169,103 @@ def _entropy_repl(m: re.Match[str], hits: Counter[str]) -> str:
         return tok
     hits["high_entropy"] += 1
     return placeholder("high_entropy")
+
+
+# A suspect token is replaced with everything it is glued to (`dt0c01.<a>.<b>`, `1|<token>`,
+# `<x>~<y>`, `%2B`-escapes, `=` padding): a piece left behind is a piece of the secret.
+_WIDE_CH = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/-.~|%:=")
+_NAME = re.compile(r"[A-Za-z_$@][A-Za-z0-9_.\-]*")
+
+
+def _namelike(h: str) -> bool:
+    """`API_KEY`, `h1`, `password`: a name before `=`/`:`, not the first half of a token."""
+    return _NAME.fullmatch(h) is not None and (
+        len(h) <= 3 or _wordlike(h) or not any(c.isdigit() for c in h))
+
+
+# A token glued from pieces by `. ~ | % : =` (`dt0c01.<a>.<b>`, `<a>~<b>`, `1|<b>`): each
+# piece may be too short to judge, the whole is judged with the separators taken out.
+_GLUED = re.compile(r"[A-Za-z0-9_+/\-.~|%:=]{24,}+")
+_SEPS = re.compile(r"%[0-9A-Fa-f]{2}|[.~|:=]")
+
+
+@lru_cache(maxsize=8192)
+def glued_suspect(tok: str) -> bool:
+    """Whether a glued token, less a leading `name=`, is one random-looking token."""
+    if len(tok) < ENTROPY_MIN_LEN or "//" in tok:
+        return False
+    for i, ch in enumerate(tok):
+        if ch in "=:":
+            if _namelike(tok[:i]):
+                tok = tok[i + 1:]
+            break
+    body = tok.rstrip("=")
+    joined = _SEPS.sub("", body)
+    if len(joined) < ENTROPY_MIN_LEN or len(joined) == len(body):
+        return False  # nothing glued: the plain token pass judges it (digest contexts too)
+    if not _looks_random(joined):
+        return False
+    if _is_allowed(tok) or all(_segment_ok(p) for p in _SEPS.split(body) for p in p.split("/")):
+        return False  # a path, a dotted name, a version: every piece names something
+    return not _is_allowed(joined)
+
+
+def _unit(text: str, s: int, e: int) -> tuple[int, int]:
+    """The span to replace for a suspect token at text[s:e]: the whole glued run, less a
+    leading `name=` / `name:` / `scheme://host/` and trailing sentence punctuation."""
+    n = len(text)
+    a = s
+    while a > 0 and text[a - 1] in _WIDE_CH:
+        a -= 1
+    b = e
+    while b < n and text[b] in _WIDE_CH:
+        b += 1
+    while b > e and text[b - 1] in ".:|%~":
+        b -= 1
+    head = text[a:s]
+    for i, ch in enumerate(head):
+        if ch in "=:":
+            if _namelike(head[:i]):
+                a += i + 1
+            break
+    if text.startswith("//", a):  # a URL: keep the host and path up to the token's segment
+        cut = text.rfind("/", a, s)
+        a = cut + 1
+    return a, b
+
+
+def redact_entropy_pass(text: str, hits: Counter[str]) -> str:
+    """Replace every suspect token, whole, by `[REDACTED:high_entropy]`."""
+    found: list[tuple[int, int]] = []
+    for m in _TOKEN.finditer(text):
+        tok = m.group(0)
+        if not _suspect(tok):
+            continue
+        if _DIGEST_CTX.search(text, max(0, m.start() - 12), m.start()) and (
+                _HEX.fullmatch(tok) or len(tok) in _DIGEST_B64_LENS):
+            continue
+        found.append(_unit(text, m.start(), m.end()))
+    for m in _GLUED.finditer(text):
+        if glued_suspect(m.group(0)):
+            found.append(_unit(text, m.start(), m.end()))
+    spans: list[tuple[int, int]] = []
+    for a, b in sorted(found):
+        if spans and a < spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(b, spans[-1][1]))
+        else:
+            spans.append((a, b))
+    if not spans:
+        return text
+    out: list[str] = []
+    last = 0
+    ph = placeholder("high_entropy")
+    for a, b in spans:
+        out.append(text[last:a])
+        out.append(ph)
+        last = b
+    out.append(text[last:])
+    hits["high_entropy"] += len(spans)
+    return "".join(out)
 
 
 @lru_cache(maxsize=8192)

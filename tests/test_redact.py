@@ -143,3 +143,106 @@ def test_no_catastrophic_backtracking_on_1mb_lines(text: str) -> None:
     # Completing at all is the assertion: a quadratic pattern would run for hours here.
     out = redact_text(text)
     assert isinstance(out, str)
+
+
+# --- the independent corpus (tests/redact_public_corpus.json) -------------------------------
+
+def _catch() -> object:
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent / "bench"))
+    from redact_catch import measure
+
+    return measure()
+
+
+def test_public_corpus_catch_rate_and_no_must_survive_mangled() -> None:
+    res = _catch()
+    assert res.total >= 1400 and len(res.per_rule) >= 200  # type: ignore[attr-defined]
+    assert res.rate >= 0.98, res.missed[:20]  # type: ignore[attr-defined]
+    assert res.mangled == [], res.mangled  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("text,secret", [
+    ("apiToken := \"Zq8Lm2Nv4Pw6Rx1Tc9Yb\"", "Zq8Lm2Nv4Pw6Rx1Tc9Yb"),
+    ("var apiToken string = \"Zq8Lm2Nv4Pw6Rx1Tc9Yb\"", "Zq8Lm2Nv4Pw6Rx1Tc9Yb"),
+    ("val apiToken: String = \"Zq8Lm2Nv4Pw6Rx1Tc9Yb\"", "Zq8Lm2Nv4Pw6Rx1Tc9Yb"),
+    ('<add key="Password" value="hunter2-Zq8Lm2"/>', "hunter2-Zq8Lm2"),
+    ('<add key="ClearTextPassword"    value="hunter2-Zq8Lm2" />', "hunter2-Zq8Lm2"),
+    ("<xToken>Zq8Lm2Nv4Pw6Rx1Tc9Yb</xToken>", "Zq8Lm2Nv4Pw6Rx1Tc9Yb"),
+    ("<apiToken>\n    Zq8Lm2Nv4Pw6Rx1Tc9Yb\n</apiToken>", "Zq8Lm2Nv4Pw6Rx1Tc9Yb"),
+    ('System.setProperty("X_TOKEN", "Zq8Lm2Nv4Pw6Rx1Tc9Yb")', "Zq8Lm2Nv4Pw6Rx1Tc9Yb"),
+    ('API_TOKEN ?= "Zq8Lm2Nv4Pw6Rx1Tc9Yb"', "Zq8Lm2Nv4Pw6Rx1Tc9Yb"),
+    ('API_TOKEN ::= "Zq8Lm2Nv4Pw6Rx1Tc9Yb"', "Zq8Lm2Nv4Pw6Rx1Tc9Yb"),
+    ('$apiToken .= "Zq8Lm2Nv4Pw6Rx1Tc9Yb"', "Zq8Lm2Nv4Pw6Rx1Tc9Yb"),
+    ('  "apiToken" => "Zq8Lm2Nv4Pw6Rx1Tc9Yb"', "Zq8Lm2Nv4Pw6Rx1Tc9Yb"),
+    ("curl -u admin:Zq8Lm2Nv4Pw6 https://api.example.com", "Zq8Lm2Nv4Pw6"),
+    ("curl --user admin:'Zq8Lm2Nv4Pw6' https://api.example.com", "Zq8Lm2Nv4Pw6"),
+    ("key=Zq8Lm2Nv4Pw6Rx1Tc9Yb", "Zq8Lm2Nv4Pw6Rx1Tc9Yb"),
+    ("Key: Zq8Lm2Nv4Pw6Rx1Tc9Yb", "Zq8Lm2Nv4Pw6Rx1Tc9Yb"),
+    ('{"config.ini": "API_TOKEN=Zq8Lm2Nv4Pw6Rx1Tc9Yb\\nBACKUP_ENABLED=true"}', "Zq8Lm2Nv4Pw6Rx1Tc9Yb"),
+])
+def test_credential_assignments_in_every_common_syntax(text: str, secret: str) -> None:
+    out = redact_text(text)
+    assert secret not in out and "[REDACTED:" in out, out
+
+
+@pytest.mark.parametrize("secret,family", [
+    ("xapp-1-A0123456789-1234567890123-" + "ab12cd34" * 8, "slack_token"),
+    ("A3-ASWWYB-798JRYLJVD4-23DC2-86TVM-H43EB", "onepassword"),
+    ("pscale_tkn_" + "Zq8Lm2Nv4Pw6Rx1Tc9YbKd3Fg5Hj7Aa0Bb", "planetscale"),
+    ("pscale_pw_" + "Zq8Lm2Nv4Pw6Rx1Tc9YbKd3Fg5Hj7Aa0Bb", "planetscale"),
+    ("dapi" + "0123456789abcdef0123456789abcdef", "databricks"),
+    ("v1.0-" + "0a1b2c3d4e5f6a7b8c9d0e1f" + "-" + "0123456789abcdef" * 9 + "01", "cloudflare"),
+    ("pat." + "Zq8Lm2Nv4Pw6Rx1Tc9Yb_-" + ".Zq8Lm2Nv4Pw6Rx1Tc9YbKd3F" + ".Aq8Lm2Nv4Pw6Rx1Tc9Yb",
+     "harness"),
+    ("dt0c01." + "ZQ8LM2NV4PW6RX1TC9YBKD3F" + "." + "zq8lm2nv4pw6rx1tc9ybkd3fg5hj7aa0" * 2,
+     "dynatrace"),
+])
+def test_named_families_are_caught_whole(secret: str, family: str) -> None:
+    for ctx in ("token was {s} in the log", "export X={s}", '{{"v": "{s}"}}'):
+        r = redact(ctx.format(s=secret))
+        assert r.hits.get(family, 0) == 1, (family, r)
+        # whole-token: no 12-character piece of the secret is left
+        assert not any(secret[i:i + 12] in r.text for i in range(len(secret) - 11)), r.text
+
+
+@pytest.mark.parametrize("tok", [
+    "dt0c01.Zq8Lm2Nv4Pw6Rx1Tc9YbKd3F.Aq8Lm2Nv4Pw6Rx1Tc9YbKd3Fg5Hj7Aa0Bb",
+    "Zq8Lm2Nv4Pw6Rx1Tc9Yb~Kd3Fg5Hj7Aa0Bb.Cc1Dd2",
+    "42|Zq8Lm2Nv4Pw6Rx1Tc9YbKd3Fg5Hj7Aa0Bb",
+    "Zq8Lm2Nv4Pw6Rx1Tc9Yb%2BKd3Fg5Hj7Aa0Bb%3D",
+    "Zq8Lm2Nv4Pw6:Rx1Tc9YbKd3Fg5Hj7Aa0Bb==",
+    "Zq8Lm2Nv4Pw6Rx1T=c9YbKd3Fg5Hj7Aa0Bb=",
+])
+def test_entropy_fallback_replaces_the_token_whole(tok: str) -> None:
+    out = redact_text(f"the agent printed {tok} here.")
+    assert out == "the agent printed [REDACTED:high_entropy] here.", out
+
+
+def test_a_name_before_the_token_is_kept() -> None:
+    out = redact_text("the agent printed abc=Zq8Lm2Nv4Pw6Rx1Tc9YbKd3Fg5Hj7Aa0Bb here.")
+    assert out == "the agent printed abc=[REDACTED:high_entropy] here."
+
+
+def test_empty_assignment_does_not_eat_the_next_line() -> None:
+    assert redact_text("password=\nusername=alice") == "password=\nusername=alice"
+    out = redact_text("PASSWORD=\nAPI_TOKEN=Zq8Lm2Nv4Pw6Rx1Tc9Yb")
+    assert out == "PASSWORD=\nAPI_TOKEN=[REDACTED:credential]"
+
+
+def test_shared_gate_cuts_at_a_key_like_token_that_redaction_left() -> None:
+    from looma_git.redact import redact_shared
+
+    text, hits = redact_shared("We decided to use the key Zq8Lm2Nv4Pw6Rx1T for staging. More.")
+    assert text == "We decided to use the key [REDACTED:shared_gate]"
+    assert hits == {"shared_gate": 1}
+    assert redact_text("use the key Zq8Lm2Nv4Pw6Rx1T for staging") != text  # stricter than local
+    ok = "commit 3f2a9c1d4e5b6a7f8e9d0c1b2a3f4e5d6c7b8a9f in looma_git/pipeline/resolve.py"
+    assert redact_shared(ok) == (ok, {})
+
+
+def test_family_of_kinds() -> None:
+    from looma_git.redact import family_of
+
+    assert family_of("github_token") == "github" and family_of("databricks") == "databricks"

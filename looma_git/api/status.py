@@ -230,4 +230,18 @@ def health_report(paths: RepoPaths) -> dict[str, Any]:
         pass  # a read-only clone still gets its metrics, just no time series
     warns = health.warnings(metrics, previous)
     return {**base, "health": metrics, "previous": previous,
+            "redaction_by_family": redaction_by_family(base),
             "warnings": [{"metric": w.metric, "message": w.message} for w in warns]}
+
+
+def redaction_by_family(base: dict[str, Any]) -> dict[str, int]:
+    """Redaction hits of every ingest so far, summed per rule family (`github`, `credential`,
+    `high_entropy`...), largest first; the counts are kept per `agent:kind`."""
+    from looma_git.redact import family_of
+
+    counts = ((base.get("ingestion") or {}).get("counts") or {}).get("redaction", {})
+    fams: dict[str, int] = {}
+    for key, n in counts.items():
+        fam = family_of(str(key).rpartition(":")[2])
+        fams[fam] = fams.get(fam, 0) + int(n)
+    return dict(sorted(fams.items(), key=lambda kv: (-kv[1], kv[0])))

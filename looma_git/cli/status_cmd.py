@@ -73,5 +73,9 @@ def _render(d: dict[str, Any]) -> None:
             cmp, limit = limits.get(k, ("", None))
             when = f"{cmp} {limit:g}" if limit is not None else ""
             say(f"  {k:<24} {shown:>7}   {when}".rstrip())
+        fams = d.get("redaction_by_family") or {}
+        if fams:
+            say("  redaction by family      "
+                + ", ".join(f"{k} {v}" for k, v in fams.items()))
         for w in d["warnings"]:
             say(f"  warning: {w['message']}")

@@ -66,17 +66,29 @@ class ReadResult:
         return max(lams, default=0)
 
 
-def _redact_value(value: Any, key: str | None = None) -> Any:
+# Free text (and what it nests: evidence quotes, alias lists) passes the stricter shared gate:
+# after redaction, a value still holding a key-like token is cut at that token.
+_FREE_TEXT_KEYS = {"text", "quote", "quotes", "summary", "title", "aliases", "alias", "note",
+                   "reason", "label", "message", "description", "name", "evidence", "rationale",
+                   "goal", "detail", "body", "content"}
+
+
+def _redact_value(value: Any, key: str | None = None, strict: bool = False) -> Any:
+    """The single choke point for text written to git: every string of an op payload and
+    rationale (projections and notes are rendered from sealed ops) goes through here."""
     if isinstance(value, str):
         if key in _ID_KEYS:
             return value
-        from looma_git.redact import redact_text
+        from looma_git.redact import redact_shared, redact_text
 
+        if strict or key in _FREE_TEXT_KEYS:
+            return redact_shared(value)[0]
         return redact_text(value)
     if isinstance(value, dict):
-        return {k: _redact_value(v, k) for k, v in value.items()}
+        return {k: _redact_value(v, k, strict or key in _FREE_TEXT_KEYS)
+                for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_redact_value(v, key) for v in value]
+        return [_redact_value(v, key, strict) for v in value]
     return value
 
 
@@ -209,7 +221,8 @@ class LedgerStore:
                 payload["prev"] = sorted(prev)
             op = build_op(OpDraft(d.op, {"type": d.target.get("type"), "id": d.target.get("id")},
                                   payload,
-                                  _redact_value(d.rationale) if d.rationale else None,
+                                  _redact_value(d.rationale, "rationale") if d.rationale
+                                  else None,
                                   d.inverse_of),
                           lamport=lamport, ts=ts, actor=actor, clone=clone)
             if actor.kind == "user":

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import subprocess
+from pathlib import Path
+from typing import Any
 
-from tests.api.scenario_env import add_claude_session
-from tests.helpers import cli as looma
-from tests.helpers import git
+import pytest
+
+from tests.api.scenario_env import add_claude_session, build
+from tests.helpers import git, looma
 
 SECRETS = {
     "github": "ghp_" + "R3aLlyS3cr3tT0k3nV4lu3xYz0123456789",
@@ -16,8 +21,8 @@ SECRETS = {
 }
 
 
-def test_planted_secrets_never_reach_git_objects(scenario) -> None:
-    repo, env, _ = scenario
+def test_planted_secrets_never_reach_git_objects(scenario: Any) -> None:
+    repo, env, _ = scenario  # built once per session, copied per test
     prompt = (f"Continue the OAuth work. Use token {SECRETS['github']} for the GitHub API and "
               f"AWS key {SECRETS['aws']}. We decided to use the key {SECRETS['anthropic']} "
               f"for the assistant. TODO: rotate {SECRETS['openai']} before release.")
@@ -44,7 +49,112 @@ def test_planted_secrets_never_reach_git_objects(scenario) -> None:
     # The session was still ingested and used: its redacted evidence is in the ledger.
     assert b"[REDACTED:" in batch
     assert git(repo, "fsck", "--strict") == ""
-    import json
 
     health = json.loads(looma(repo, "status", "--health", "--json", env=env).stdout)["health"]
     assert health["redaction_hits"] >= len(SECRETS)
+
+
+# --- every secret of the public corpus, planted into sessions of all five agents -------------
+CORPUS = json.loads((Path(__file__).resolve().parents[1] / "redact_public_corpus.json").read_text())
+SAMPLES = [s for r in CORPUS["rules"] for s in r["samples"]]
+CHUNK = 12
+
+
+def _plant(sessions: list[Any]) -> list[Any]:
+    """The scenario's sessions with every corpus sample (secret in its context) added to user
+    prompts, assistant prose (memory-labelled decisions included) and command output."""
+    from fixtures.scenario.story import Bash, Say, User
+
+    slots = [(i, j) for i, s in enumerate(sessions) for j, t in enumerate(s.turns)
+             if isinstance(t, (User, Say, Bash))]
+    extra: dict[tuple[int, int], list[str]] = {}
+    for k, sample in enumerate(SAMPLES):
+        extra.setdefault(slots[k % len(slots)], []).append(sample["text"])
+    out = []
+    for i, s in enumerate(sessions):
+        turns = list(s.turns)
+        for j, t in enumerate(turns):
+            add = extra.get((i, j))
+            if not add:
+                continue
+            blob = "\n".join(add)
+            if isinstance(t, Bash):
+                turns[j] = dataclasses.replace(t, output=f"{t.output}\n{blob}")
+            else:
+                turns[j] = dataclasses.replace(t, text=f"{t.text} Note: {blob}")
+        out.append(dataclasses.replace(s, turns=turns))
+    return out
+
+
+def _chunks() -> dict[str, int]:
+    """Every CHUNK-character piece of every planted secret -> the sample it came from."""
+    out: dict[str, int] = {}
+    for k, s in enumerate(SAMPLES):
+        sec = s["secret"]
+        for i in range(max(1, len(sec) - CHUNK + 1)):
+            out.setdefault(sec[i:i + CHUNK], k)
+    return out
+
+
+def _leaks(data: bytes, chunks: dict[str, int]) -> set[int]:
+    text = data.decode("utf-8", errors="replace")
+    found: set[int] = set()
+    for i in range(len(text) - CHUNK + 1):
+        k = chunks.get(text[i:i + CHUNK])
+        if k is not None:
+            found.add(k)
+    return found
+
+
+def _objects(repo: Path, refs: list[str]) -> bytes:
+    objs = git(repo, "rev-list", "--objects", *refs).split()
+    shas = [o for o in objs if len(o) == 40]
+    assert shas
+    return subprocess.run(["git", "cat-file", "--batch"], cwd=repo,
+                          input=("\n".join(shas) + "\n").encode(), capture_output=True,
+                          check=True).stdout
+
+
+def test_every_corpus_secret_in_all_five_agents_never_reaches_git(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import fixtures.scenario.generate as generate
+
+    planted = _plant(list(generate.SESSIONS))
+    assert {s.agent for s in planted} == {"claude-code", "codex", "gemini-cli", "cursor",
+                                          "opencode"}
+    monkeypatch.setattr(generate, "SESSIONS", planted)
+    repo, env, _ = build(tmp_path / "s")  # init, ingest, backfill
+    items = json.loads(looma(repo, "work", "--json", env=env).stdout)["workitems"]
+    assert items
+    # A correction whose title and message carry secrets (user-typed text bound for git).
+    title_secret = SAMPLES[0]["secret"]
+    looma(repo, "correct", "rename", items[0]["id"], f"OAuth login {title_secret}", env=env)
+    if len(items) > 2:
+        looma(repo, "correct", "merge", items[1]["id"], items[2]["id"], "-m",
+              f"same effort, see {SAMPLES[1]['text']}", env=env)
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "--initial-branch=main", str(remote))
+    git(repo, "remote", "add", "team", str(remote))  # the scenario's origin is not reachable
+    looma(repo, "share", "enable", "team", env=env)
+    looma(repo, "sync", "team", env=env)
+    refs = [r for r in git(repo, "for-each-ref", "--format=%(refname)").split()
+            if r.startswith(("refs/looma/", "refs/notes/looma"))]
+    assert "refs/looma/ledger" in refs and "refs/notes/looma" in refs
+    local = _objects(repo, refs)
+    remote_refs = [r for r in git(remote, "for-each-ref", "--format=%(refname)").split()
+                   if r.startswith(("refs/looma/", "refs/notes/looma"))]
+    assert remote_refs, "the sync pushed nothing"
+    pushed = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=remote,
+                            capture_output=True, check=True).stdout
+    chunks = _chunks()
+    leaked = _leaks(local, chunks) | _leaks(pushed, chunks)
+    assert not leaked, [(SAMPLES[k]["text"][:80], SAMPLES[k]["secret"]) for k in sorted(leaked)][:20]
+    # The sessions were still ingested and used: redacted evidence reached the ledger.
+    assert b"[REDACTED:" in local
+    report = json.loads(looma(repo, "status", "--health", "--json", env=env).stdout)
+    assert report["health"]["redaction_hits"] >= len(SAMPLES)
+    fams = report["redaction_by_family"]
+    assert fams.get("credential", 0) > 0 and len(fams) >= 20, fams
+    assert sum(fams.values()) == report["health"]["redaction_hits"]
+    shown = looma(repo, "status", "--health", env=env).stdout
+    assert "redaction by family" in shown and f"credential {fams['credential']}" in shown

@@ -1,6 +1,8 @@
 """Benchmark: redaction throughput (MB/s) on realistic transcript text; prints, never asserts.
 
-Run: .venv/bin/python tests/bench/bench_redact.py [PATH ...]
+Run: .venv/bin/python tests/bench/bench_redact.py [--engine NAME] [PATH ...]
+(`--engine detect-secrets|betterleaks` times a third-party scanner through the adapters in
+tests/bench/redact_engines.py, on the same lines; those packages are not looma dependencies.)
 Defaults to the real agent transcripts under /work/shared/fixtures-real,
 repeated to ~8 MB, plus a prose-only sample and a secret-dense sample.
 """
@@ -55,6 +57,16 @@ def _strings(text: str) -> str:
     return "\n".join(out)
 
 
+ENGINE: list[object] = []  # a third-party redactor under test, or empty for looma's
+
+
+def _redact_hits(line: str) -> int:
+    if ENGINE:
+        fn = ENGINE[0]
+        return int(fn(line) != line)  # type: ignore[operator]
+    return sum(redact(line).hits.values())
+
+
 def _rate(label: str, text: str, target: int = 8_000_000) -> None:
     # Repeat short samples up to `target`, but never a corpus already >= 1 MB: repeats would
     # only measure the token-verdict cache. The cache starts cold for every sample.
@@ -67,14 +79,21 @@ def _rate(label: str, text: str, target: int = 8_000_000) -> None:
     t0 = time.process_time()  # CPU time: the machine is shared, wall time is noisy
     hits = 0
     for line in lines:
-        hits += sum(redact(line).hits.values())
+        hits += _redact_hits(line)
     dt = time.process_time() - t0
     print(f"{label:>14}: {mb:6.1f} MB in {dt:5.2f}s = {mb / dt:6.1f} MB/s  (hits {hits})")
     RATES[label] = mb / dt
 
 
 def main() -> None:
-    paths = [Path(p) for p in sys.argv[1:]] or [p for p in ROOTS if p.exists()]
+    args = sys.argv[1:]
+    if "--engine" in args:
+        i = args.index("--engine")
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from redact_engines import ENGINES
+        ENGINE.append(ENGINES[args[i + 1]])
+        del args[i:i + 2]
+    paths = [Path(p) for p in args] or [p for p in ROOTS if p.exists()]
     text = _corpus(paths)
     print(f"corpus: {len(text) / 1e6:.2f} MB from {', '.join(map(str, paths))}")
     _rate("raw jsonl", text)
@@ -85,6 +104,8 @@ def main() -> None:
     dense = ("export GITHUB_TOKEN=ghp_R4nd0mT0k3nV4lu3F0rT3st1ngPurp0s3s1 password=hunter2 "
              "commit 3f2a9c1d4e5b6a7f8e9d0c1b2a3f4e5d6c7b8a9f\n") * 2000
     _rate("secret-dense", dense, target=2_000_000)
+    if ENGINE:
+        return
     # Peak memory in a separate pass: tracemalloc itself slows allocation-heavy code.
     tracemalloc.start()
     redact(text)
