@@ -30,7 +30,7 @@ def update(paths: RepoPaths, env: DiscoveryEnv, *, agents: list[str] | None = No
     changed = bool(report.events_added or report.events_updated)
     result = None
     if refine and (changed or not _refined_before(paths)):
-        result = refine_and_publish(paths, by="backfill", settings=settings)
+        result = refine_and_publish(paths, by="backfill", settings=settings, incremental=True)
         # Keep the index (and most memory vectors) fresh here, off the query path: this runs
         # from the hook drainer in the background, so the next `resume` finds it ready.
         from looma_git.api.index import BACKGROUND_MEMORY_BUDGET_S, reindex

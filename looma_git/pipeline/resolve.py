@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from rapidfuzz import fuzz
 
 from looma_git.pipeline.signals import WorkSignal, parse_ts
-from looma_git.pipeline.text import cosine, title_from_prompt
+from looma_git.pipeline.text import title_from_prompt
 
 # Resolution weights (DESIGN §4: file overlap the largest) and thresholds, in one place.
 W_COSINE = 0.20
@@ -22,6 +22,9 @@ HIGH = 0.40  # assign to the cluster
 LOW = 0.20  # between LOW and HIGH: a new cluster with a weak RELATED edge
 TEMPORAL_HALF_LIFE_S = 6 * 3600
 TRUNK_BRANCHES = frozenset({"main", "master", "trunk", "develop", "HEAD", ""})
+MAX_ALIASES = 8  # aliases a cluster keeps for scoring (the first ones: the effort's own words)
+RELATED_TERMS = 5  # a window's top terms that look up clusters for a weak RELATED edge
+RELATED_POOL = 64  # at most this many such clusters (most recently active first) are scored
 
 
 @dataclass(frozen=True)
@@ -52,17 +55,25 @@ class Cluster:
     commits: set[str] = field(default_factory=set)
     related: dict[str, float] = field(default_factory=dict)
     last_ts: float = 0.0
+    norm2: float = 0.0  # squared norm of `terms`, kept as terms grow
+
+    def add_terms(self, counts: Counter[str] | dict[str, int]) -> None:
+        for t, n in counts.items():
+            old = self.terms.get(t, 0)
+            self.terms[t] = old + n
+            self.norm2 += (old + n) ** 2 - old * old
 
     def add(self, w: WorkSignal) -> None:
         self.windows.append(w)
         self.files.update(w.edited)
         self.read.update(w.read)
-        self.terms.update(w.term_counts())
+        self.add_terms(dict(w.terms))
         self.commits.update(w.commits)
         if w.branch and w.branch not in TRUNK_BRANCHES:
             self.branches[w.branch] += 1
         alias = title_from_prompt(w.first_prompt) if w.first_prompt else ""
-        if alias and alias != "Untitled work" and alias not in self.aliases:
+        if (alias and alias != "Untitled work" and alias not in self.aliases
+                and len(self.aliases) < MAX_ALIASES):
             self.aliases.append(alias)
         self.last_ts = max(self.last_ts, parse_ts(w.end_ts))
 
@@ -88,6 +99,14 @@ def _overlap(a: set[str] | frozenset[str], b: set[str]) -> float:
     return len(a & b) / min(len(a), len(b))
 
 
+def _cosine(w: WorkSignal, c: Cluster) -> float:
+    if not w.terms or c.norm2 <= 0:
+        return 0.0
+    dot = sum(n * c.terms.get(t, 0) for t, n in w.terms)
+    wn = math.sqrt(sum(n * n for _, n in w.terms))
+    return dot / (wn * math.sqrt(c.norm2)) if wn else 0.0
+
+
 def score(w: WorkSignal, c: Cluster) -> tuple[float, dict[str, float]]:
     """The resolution score of a window against a cluster, with its parts."""
     files = c.all_files()
@@ -97,7 +116,7 @@ def score(w: WorkSignal, c: Cluster) -> tuple[float, dict[str, float]]:
         f = max(_overlap(w.edited, files), 0.85 * weak)
     else:
         f = 0.5 * weak
-    cos = cosine(w.term_counts(), c.terms)
+    cos = _cosine(w, c)
     shared = 1.0 if ((w.branch and w.branch not in TRUNK_BRANCHES and
                       (w.branch in c.branches or (c.seed and c.seed.branch == w.branch)))
                      or (w.commits & c.commits)) else 0.0
@@ -107,7 +126,7 @@ def score(w: WorkSignal, c: Cluster) -> tuple[float, dict[str, float]]:
         temporal = math.exp(-abs(t0 - c.last_ts) / TEMPORAL_HALF_LIFE_S)
     alias = 0.0
     title = title_from_prompt(w.first_prompt) if w.first_prompt else ""
-    names = c.aliases + ([c.seed.title] if c.seed else [])
+    names = c.aliases[:MAX_ALIASES] + ([c.seed.title] if c.seed else [])
     if title and names:
         alias = max(fuzz.token_set_ratio(title.lower(), n.lower()) for n in names) / 100.0
     total = (W_COSINE * cos + W_FILES * f + W_SHARED * shared + W_TEMPORAL * temporal
@@ -116,39 +135,127 @@ def score(w: WorkSignal, c: Cluster) -> tuple[float, dict[str, float]]:
                    "alias": alias}
 
 
-def _cluster_id(w: WorkSignal) -> str:
+def cluster_id(w: WorkSignal) -> str:
+    """A cluster founded by window `w` is named after it (so a replay names it the same)."""
     return "lw_" + hashlib.sha256(w.key.encode()).hexdigest()[:10]
+
+
+_cluster_id = cluster_id
+
+
+def window_order(w: WorkSignal) -> tuple[float, str]:
+    """The order resolution sees windows in: start time, then key."""
+    return (parse_ts(w.start_ts), w.key)
+
+
+class Resolver:
+    """Resolution state that grows one window at a time (DESIGN §4.1: incremental).
+
+    Clusters are indexed by file, branch, commit and term, so a window is scored only against
+    the clusters it could join. A cluster that shares no file, branch or commit with a window
+    scores at most W_COSINE + W_TEMPORAL + W_ALIAS (< HIGH), so it can never be assigned; it
+    can only earn a weak RELATED edge, for which a bounded pool sharing a top term is scored.
+    """
+
+    def __init__(self, seeds: list[Seed]) -> None:
+        self.clusters: list[Cluster] = []
+        self.by_id: dict[str, Cluster] = {}
+        self.by_session: dict[str, list[Cluster]] = {}
+        self._by_file: dict[str, set[str]] = {}
+        self._by_branch: dict[str, set[str]] = {}
+        self._by_commit: dict[str, set[str]] = {}
+        self._by_term: dict[str, set[str]] = {}
+        for s in seeds:
+            c = Cluster(id=s.id, seed=s, aliases=list(s.aliases)[:MAX_ALIASES])
+            c.files.update({f: 1 for f in s.files})
+            seed_terms: Counter[str] = Counter()
+            for f in s.files:
+                for t in f.replace("/", " ").replace(".", " ").split():
+                    seed_terms[t.lower()] += 1
+            c.add_terms(seed_terms)
+            self._register(c)
+            if s.branch:
+                self._by_branch.setdefault(s.branch, set()).add(c.id)
+            for sk in s.sessions:
+                self.by_session.setdefault(sk, []).append(c)
+
+    def _register(self, c: Cluster) -> None:
+        self.clusters.append(c)
+        self.by_id[c.id] = c
+        self._index(c, set(c.files), set(c.terms), set(), set())
+
+    def _index(self, c: Cluster, files: set[str], terms: set[str], branches: set[str],
+               commits: set[str]) -> None:
+        for f in files:
+            self._by_file.setdefault(f, set()).add(c.id)
+        for t in terms:
+            self._by_term.setdefault(t, set()).add(c.id)
+        for b in branches:
+            self._by_branch.setdefault(b, set()).add(c.id)
+        for sha in commits:
+            self._by_commit.setdefault(sha, set()).add(c.id)
+
+    def _join(self, c: Cluster, w: WorkSignal) -> None:
+        c.add(w)
+        branches = {w.branch} if w.branch and w.branch not in TRUNK_BRANCHES else set()
+        self._index(c, set(w.edited), {t for t, _ in w.terms}, branches, set(w.commits))
+
+    def candidates(self, w: WorkSignal) -> tuple[list[Cluster], list[Cluster]]:
+        """(clusters w could join, a bounded pool for a RELATED edge only), by id."""
+        near: set[str] = set()
+        for f in w.edited | w.read | w.mentioned:
+            near |= self._by_file.get(f, set())
+        if w.branch and w.branch not in TRUNK_BRANCHES:
+            near |= self._by_branch.get(w.branch, set())
+        for sha in w.commits:
+            near |= self._by_commit.get(sha, set())
+        pool: set[str] = set()
+        for t, _ in w.terms[:RELATED_TERMS]:
+            pool |= self._by_term.get(t, set())
+        pool -= near
+        extra = sorted((self.by_id[i] for i in pool), key=lambda c: (-c.last_ts, c.id))
+        return [self.by_id[i] for i in sorted(near)], extra[:RELATED_POOL]
+
+    def assign(self, w: WorkSignal, cid: str, related: dict[str, float] | None = None) -> None:
+        """Replay a stored decision: `w` joins (or founds) cluster `cid`, no scoring."""
+        c = self.by_id.get(cid)
+        if c is None:
+            c = Cluster(id=cid)
+            self._register(c)
+            if related:
+                c.related.update(related)
+        self._join(c, w)
+
+    def add(self, w: WorkSignal) -> tuple[str, dict[str, float]]:
+        """Score `w` and place it; returns (cluster id, RELATED edges it founded with)."""
+        routed = self.by_session.get(w.session_key)
+        if routed:
+            best = max(routed, key=lambda c: (score(w, c)[0], c.id)) if len(routed) > 1 \
+                else routed[0]
+            self._join(best, w)
+            return best.id, {}
+        near, pool = self.candidates(w)
+        ranked = sorted(((score(w, c)[0], c.id, c) for c in near + pool),
+                        key=lambda x: (-x[0], x[1]))
+        top = ranked[0] if ranked else None
+        if top and top[0] >= HIGH:
+            self._join(top[2], w)
+            return top[1], {}
+        new = Cluster(id=cluster_id(w))
+        if top and top[0] > LOW and not w.is_readonly:
+            new.related[top[1]] = round(top[0], 4)
+        self._register(new)
+        self._join(new, w)
+        return new.id, dict(new.related)
+
+    def result(self) -> list[Cluster]:
+        return [c for c in self.clusters if c.windows or c.seed]
 
 
 def resolve(windows: list[WorkSignal], seeds: list[Seed]) -> list[Cluster]:
     """Assign windows (in time order) to clusters. Ledger seeds route their own sessions first;
     a read-only window joins an effort only on a high score and never founds a confident one."""
-    clusters: list[Cluster] = []
-    by_session: dict[str, list[Cluster]] = {}
-    for s in seeds:
-        c = Cluster(id=s.id, seed=s, aliases=list(s.aliases))
-        c.files.update({f: 1 for f in s.files})
-        for f in s.files:
-            for t in f.replace("/", " ").replace(".", " ").split():
-                c.terms[t.lower()] += 1
-        clusters.append(c)
-        for sk in s.sessions:
-            by_session.setdefault(sk, []).append(c)
-    for w in sorted(windows, key=lambda x: (parse_ts(x.start_ts), x.key)):
-        routed = by_session.get(w.session_key)
-        if routed:
-            best = max(routed, key=lambda c: (score(w, c)[0], c.id)) if len(routed) > 1 \
-                else routed[0]
-            best.add(w)
-            continue
-        ranked = sorted(((score(w, c)[0], c.id, c) for c in clusters), key=lambda x: (-x[0], x[1]))
-        top = ranked[0] if ranked else None
-        if top and top[0] >= HIGH:
-            top[2].add(w)
-            continue
-        new = Cluster(id=_cluster_id(w))
-        new.add(w)
-        if top and top[0] > LOW and not w.is_readonly:
-            new.related[top[1]] = round(top[0], 4)
-        clusters.append(new)
-    return [c for c in clusters if c.windows or c.seed]
+    r = Resolver(seeds)
+    for w in sorted(windows, key=window_order):
+        r.add(w)
+    return r.result()
