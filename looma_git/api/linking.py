@@ -32,15 +32,15 @@ def link_commits(paths: RepoPaths, shas: list[str], *, by: str = "hook",
 
     if not shas:
         return LinkReport()
-    ops = link_new_commits(paths, shas, by=by)
-    report = LinkReport(commits=len(shas), linked=ops.get("commit.link", 0), ops=dict(ops))
     if sessions_changed(paths):
+        # New transcript lines first (an incremental pass links every commit, these too), so
+        # a commit is always scored against the WorkItems a full rebuild would see.
         more = refine_and_publish(paths, by=by, settings=settings, offline=True,
                                   incremental=True)
-        report.linked += more.ops.get("commit.link", 0)
-        for k, v in more.ops.items():
-            report.ops[k] = report.ops.get(k, 0) + v
-    return report
+        return LinkReport(commits=len(shas), linked=more.ops.get("commit.link", 0),
+                          ops=dict(more.ops))
+    ops = link_new_commits(paths, shas, by=by)
+    return LinkReport(commits=len(shas), linked=ops.get("commit.link", 0), ops=dict(ops))
 
 
 def _full_sha(paths: RepoPaths, rev: str) -> str:
