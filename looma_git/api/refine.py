@@ -301,9 +301,11 @@ def link_new_commits(paths: RepoPaths, shas: list[str], *, by: str = "hook") -> 
         counts: dict[str, int] = {}
         creates = {t.id: c for t, lid, c in near if not lid and c}
         id_map = dict(ledger_of)
-        drafts = [{"op": "workitem.create", "target": {"type": "workitem", "id": None},
-                   "payload": creates[ln.workitem]}
-                  for ln in links if ln.workitem not in id_map and ln.workitem in creates]
+        drafts: list[dict[str, Any]] = [
+            {"op": "workitem.create", "target": {"type": "workitem", "id": None},
+             "payload": creates[ln.workitem]}
+            for ln in {x.workitem: x for x in links}.values()
+            if ln.workitem not in id_map and ln.workitem in creates]
         if drafts:
             ops = ledger.append(paths, [OpDraft(**d) for d in drafts], actor="system")
             counts["workitem.create"] = len(ops)
@@ -357,13 +359,10 @@ def local_graph(paths: RepoPaths, table: str = "refine_workitems"
     [] before any pass or on a clone without transcripts."""
     if table not in LOCAL_TABLES or not paths.store_db.exists():
         return []
-    from looma_git.index import storedb
+    from looma_git.index import storedb, workmodel
 
     conn = storedb.connect(paths, readonly=True)
     try:
-        rows = conn.execute(f"SELECT id, json, promoted FROM {table} ORDER BY id").fetchall()
-    except sqlite3.Error:
-        return []  # no pass yet: the table does not exist
+        return workmodel.local_rows(conn, table)
     finally:
         conn.close()
-    return [(r[0], json.loads(r[1]), bool(r[2])) for r in rows]

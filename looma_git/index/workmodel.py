@@ -200,3 +200,14 @@ def save_graph(conn: sqlite3.Connection, workitems: Iterable[Any], memories: Ite
         "VALUES (?,?,?,?,?)",
         [(m.id, None, id_map.get(m.workitem or "", m.workitem), int(m.workitem in id_map),
           json.dumps(asdict(m), sort_keys=True, default=str)) for m in memories])
+
+
+def local_rows(conn: sqlite3.Connection, table: str) -> list[tuple[str, dict[str, Any], bool]]:
+    """(id, data, promoted) of the last pass's local WorkItems or memories, by id."""
+    if table not in LOCAL_TABLES:
+        return []
+    try:
+        rows = conn.execute(f"SELECT id, json, promoted FROM {table} ORDER BY id").fetchall()
+    except sqlite3.Error:
+        return []  # no pass yet: the table does not exist
+    return [(r[0], json.loads(r[1]), bool(r[2])) for r in rows]

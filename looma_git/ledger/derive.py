@@ -37,8 +37,9 @@ def clean(raw: Any) -> Obs | None:
     """One observation as the fold keeps it (None when it names no session)."""
     if not isinstance(raw, dict) or not _str(raw.get("agent")) or not _str(raw.get("id")):
         return None
-    files = raw.get("files") if isinstance(raw.get("files"), dict) else {}
-    days = raw.get("days") if isinstance(raw.get("days"), list) else []
+    files_raw, days_raw = raw.get("files"), raw.get("days")
+    files: dict[Any, Any] = files_raw if isinstance(files_raw, dict) else {}
+    days: list[Any] = days_raw if isinstance(days_raw, list) else []
     return {"agent": raw["agent"], "id": raw["id"], "first": _str(raw.get("first")),
             "last": _str(raw.get("last")),
             "days": sorted({d for d in days if isinstance(d, str)}),

@@ -111,8 +111,8 @@ class NodeFolding:
             by=p.get("by") or ("user" if op.is_user else "hook"),
             patch_id=p.get("patch_id"), files=_sorted_unique(p.get("files") or []),
             branch=p.get("branch"), why=p.get("why"), user=op.is_user, op=op.id,
-            subject=p.get("subject") if isinstance(p.get("subject"), str) else "",
-            ts=p.get("ts") if isinstance(p.get("ts"), str) else "")
+            subject=str(p.get("subject") or "") if isinstance(p.get("subject"), str) else "",
+            ts=str(p.get("ts") or "") if isinstance(p.get("ts"), str) else "")
         self.links_dirty = True
 
     def _commit_unlink(self, op: Op) -> None:

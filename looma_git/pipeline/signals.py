@@ -12,6 +12,7 @@ from looma_git.pipeline.inputs import Session
 from looma_git.pipeline.text import cosine, path_terms, tokens
 
 WINDOW_GAP_S = 3 * 3600  # a pause this long starts a new window of the same session
+MIN_SHIFT_TERMS = 4  # a user turn needs this many content words to shift topic by vocabulary
 
 _SHA = re.compile(r"\b[0-9a-f]{7,40}\b")
 _PR_URL = re.compile(r"https?://[^\s/]+/[\w.\-]+/[\w.\-]+/pulls?/(\d+)")
@@ -125,8 +126,13 @@ def windows_of(session: Session, known: frozenset[str],
             elif first.role == "user" and _SHIFT.search(first.text) and (
                     window_edits or sum(window_terms.values()) >= 8):
                 shift = True  # the user says so: a new topic, whatever it turns out to touch
-            elif first.role == "user" and window_edits and edits and not (edits & window_edits):
-                apart = not ({_top(f) for f in edits} & {_top(f) for f in window_edits})
+            elif (first.role == "user" and window_edits and edits
+                  and not (edits & window_edits) and sum(turn_terms.values()) >= MIN_SHIFT_TERMS):
+                # A short follow-up ("tests too") is never a new topic; nor are files that
+                # share a directory or a name part with the window's (tests/test_x.py, app/x.py).
+                apart = not ({_top(f) for f in edits} & {_top(f) for f in window_edits}) and not (
+                    {t for f in edits for t in path_terms(f)}
+                    & {t for f in window_edits for t in path_terms(f)})
                 shift = apart and cosine(turn_terms, window_terms) < 0.05
         if not groups or shift:
             groups.append([])
