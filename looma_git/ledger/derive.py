@@ -176,22 +176,27 @@ def summary(counts: Counter[str], links: list[LinkState], memories: list[MemoryS
 
 
 def derive_all(state: LedgerState, obs: dict[str, dict[str, Obs]],
-               user_created: set[str]) -> set[str]:
-    """Derive every observed WorkItem; returns the ids whose fields changed."""
-    if not obs:
+               user_created: set[str], only: set[str] | None = None) -> set[str]:
+    """Derive the observed WorkItems (those in `only` when given); returns the ids whose
+    fields changed."""
+    if not obs or only == set():
         return set()
-    by_wi: dict[str, list[LinkState]] = {}
-    for link in state.links.values():
-        by_wi.setdefault(link.workitem, []).append(link)
-    mems: dict[str, list[MemoryState]] = {}
-    for m in state.memories.values():
-        if m.workitem:
-            mems.setdefault(state.canonical(m.workitem), []).append(m)
     grouped: dict[str, dict[str, Obs]] = {}
     for wid, per in obs.items():
-        target = grouped.setdefault(state.canonical(wid), {})
+        canon = state.canonical(wid)
+        if only is not None and canon not in only:
+            continue
+        target = grouped.setdefault(canon, {})
         for key, o in per.items():
             target[key] = merge(target.get(key), o)
+    by_wi: dict[str, list[LinkState]] = {}
+    for link in state.links.values():
+        if link.workitem in grouped:
+            by_wi.setdefault(link.workitem, []).append(link)
+    mems: dict[str, list[MemoryState]] = {}
+    for m in state.memories.values():
+        if m.workitem and (canon := state.canonical(m.workitem)) in grouped:
+            mems.setdefault(canon, []).append(m)
     changed = set()
     for wid, per in grouped.items():
         wi = state.workitems.get(wid)

@@ -87,6 +87,7 @@ class Folder(NodeFolding):
         self._intents: dict[str, list[Op]] = {}
         self._applied: set[str] = set()
         self._user_created: set[str] = set()
+        self._derive: set[str] | None = None  # WorkItems to derive at finish (None: all)
 
     # ------------------------------------------------------------- driver
     def apply(self, ops: Iterable[Op]) -> None:
@@ -104,7 +105,8 @@ class Folder(NodeFolding):
     def finish(self) -> LedgerState:
         """Fill derived fields (observed WorkItems, link titles) and return the state."""
         self.dirty_workitems |= derive.derive_all(self.state, self.state.observations,
-                                                  self._user_created)
+                                                  self._user_created, only=self._derive)
+        self._derive = set()
         wis = self.state.workitems
         for link in self.state.links.values():
             wi = wis.get(link.workitem)
@@ -154,12 +156,19 @@ class Folder(NodeFolding):
         return self.state.workitems.get(self.state.canonical(raw_id))
 
     def _touch_wi(self, wi: WorkItemState, op: Op) -> None:
+        self._mark(wi.id)
         wi.updated_lamport = op.lamport
         wi.updated_ts = op.ts
         wi.ops = (*wi.ops, op.id)
         self.dirty_workitems.add(wi.id)
 
+    def _mark(self, wid: str | None) -> None:
+        """`wid`'s derived fields need recomputing at the next finish()."""
+        if wid and self._derive is not None:
+            self._derive.add(self.state.canonical(wid))
+
     def _touch_mem(self, mem: MemoryState, op: Op) -> None:
+        self._mark(mem.workitem)
         mem.updated_lamport = op.lamport
         mem.ops = (*mem.ops, op.id)
         self.dirty_memories.add(mem.id)

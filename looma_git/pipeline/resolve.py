@@ -21,6 +21,7 @@ W_SHARED = 0.15
 W_TEMPORAL = 0.10
 W_ALIAS = 0.10
 HIGH = 0.32  # assign to the cluster
+READONLY_HIGH = 0.45  # a window that only read joins an effort only on a clearly higher score
 LOW = 0.20  # between LOW and HIGH: a new cluster with a weak RELATED edge
 TEMPORAL_HALF_LIFE_S = 3 * 86400
 TRUNK_BRANCHES = frozenset({"main", "master", "trunk", "develop", "HEAD", ""})
@@ -270,7 +271,7 @@ class Resolver:
         ranked = sorted(((score(w, c, idf)[0], c.id, c) for c in near + pool),
                         key=lambda x: (-x[0], x[1]))
         top = ranked[0] if ranked else None
-        if top and top[0] >= HIGH:
+        if top and top[0] >= (READONLY_HIGH if w.is_readonly else HIGH):
             self._join(top[2], w)
             return top[1], {}
         new = Cluster(id=cluster_id(w))
