@@ -85,20 +85,20 @@ def derive(wi: WorkItemState, obs: dict[str, Obs], links: list[LinkState],
     stored = {(s.get("agent"), s.get("id")) for s in wi.sessions}
     all_keys = stored | {(o["agent"], o["id"]) for o in sessions}
     wi.sessions = tuple({"agent": a, "id": i} for a, i in sorted(all_keys) if a and i)
-    counts: Counter[str] = Counter({f: 1 for f in wi.files})
+    counts: Counter[str] = Counter()
     for o in sessions:
         for f, n in o["files"].items():
             counts[f] += n
-    for f in wi.files:
-        counts[f] -= 1 if any(f in o["files"] for o in sessions) else 0
+    for f in wi.files:  # written by an older writer or a split: counts once
+        counts[f] = counts[f] or 1
     edited = sorted(counts)
     wi.files = tuple(edited)
     commits = sorted((ln for ln in links), key=lambda ln: (ln.ts or "~", ln.sha))
     real = [ln for ln in commits if ln.subject and not is_chore(ln.subject, "", ln.files)]
     if not wi.forced and not wi.false_positive:
-        active = [o for o in sessions if not o["readonly"]] or []
-        keys = {(o["agent"], o["id"]) for o in active} | {
-            k for k in stored if k not in {(o["agent"], o["id"]) for o in sessions}}
+        observed = {(o["agent"], o["id"]) for o in sessions}
+        keys = {(o["agent"], o["id"]) for o in sessions if not o["readonly"]} | (
+            stored - observed)
         agents = {a for a, _ in keys}
         if edited:
             f_overlap = sum(1 for f in edited if counts[f] >= 2) / len(edited)
