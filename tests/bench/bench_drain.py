@@ -1,9 +1,10 @@
 """Benchmark: the drainer's link step after ONE small commit, and `reprocess`, by history size.
 
-Run: .venv/bin/python -m tests.bench.bench_drain [--sizes 50,500] [--code PATH]
+Run: .venv/bin/python -m tests.bench.bench_drain [--sizes 50,400] [--pad 60] [--code PATH]
 
-For each size (efforts; two native Claude Code sessions per effort, ~4 commits per effort plus
-chores, built with `git fast-import` by tests/bench/bench_backfill.py's generator) it runs
+For each size (efforts; two native Claude Code sessions per effort padded with `--pad` chat
+events, ~4 commits per effort plus chores, built with `git fast-import` by
+tests/bench/bench_backfill.py's generator) it runs
 `looma init`, `looma ingest` (the first pass), then measures in fresh processes:
 - `looma reprocess --json` (CPU of the child: the full rebuild),
 - one small commit on an effort's file, then the drainer's link step
@@ -69,13 +70,44 @@ def _looma(repo: Path, env: dict[str, str], *args: str) -> tuple[str, float]:
     return out, _child_cpu() - c0
 
 
-def run(base: Path, efforts: int, code: Path | None) -> dict[str, object]:
+FILLER = ("Looking at how the {w} handles retries and the error path before changing it.",
+          "The {w} test suite passes locally; next the edge case with an empty payload.",
+          "I kept the public interface of the {w} as it was and moved the parsing inside.")
+
+
+def pad_sessions(home: Path, events: int) -> None:
+    """Give every Claude Code session `events` more chat events (user/assistant text), so a
+    pass that reads transcripts pays for history the way a real one does."""
+    for f in sorted((home / ".claude" / "projects").rglob("*.jsonl")):
+        lines = f.read_text().splitlines()
+        last = json.loads(lines[-1])
+        base = {k: last[k] for k in ("sessionId", "cwd", "gitBranch", "version",
+                                     "isSidechain", "userType")}
+        parent, ts = last["uuid"], last["timestamp"]
+        word = f.stem.replace("-", " ")
+        for i in range(events):
+            uid = f"{f.stem}-pad{i}"
+            role = "user" if i % 2 == 0 else "assistant"
+            text = FILLER[i % 3].format(w=word)
+            msg: dict[str, object] = {"role": role, "content": text}
+            if role == "assistant":
+                msg = {"id": f"msg_{uid}", "type": "message", "role": "assistant",
+                       "model": "claude-test", "content": [{"type": "text", "text": text}]}
+            lines.append(json.dumps(dict(base, type=role, uuid=uid, parentUuid=parent,
+                                         timestamp=ts, message=msg)))
+            parent = uid
+        f.write_text("\n".join(lines) + "\n")
+
+
+def run(base: Path, efforts: int, code: Path | None, pad: int = 0) -> dict[str, object]:
     env = _env_for(base, code)
     repo = base / "repo"
     repo.mkdir()
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=repo, check=True, env=env)
     _, spans = build_history(repo, commits=efforts * 5, efforts=efforts, env=env)
     write_sessions(repo, env, efforts, spans)
+    if pad:
+        pad_sessions(Path(env["HOME"]), pad)
     _looma(repo, env, "init")
     _, ingest_cpu = _looma(repo, env, "ingest")
     out, reprocess_cpu = _looma(repo, env, "reprocess", "--json")
@@ -93,6 +125,7 @@ def run(base: Path, efforts: int, code: Path | None) -> dict[str, object]:
                                      check=True).stdout)
     after = json.loads(_looma(repo, env, "reprocess", "--json")[0])
     return {"efforts": efforts, "sessions": 2 * efforts, "commits": efforts * 5,
+            "events_per_session": pad + 2,
             "ingest_cpu_s": round(ingest_cpu, 2), "reprocess_cpu_s": round(reprocess_cpu, 2),
             "reprocess_ops": json.loads(out)["ops_written"],
             "link_step_cpu_s": round(step["cpu"], 3), "link_step_ops": step["ops"],
@@ -103,12 +136,13 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="50,500")
     ap.add_argument("--code", default=None, help="run another checkout's looma_git")
+    ap.add_argument("--pad", type=int, default=60, help="extra chat events per session")
     a = ap.parse_args()
     code = Path(a.code) if a.code else None
     rows = []
     for n in [int(x) for x in a.sizes.split(",")]:
         with tempfile.TemporaryDirectory() as tmp:
-            rows.append(run(Path(tmp), n, code))
+            rows.append(run(Path(tmp), n, code, a.pad))
             print(json.dumps(rows[-1]), flush=True)
     keys = list(rows[0])
     print("| " + " | ".join(keys) + " |")
