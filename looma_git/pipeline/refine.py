@@ -281,7 +281,10 @@ def observations(c: Cluster) -> tuple[dict[str, Any], ...]:
 
 
 def _corroborated(c: Cluster) -> bool:
-    """Work without edits or commits that is still real: two sessions, or one long one."""
+    """Work without edits or commits that is still real: two sessions, or one long one, that
+    read or named files of this repository (chat about nothing here is not an investigation)."""
+    if not any(w.read or w.mentioned for w in c.windows):
+        return False
     sessions = {w.session_key for w in c.windows}
     if len(sessions) >= 2:
         return True
