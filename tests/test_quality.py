@@ -138,7 +138,6 @@ def test_teamwork_link_recall(teamwork: tuple[Any, dict]) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=_NOT_MET.format("6 of 11 chores linked"))
 def test_teamwork_no_chore_linked(teamwork: tuple[Any, dict]) -> None:
     assert teamwork[1]["chores_linked"] == tw.TARGETS["chores_linked"]
 

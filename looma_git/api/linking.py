@@ -23,17 +23,24 @@ class LinkReport:
 
 def link_commits(paths: RepoPaths, shas: list[str], *, by: str = "hook",
                  settings: Settings | None = None) -> LinkReport:
-    """Refresh the work model and link exactly these commits (a commit that matches no
-    WorkItem gets no link rather than a weak one). With an LLM configured, only its cached
-    answers are used, so the hook path never waits on a model and agrees with `reprocess`."""
-    from looma_git.api.refine import refine_and_publish
+    """The drainer's link step: link exactly these commits against the WorkItems that share a
+    file or the branch with them (`api.refine.link_new_commits`: flat in history size; a
+    commit that matches no WorkItem gets no link rather than a weak one). Then, only when
+    transcripts changed since the last pass, an incremental pass over the new or grown
+    sessions (with an LLM configured, only its cached answers: the hook never waits)."""
+    from looma_git.api.refine import link_new_commits, refine_and_publish, sessions_changed
 
     if not shas:
         return LinkReport()
-    report = refine_and_publish(paths, by=by, commits_revs=tuple(shas), no_walk=True,
-                                settings=settings, offline=True)
-    return LinkReport(commits=len(shas), linked=report.ops.get("commit.link", 0),
-                      ops=dict(report.ops))
+    if sessions_changed(paths):
+        # New transcript lines first (an incremental pass links every commit, these too), so
+        # a commit is always scored against the WorkItems a full rebuild would see.
+        more = refine_and_publish(paths, by=by, settings=settings, offline=True,
+                                  incremental=True)
+        return LinkReport(commits=len(shas), linked=more.ops.get("commit.link", 0),
+                          ops=dict(more.ops))
+    ops = link_new_commits(paths, shas, by=by)
+    return LinkReport(commits=len(shas), linked=ops.get("commit.link", 0), ops=dict(ops))
 
 
 def _full_sha(paths: RepoPaths, rev: str) -> str:

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from looma_git.gitrepo import RepoPaths, require_worktree
 from looma_git.ledger.ops import Op
 from looma_git.ledger.state import LedgerState, WorkItemState
-from looma_git.pipeline.inputs import load_sessions
 from looma_git.pipeline.promote import (
     eligible,
     plan_links,
@@ -26,18 +27,6 @@ if TYPE_CHECKING:
     from looma_git.pipeline.extractor import Extractor
     from looma_git.settings import Settings
 
-LOCAL_SCHEMA = """
-CREATE TABLE IF NOT EXISTS refine_workitems(id TEXT PRIMARY KEY, ledger_id TEXT, promoted INTEGER,
-  json TEXT);
-CREATE TABLE IF NOT EXISTS refine_memories(id TEXT PRIMARY KEY, ledger_id TEXT, workitem TEXT,
-  promoted INTEGER, json TEXT);
-CREATE TABLE IF NOT EXISTS refine_meta(key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE IF NOT EXISTS refine_windows(key TEXT PRIMARY KEY, workitem TEXT, text TEXT);
-CREATE TABLE IF NOT EXISTS refine_window_events(key TEXT PRIMARY KEY, agent TEXT, session_id TEXT,
-  workitem TEXT, event_ids TEXT);
-"""
-
-
 @dataclass
 class RefineReport:
     """What a pass did."""
@@ -52,6 +41,9 @@ class RefineReport:
     ops_written: int = 0
     ops: dict[str, int] = field(default_factory=dict)
     llm: dict[str, int] = field(default_factory=dict)  # LLM extractor counters ({} when off)
+    mode: str = "full"  # full | incremental
+    resegmented: int = 0  # sessions read and segmented in this pass
+    rescored: int = 0  # windows scored (the others kept their stored assignment)
 
 
 def _session_keys(item: WorkItemState) -> frozenset[str]:
@@ -91,20 +83,78 @@ def seeds_from_state(state: LedgerState) -> tuple[list[Seed], dict[str, str],
             frozenset(state.links))
 
 
+def _seeds_fingerprint(seeds: list[Seed]) -> str:
+    return hashlib.sha256(repr(sorted(seeds, key=lambda x: x.id)).encode()).hexdigest()
+
+
+SESSION_BATCH = 50  # sessions whose sha mentions are validated in one git call
+
+
+def _stream(conn: sqlite3.Connection, worktree: Any, keys: list[str],
+            sha_lookup: dict[str, str]) -> Iterator[Any]:
+    """The named sessions one at a time; `sha_lookup` learns each batch's commit mentions
+    before its sessions are yielded (existence is a fact, so batching changes nothing)."""
+    from looma_git.pipeline.inputs import load_session
+
+    for i in range(0, len(keys), SESSION_BATCH):
+        batch = [load_session(conn, *k.split(":", 1)) for k in keys[i:i + SESSION_BATCH]]
+        sha_lookup.update(gitfacts.existing_objects(worktree, sha_candidates(batch)))
+        yield from batch
+        del batch
+
+
 def run_pass(paths: RepoPaths, state: LedgerState, conn: sqlite3.Connection,
              commits_revs: tuple[str, ...] = ("--all",), no_walk: bool = False,
-             extractor: Extractor | None = None) -> RefineResult:
-    """One pure refinery pass over what is stored locally and in git."""
+             extractor: Extractor | None = None, incremental: bool = False
+             ) -> tuple[RefineResult, dict[str, str], frozenset[str], str, int, str]:
+    """One pure refinery pass over what is stored locally and in git.
+
+    Full: every session is read (one at a time) and segmented. Incremental: only sessions
+    that are new, grew, or touch a path the repository gained or lost since the last pass;
+    the others' windows come from store.db. Returns (result, session versions, known paths,
+    seeds fingerprint, sessions read, mode)."""
+    from looma_git.index import workmodel
+    from looma_git.pipeline.inputs import session_versions
+    from looma_git.pipeline.refine import StoredWindow
+    from looma_git.pipeline.resolve import window_order
+    from looma_git.store.clone import user_actor
+
     worktree = require_worktree(paths)
-    sessions = load_sessions(conn)
+    versions = session_versions(conn)
     commits = gitfacts.list_commits(worktree, revs=commits_revs, no_walk=no_walk)
     known = gitfacts.known_paths(worktree)
-    sha_lookup = gitfacts.existing_objects(worktree, sha_candidates(sessions))
     seeds, overrides, forbidden, live = seeds_from_state(state)
-    return refine(RefineInput(
-        sessions=tuple(sessions), commits=tuple(commits), known_paths=known,
-        sha_lookup=sha_lookup, seeds=tuple(seeds), forbidden_links=forbidden,
-        ledger_links=live, overrides=tuple(sorted(overrides.items())), extractor=extractor))
+    fp = _seeds_fingerprint(seeds)
+    prior: list[StoredWindow] = []
+    dirty_from = float("inf")
+    mode = "full"
+    keys = sorted(versions)
+    if incremental and workmodel.get_meta(conn, "pass") is not None:
+        mode = "incremental"
+        before = workmodel.stored_sessions(conn)
+        changed = {k for k, v in versions.items() if before.get(k) != v}
+        moved = workmodel.known_paths(conn) ^ set(known)
+        if moved:
+            changed |= workmodel.sessions_touching(conn, moved) & set(versions)
+        gone = set(before) - set(versions)
+        for sw in workmodel.stored_windows(conn, skip=set()):
+            key = sw.signal.session_key
+            if key in gone:
+                dirty_from = min(dirty_from, window_order(sw.signal)[0])
+            else:  # a changed session's new segmentation is compared with it window by window
+                prior.append(sw)
+        keys = sorted(changed)
+    replay = mode == "incremental" and workmodel.get_meta(conn, "seeds") == fp
+    actor = user_actor(paths)
+    sha_lookup: dict[str, str] = {}
+    result = refine(RefineInput(
+        sessions=_stream(conn, worktree, keys, sha_lookup), commits=tuple(commits),
+        known_paths=known, sha_lookup=sha_lookup, seeds=tuple(seeds),
+        forbidden_links=forbidden, ledger_links=live,
+        overrides=tuple(sorted(overrides.items())), extractor=extractor,
+        prior=tuple(prior), replay=replay, dirty_from=dirty_from,
+        local_authors=frozenset({actor.name} if actor.name else set())))
+    return result, versions, known, fp, len(keys), mode
 
 
 def _id_map(result: RefineResult, created: list[Op]) -> dict[str, str]:
@@ -118,17 +168,23 @@ def _id_map(result: RefineResult, created: list[Op]) -> dict[str, str]:
     return id_map
 
 
+def _subjects(commits: Any) -> dict[str, tuple[str, str]]:
+    return {c.sha: (c.subject, c.ts) for c in commits}
+
+
 def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
                        commits_revs: tuple[str, ...] = ("--all",),
                        no_walk: bool = False, settings: Settings | None = None,
-                       offline: bool = False) -> RefineReport:
+                       offline: bool = False, incremental: bool = False) -> RefineReport:
     """Run a pass and publish promotions, links and memories as system ops.
 
-    `settings.llm` (read by the edge) adds the LLM extractor; None keeps the heuristic one.
-    `offline` uses only cached LLM answers (the hook path must never wait on a model).
+    `incremental` re-reads only new or grown sessions (the result is the full pass's; see
+    `run_pass`); `looma reprocess` is the full rebuild. `settings.llm` (read by the edge)
+    adds the LLM extractor; None keeps the heuristic one. `offline` uses only cached LLM
+    answers (the hook path must never wait on a model).
     """
     from looma_git.api import ledger
-    from looma_git.index import storedb
+    from looma_git.index import storedb, workmodel
     from looma_git.ledger.ops import OpDraft
     from looma_git.pipeline.extractor import build_extractor, extractor_stats
     from looma_git.redact import redact_text
@@ -136,13 +192,15 @@ def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
     conn = storedb.connect(paths)
     try:
         storedb.ensure_schema(conn)
-        conn.executescript(LOCAL_SCHEMA)
+        workmodel.ensure(conn)
         state = ledger.load_state(paths)
         extractor = build_extractor(settings.llm if settings else None, conn, offline=offline)
-        result = run_pass(paths, state, conn, commits_revs, no_walk, extractor)
+        result, versions, known, fp, read, mode = run_pass(
+            paths, state, conn, commits_revs, no_walk, extractor, incremental)
         report = RefineReport(sessions=len({w.session_key for w in result.windows}),
                               windows=len(result.windows), workitems=len(result.workitems),
-                              llm=extractor_stats(extractor))
+                              llm=extractor_stats(extractor), mode=mode, resegmented=read,
+                              rescored=result.rescored)
 
         def write(drafts: list[dict[str, Any]]) -> list[Op]:
             if not drafts:
@@ -153,15 +211,20 @@ def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
                 report.ops[d["op"]] = report.ops.get(d["op"], 0) + 1
             return list(ops)
 
-        created = write(plan_workitems(result, state.workitems, redact_text))
+        created = write(plan_workitems(result, state.workitems, redact_text,
+                                       state.observations))
         id_map = _id_map(result, [op for op in created if op.op == "workitem.create"])
         state = ledger.load_state(paths) if created else state
         live = set(state.links)
         titles = {wid: it.title for wid, it in state.workitems.items()}
         new_links = [ln for ln in result.links if ln.workitem in id_map
                      and (ln.sha, id_map[ln.workitem]) not in live]
-        pids = gitfacts.patch_ids(require_worktree(paths), sorted({ln.sha for ln in new_links}))
-        write(plan_links(result.links, id_map, live, titles, pids, by))
+        worktree = require_worktree(paths)
+        pids = gitfacts.patch_ids(worktree, sorted({ln.sha for ln in new_links}))
+        subjects = _subjects(gitfacts.list_commits(
+            worktree, revs=tuple(sorted({ln.sha for ln in new_links})), no_walk=True)
+        ) if new_links else {}
+        write(plan_links(result.links, id_map, live, titles, pids, by, subjects))
         promoted = write(plan_memories(result.memories, id_map, state.memories, redact_text))
         if promoted:
             state = ledger.load_state(paths)
@@ -169,7 +232,16 @@ def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
             write([d for d in plan_memories(result.memories, id_map,
                                             state.memories, redact_text)
                    if d["op"] == "memory.update"])
-        _save_local(conn, result, id_map)
+        with conn:
+            workmodel.save_graph(conn, result.workitems, result.memories, result.windows,
+                                 id_map, window_text)
+            workmodel.save_windows(conn, result.stored, versions, known)
+            workmodel.save_targets(conn, result.targets, id_map,
+                                   _creates(result, id_map, redact_text))
+            workmodel.set_meta(conn, "seeds", fp)
+            workmodel.set_meta(conn, "pass", mode)
+            workmodel.set_meta(conn, "own_authors", json.dumps(
+                sorted(result.own_authors) if result.own_authors is not None else None))
         report.promoted = len(id_map)
         report.candidates = sum(1 for w in result.workitems if w.id not in id_map
                                 and not w.quarantined)
@@ -180,45 +252,109 @@ def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
         conn.close()
 
 
+def _creates(result: RefineResult, id_map: dict[str, str],
+             redact: Any) -> dict[str, dict[str, Any]]:
+    """For unpublished clusters: the create op a commit link would publish them with."""
+    out = {}
+    for w in result.workitems:
+        if w.id in id_map or w.quarantined or w.readonly:
+            continue
+        drafts = plan_workitems(RefineResult(workitems=(w,), memories=(), links=(), windows=()),
+                                {}, redact)
+        if drafts:
+            out[w.id] = drafts[0]["payload"]
+        else:  # not eligible on its own: a commit link is what publishes it
+            forced = RefineResult(workitems=(replace(w, commits=("pending",)),), memories=(),
+                                  links=(), windows=())
+            drafts = plan_workitems(forced, {}, redact)
+            if drafts:
+                out[w.id] = drafts[0]["payload"]
+    return out
+
+
+def link_new_commits(paths: RepoPaths, shas: list[str], *, by: str = "hook") -> dict[str, int]:
+    """Link exactly these commits against the last pass's WorkItems, looking only at those
+    that share a file or the branch with each commit: no refinery pass, no WorkItem update
+    (the fold derives titles, summaries and confidence from the link ops themselves), so the
+    cost is flat in the size of the history. A commit whose best WorkItem is a local
+    candidate publishes it (as a full pass would). Returns op counts."""
+    from looma_git.api import ledger
+    from looma_git.index import storedb, workmodel
+    from looma_git.ledger.ops import OpDraft
+    from looma_git.pipeline.linking import _branch_of, link_commits
+
+    worktree = require_worktree(paths)
+    commits = gitfacts.list_commits(worktree, revs=tuple(shas), no_walk=True)
+    if not commits or not paths.store_db.exists():
+        return {}
+    conn = storedb.connect(paths)
+    try:
+        workmodel.ensure(conn)
+        files = {f for c in commits for f in c.files}
+        branches = {b for c in commits if (b := _branch_of(c))}
+        near = workmodel.targets_near(conn, files, branches)
+        if not near:
+            return {}
+        raw = workmodel.get_meta(conn, "own_authors")
+        own_list = json.loads(raw) if raw else None
+        own = frozenset(own_list) if own_list is not None else None
+        state = ledger.load_state(paths)
+        ledger_of = {t.id: lid for t, lid, _ in near if lid}
+        forbidden = frozenset((sha, local) for sha, wi in state.constraints.unlinked
+                              for local, lid in ledger_of.items() if lid == wi)
+        links = link_commits(commits, [t for t, _, _ in near], forbidden, own)
+        if not links:
+            return {}
+        counts: dict[str, int] = {}
+        creates = {t.id: c for t, lid, c in near if not lid and c}
+        id_map = dict(ledger_of)
+        drafts: list[dict[str, Any]] = [
+            {"op": "workitem.create", "target": {"type": "workitem", "id": None},
+             "payload": creates[ln.workitem]}
+            for ln in {x.workitem: x for x in links}.values()
+            if ln.workitem not in id_map and ln.workitem in creates]
+        if drafts:
+            ops = ledger.append(paths, [OpDraft(**d) for d in drafts], actor="system")
+            counts["workitem.create"] = len(ops)
+            with conn:
+                for op in ops:
+                    local, new_id = op.payload.get("local_id"), op.created_id()
+                    if local and new_id:
+                        id_map[local] = new_id
+                        workmodel.set_target_ledger_id(conn, local, new_id)
+            state = ledger.load_state(paths)
+        live = set(state.links)
+        titles = {wid: it.title for wid, it in state.workitems.items()}
+        pids = gitfacts.patch_ids(worktree, sorted({ln.sha for ln in links}))
+        link_drafts = plan_links(links, id_map, live, titles, pids, by, _subjects(commits))
+        if link_drafts:
+            ledger.append(paths, [OpDraft(**d) for d in link_drafts], actor="system")
+            counts["commit.link"] = len(link_drafts)
+        return counts
+    finally:
+        conn.close()
+
+
+def sessions_changed(paths: RepoPaths) -> bool:
+    """Whether store.db holds sessions the last pass did not see (or saw shorter)."""
+    from looma_git.index import storedb, workmodel
+    from looma_git.pipeline.inputs import session_versions
+
+    if not paths.store_db.exists():
+        return False
+    conn = storedb.connect(paths)
+    try:
+        storedb.ensure_schema(conn)
+        workmodel.ensure(conn)
+        return workmodel.sessions_changed(conn, session_versions(conn))
+    finally:
+        conn.close()
+
+
 def window_text(w: Any) -> str:
     """What a window was about, in a sentence or two."""
     terms = " ".join(t for t, _ in w.terms[:12])
     return f"{w.first_prompt[:400]} {terms}".strip()
-
-
-def _save_local(conn: sqlite3.Connection, result: RefineResult, id_map: dict[str, str]) -> None:
-    """The local graph (candidates included) for `work --all`, `ask` and health."""
-    with conn:
-        conn.execute("DELETE FROM refine_workitems")
-        conn.execute("DELETE FROM refine_memories")
-        conn.execute("DELETE FROM refine_windows")
-        # Window summaries (opening request + topic terms) for the vector index: a goal that
-        # reads like what someone once asked an agent finds the WorkItem that window joined.
-        owner = {key: id_map.get(w.id, w.id) for w in result.workitems for key in w.windows}
-        conn.executemany(
-            "INSERT OR REPLACE INTO refine_windows(key, workitem, text) VALUES (?,?,?)",
-            [(w.key, owner[w.key], window_text(w)) for w in result.windows
-             if w.key in owner and (w.first_prompt or w.terms)])
-        # Every window's events and owner (None: in no WorkItem), for the quality benchmark's
-        # segment-level scoring (tests/bench/quality.py) and for debugging a resolution.
-        conn.execute("DELETE FROM refine_window_events")
-        conn.executemany(
-            "INSERT OR REPLACE INTO refine_window_events(key, agent, session_id, workitem, "
-            "event_ids) VALUES (?,?,?,?,?)",
-            [(w.key, w.agent, w.session_id, owner.get(w.key), json.dumps(list(w.event_ids)))
-             for w in result.windows])
-        conn.executemany(
-            "INSERT INTO refine_workitems(id, ledger_id, promoted, json) VALUES (?,?,?,?)",
-            [(w.id, id_map.get(w.id), int(w.id in id_map),
-              json.dumps(asdict(w), sort_keys=True, default=str)) for w in result.workitems])
-        conn.executemany(
-            "INSERT OR REPLACE INTO refine_memories(id, ledger_id, workitem, promoted, json) "
-            "VALUES (?,?,?,?,?)",
-            [(m.id, None, id_map.get(m.workitem or "", m.workitem), int(m.workitem in id_map),
-              json.dumps(asdict(m), sort_keys=True, default=str)) for m in result.memories])
-        # What this model was built from, so `looma status` can say "work model stale".
-        conn.execute("INSERT OR REPLACE INTO refine_meta(key, value) SELECT "
-                     "'events_ingested_at', COALESCE(MAX(ingested_at), '') FROM events")
 
 
 LOCAL_TABLES = ("refine_workitems", "refine_memories")
@@ -230,13 +366,10 @@ def local_graph(paths: RepoPaths, table: str = "refine_workitems"
     [] before any pass or on a clone without transcripts."""
     if table not in LOCAL_TABLES or not paths.store_db.exists():
         return []
-    from looma_git.index import storedb
+    from looma_git.index import storedb, workmodel
 
     conn = storedb.connect(paths, readonly=True)
     try:
-        rows = conn.execute(f"SELECT id, json, promoted FROM {table} ORDER BY id").fetchall()
-    except sqlite3.Error:
-        return []  # no pass yet: the table does not exist
+        return workmodel.local_rows(conn, table)
     finally:
         conn.close()
-    return [(r[0], json.loads(r[1]), bool(r[2])) for r in rows]

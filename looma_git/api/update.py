@@ -38,7 +38,7 @@ def update(paths: RepoPaths, env: DiscoveryEnv, *, agents: list[str] | None = No
     result = None
     if refine and (changed or not _refined_before(paths)):
         _phase("building the work model")
-        result = refine_and_publish(paths, by="backfill", settings=settings)
+        result = refine_and_publish(paths, by="backfill", settings=settings, incremental=True)
         _phase("indexing")
         # Keep the index (and most memory vectors) fresh here, off the query path: this runs
         # from the hook drainer in the background, so the next `resume` finds it ready.

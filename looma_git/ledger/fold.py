@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from looma_git.ledger import derive
 from looma_git.ledger.canonical import canonical_json, derived_id
 from looma_git.ledger.fold_nodes import NodeFolding, _sorted_unique
 from looma_git.ledger.ops import Op
@@ -85,6 +86,8 @@ class Folder(NodeFolding):
         self._prev: dict[str, tuple[str, ...]] = {}
         self._intents: dict[str, list[Op]] = {}
         self._applied: set[str] = set()
+        self._user_created: set[str] = set()
+        self._derive: set[str] | None = None  # WorkItems to derive at finish (None: all)
 
     # ------------------------------------------------------------- driver
     def apply(self, ops: Iterable[Op]) -> None:
@@ -100,7 +103,10 @@ class Folder(NodeFolding):
             self._applied.add(op.id)
 
     def finish(self) -> LedgerState:
-        """Fill derived fields (link titles) and return the state."""
+        """Fill derived fields (observed WorkItems, link titles) and return the state."""
+        self.dirty_workitems |= derive.derive_all(self.state, self.state.observations,
+                                                  self._user_created, only=self._derive)
+        self._derive = set()
         wis = self.state.workitems
         for link in self.state.links.values():
             wi = wis.get(link.workitem)
@@ -150,12 +156,19 @@ class Folder(NodeFolding):
         return self.state.workitems.get(self.state.canonical(raw_id))
 
     def _touch_wi(self, wi: WorkItemState, op: Op) -> None:
+        self._mark(wi.id)
         wi.updated_lamport = op.lamport
         wi.updated_ts = op.ts
         wi.ops = (*wi.ops, op.id)
         self.dirty_workitems.add(wi.id)
 
+    def _mark(self, wid: str | None) -> None:
+        """`wid`'s derived fields need recomputing at the next finish()."""
+        if wid and self._derive is not None:
+            self._derive.add(self.state.canonical(wid))
+
     def _touch_mem(self, mem: MemoryState, op: Op) -> None:
+        self._mark(mem.workitem)
         mem.updated_lamport = op.lamport
         mem.ops = (*mem.ops, op.id)
         self.dirty_memories.add(mem.id)
@@ -183,6 +196,19 @@ class Folder(NodeFolding):
                          if isinstance(v, (int, float)) and not isinstance(v, bool)}
             setattr(obj, name, value)
 
+    def _observe(self, wid: str, op: Op) -> None:
+        """Merge the op's per-session observations into the WorkItem's (system ops only)."""
+        raw = op.payload.get("observe")
+        sessions = raw.get("sessions") if isinstance(raw, dict) else None
+        if op.is_user or not isinstance(sessions, list):
+            return
+        per = self.state.observations.setdefault(wid, {})
+        for item in sessions:
+            o = derive.clean(item)
+            if o is not None:
+                key = f"{o['agent']}:{o['id']}"
+                per[key] = derive.merge(per.get(key), o)
+
     # ------------------------------------------------------------- workitems
     def _workitem_create(self, op: Op) -> None:
         wid = op.created_id() or derived_id("wi_", op.id)
@@ -195,7 +221,10 @@ class Folder(NodeFolding):
             self.state.constraints.forced[wid] = "promote"
         if wid in self.state.constraints.false_positives:
             wi.false_positive, wi.confidence = True, 0.0
+        if op.is_user:
+            self._user_created.add(wid)
         self.state.workitems[wid] = wi
+        self._observe(wid, op)
         self._touch_wi(wi, op)
 
     def _workitem_update(self, op: Op) -> None:
@@ -214,6 +243,7 @@ class Folder(NodeFolding):
         self._set_fields(wi, op.payload, _WI_FIELDS, skip)
         if op.is_user and "title" in op.payload and "title" not in skip:
             self._pin(wi, wi.title)
+        self._observe(wi.id, op)
         self._touch_wi(wi, op)
         if "title" in op.payload:
             self.links_dirty = True

@@ -29,6 +29,9 @@ class NodeFolding:
     def _touch_mem(self, mem: MemoryState, op: Op) -> None:
         raise NotImplementedError
 
+    def _mark(self, wid: str | None) -> None:
+        raise NotImplementedError
+
     def _warn(self, op: Op, text: str) -> None:
         raise NotImplementedError
 
@@ -110,7 +113,10 @@ class NodeFolding:
             confidence=float(conf) if isinstance(conf, (int, float)) else 0.0,
             by=p.get("by") or ("user" if op.is_user else "hook"),
             patch_id=p.get("patch_id"), files=_sorted_unique(p.get("files") or []),
-            branch=p.get("branch"), why=p.get("why"), user=op.is_user, op=op.id)
+            branch=p.get("branch"), why=p.get("why"), user=op.is_user, op=op.id,
+            subject=str(p.get("subject") or "") if isinstance(p.get("subject"), str) else "",
+            ts=str(p.get("ts") or "") if isinstance(p.get("ts"), str) else "")
+        self._mark(wi.id)
         self.links_dirty = True
 
     def _commit_unlink(self, op: Op) -> None:
@@ -127,6 +133,7 @@ class NodeFolding:
             return
         if existing is not None:
             del st.links[key]
+            self._mark(wi.id)
             self.links_dirty = True
 
     def _commit_rewrite(self, op: Op) -> None:
@@ -137,6 +144,7 @@ class NodeFolding:
             return
         st.rewrites[old] = new
         for key in [k for k in st.links if k[0] == old]:
+            self._mark(key[1])
             link = st.links.pop(key)
             if (new, key[1]) not in st.links:
                 link.sha = new

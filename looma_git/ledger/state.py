@@ -85,6 +85,8 @@ class LinkState:
     title: str = ""
     user: bool = False  # set by a user op: system ops cannot replace or remove it
     op: str = ""
+    subject: str = ""  # the commit's subject, recorded by the linking clone (for derivation)
+    ts: str = ""  # the commit's time
 
 
 @dataclass
@@ -131,6 +133,8 @@ class LedgerState:
     conflicts: list[Conflict] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     head_lamport: int = 0
+    # wi id -> "agent:session" -> merged observation (ledger/derive.py); not a projection
+    observations: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
 
     def canonical(self, wi_id: str) -> str:
         """Follow `merged_into` to the WorkItem that absorbed `wi_id` (cycle-safe)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 
@@ -94,3 +95,48 @@ def _first_branch(events: list[Event]) -> str | None:
 
 def _first_ts(s: Session) -> str:
     return min((e.ts for e in s.events if e.ts), default="")
+
+
+def session_versions(conn: sqlite3.Connection) -> dict[str, str]:
+    """"agent:session" -> a version string that changes whenever the session grows or an
+    event of it is rewritten (count, last seq, last ingest time)."""
+    return {f"{r[0]}:{r[1]}": f"{r[2]}/{r[3]}/{r[4]}" for r in conn.execute(
+        "SELECT agent, session_id, COUNT(*), MAX(seq), MAX(ingested_at) FROM events "
+        "GROUP BY agent, session_id")}
+
+
+def load_session(conn: sqlite3.Connection, agent: str, session_id: str) -> Session:
+    """One session with its events and tool calls (what a pass holds at a time)."""
+    rows = conn.execute(
+        "SELECT event_id, seq, ts, role, text, branch FROM events WHERE agent=? AND "
+        "session_id=? ORDER BY seq, event_id", (agent, session_id)).fetchall()
+    files: dict[tuple[str, int], list[str]] = defaultdict(list)
+    tools: dict[str, list[tuple[int, ToolUse]]] = defaultdict(list)
+    sub = "SELECT event_id FROM events WHERE agent=? AND session_id=?"
+    for row in conn.execute(
+            f"SELECT event_id, idx, relpath FROM tool_files WHERE relpath IS NOT NULL AND "
+            f"event_id IN ({sub}) ORDER BY event_id, idx, relpath", (agent, session_id)):
+        files[(row[0], row[1])].append(row[2])
+    for row in conn.execute(
+            f"SELECT event_id, idx, name, kind, command, exit_code, is_error, test_outcome "
+            f"FROM tool_calls WHERE event_id IN ({sub}) ORDER BY event_id, idx",
+            (agent, session_id)):
+        fs = tuple(dict.fromkeys(files.get((row[0], row[1]), ())))
+        tools[row[0]].append((row[1], ToolUse(
+            kind=row[3] or "other", name=row[2] or "", command=row[4],
+            exit_code=row[5], is_error=bool(row[6]), test_outcome=row[7], files=fs)))
+    events = [Event(event_id=r[0], seq=r[1] or 0, ts=r[2] or "", role=r[3] or "",
+                    text=r[4] or "", branch=r[5],
+                    tools=tuple(t for _, t in sorted(tools.get(r[0], []), key=lambda x: x[0])))
+              for r in rows]
+    got = conn.execute("SELECT git_branch FROM sessions WHERE agent=? AND session_id=?",
+                       (agent, session_id)).fetchone()
+    branch = (got[0] if got else None) or _first_branch(events)
+    return Session(agent=agent, session_id=session_id, branch=branch, events=tuple(events))
+
+
+def iter_sessions(conn: sqlite3.Connection, keys: list[str]) -> Iterator[Session]:
+    """The named sessions, one at a time, in the given order."""
+    for key in keys:
+        agent, _, sid = key.partition(":")
+        yield load_session(conn, agent, sid)

@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from looma_git.pipeline.signals import parse_ts
-from looma_git.pipeline.text import path_terms, tokens
+from looma_git.pipeline.text import is_chore, path_terms, tokens
 from looma_git.store.gitfacts import CommitInfo
 
 # Linking weights and threshold, in one place. File overlap dominates: a commit that touches
@@ -17,6 +17,7 @@ W_BRANCH = 0.15
 W_TIME = 0.15
 W_TEXT = 0.15
 LINK_AT = 0.50
+FOREIGN_TEXT = 0.35  # a commit by an author with no session evidence needs this much wording
 TIME_WINDOW_S = 12 * 3600
 TRUNK = frozenset({"main", "master", "trunk", "develop", "HEAD", ""})
 
@@ -109,13 +110,29 @@ class _Prepared:
     norm: float
 
 
+def evidence_needed(commit: CommitInfo, own_authors: frozenset[str] | None) -> str | None:
+    """Why file overlap alone cannot link this commit ("chore" / "foreign"), or None.
+
+    Chores (bots, bumps, formatting, releases, fixup/merge subjects, commits touching only
+    manifests/lock files/changelogs) and commits of authors with no session evidence
+    (`own_authors`, None when unknown) link only on the effort's branch, or for a foreign
+    commit also on wording that matches the effort (FOREIGN_TEXT)."""
+    if is_chore(commit.subject, commit.author, commit.files):
+        return "chore"
+    if own_authors is not None and commit.author not in own_authors:
+        return "foreign"
+    return None
+
+
 def link_commits(commits: list[CommitInfo], targets: list[Target],
-                 forbidden: frozenset[tuple[str, str]] = frozenset()) -> list[Link]:
+                 forbidden: frozenset[tuple[str, str]] = frozenset(),
+                 own_authors: frozenset[str] | None = None) -> list[Link]:
     """The best WorkItem for each commit, when it clears LINK_AT; no weak links.
 
     Only WorkItems sharing a file or the branch with a commit can clear the threshold, so
     targets are indexed by file and branch and each commit is scored against those alone
-    (the scores are exactly `score_commit`'s)."""
+    (the scores are exactly `score_commit`'s). The link's `why` names each part it rests on
+    (files, branch, time, text) and, for a chore or foreign commit, what else carried it."""
     prepared = []
     by_file: dict[str, list[int]] = {}
     by_branch: dict[str, list[int]] = {}
@@ -154,8 +171,16 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
                 best = (s, t.id, why, t)
         if best and best[0] >= LINK_AT:
             t = best[3]
+            why = dict(best[2])
+            need = evidence_needed(c, own_authors)
+            if need is not None:
+                carried = why["branch"] >= 1.0 or (need == "foreign"
+                                                   and why["text"] >= FOREIGN_TEXT)
+                if not carried:
+                    continue  # file overlap (and time) alone never link a chore or a stranger
+                why[need] = 1.0
             links.append(Link(
                 sha=c.sha, workitem=t.id, confidence=round(min(1.0, best[0]), 4),
                 files=tuple(sorted(files & t.files)), branch=branch,
-                why=tuple(sorted(best[2].items()))))
+                why=tuple(sorted(why.items()))))
     return links

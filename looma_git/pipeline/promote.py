@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from looma_git.ledger import derive
 from looma_git.ledger.state import MemoryState, WorkItemState
 from looma_git.pipeline import confidence as conf
 from looma_git.pipeline.linking import Link
@@ -15,9 +16,12 @@ MAX_EVIDENCE = 5
 
 
 def eligible(w: WorkItemView) -> bool:
-    """Published when already in the ledger, commit-linked, or confident enough."""
-    if w.quarantined or w.readonly:
+    """Published when already in the ledger, commit-linked, or confident enough; work that
+    changed nothing only when corroborated (an `investigation`: >= 2 sessions or one long)."""
+    if w.quarantined:
         return False
+    if w.readonly:
+        return bool(w.seed_id) or w.corroborated
     return bool(w.seed_id) or bool(w.commits) or w.confidence.value >= conf.PROMOTE_AT
 
 
@@ -52,47 +56,57 @@ def _norm(value: Any) -> Any:
     return value
 
 
+def local_observations(w: WorkItemView, redact: Callable[[str], str]) -> list[dict[str, Any]]:
+    """This clone's observations of `w` as the fold will store them (prompt redacted)."""
+    out = []
+    for raw in w.observed:
+        o = derive.clean({**raw, "prompt": redact(str(raw.get("prompt") or ""))})
+        if o is not None:
+            out.append(o)
+    return out
+
+
 def plan_workitems(result: RefineResult, ledger_items: Mapping[str, WorkItemState],
-                   redact: Callable[[str], str]) -> list[Draft]:
-    """workitem.create for new eligible clusters; workitem.update for changed fields only."""
+                   redact: Callable[[str], str],
+                   observed: Mapping[str, Mapping[str, dict[str, Any]]] | None = None
+                   ) -> list[Draft]:
+    """workitem.create for new eligible clusters; for a WorkItem already in the ledger a
+    workitem.update only when this clone observed something the ledger does not hold yet
+    (a new session, or a session that grew: new days, files, windows). Its shared fields are
+    derived by the fold from every clone's observations, so nothing else is ever written."""
     drafts: list[Draft] = []
+    observed = observed or {}
     for w in result.workitems:
         if not eligible(w):
             continue
-        fields = _wi_fields(w)
+        obs = local_observations(w, redact)
         if w.seed_id is None:
             payload = {"status": w.status,
-                       "band": w.confidence.band, **fields,
-                       "evidence": _evidence(w.evidence), "local_id": w.id}
+                       "band": w.confidence.band, **_wi_fields(w),
+                       "evidence": _evidence(w.evidence), "local_id": w.id,
+                       "observe": {"sessions": obs}}
             drafts.append({"op": "workitem.create", "target": {"type": "workitem", "id": None},
                            "payload": payload})
             continue
         current = ledger_items.get(w.seed_id)
-        if current is None:
+        if current is None or current.false_positive or current.merged_into:
             continue
-        changed: dict[str, Any] = {}
-        for key, value in fields.items():
-            mine = _norm(value)
-            if key in ("summary", "title"):
-                mine = redact(value)
-            if key == "title" and current.pinned_title:
-                continue
-            if key == "features" and current.forced:
-                continue
-            if _norm(getattr(current, key, None)) != mine:
-                changed[key] = value
-        if "confidence" in changed:
-            changed["band"] = w.confidence.band
-        if changed:
+        have = observed.get(w.seed_id, {})
+        new = [o for o in obs if not derive.covers(have.get(f"{o['agent']}:{o['id']}"), o)]
+        if new:
             drafts.append({"op": "workitem.update",
-                           "target": {"type": "workitem", "id": w.seed_id}, "payload": changed})
+                           "target": {"type": "workitem", "id": w.seed_id},
+                           "payload": {"observe": {"sessions": new}}})
     return drafts
 
 
-def plan_links(links: tuple[Link, ...], id_map: Mapping[str, str],
+def plan_links(links: tuple[Link, ...] | list[Link], id_map: Mapping[str, str],
                live: set[tuple[str, str]], titles: Mapping[str, str],
-               patch_ids: Mapping[str, str], by: str) -> list[Draft]:
-    """commit.link for each new link of a published WorkItem."""
+               patch_ids: Mapping[str, str], by: str,
+               subjects: Mapping[str, tuple[str, str]] | None = None) -> list[Draft]:
+    """commit.link for each new link of a published WorkItem (with the commit's subject and
+    time, which the fold derives titles, summaries and last_active from)."""
+    subjects = subjects or {}
     drafts: list[Draft] = []
     for ln in links:
         wi = id_map.get(ln.workitem)
@@ -100,6 +114,8 @@ def plan_links(links: tuple[Link, ...], id_map: Mapping[str, str],
             continue
         drafts.append({"op": "commit.link", "target": {"type": "commit", "id": ln.sha},
                        "payload": {"workitem": wi, "title": titles.get(wi, ""),
+                                   "subject": subjects.get(ln.sha, ("", ""))[0],
+                                   "ts": subjects.get(ln.sha, ("", ""))[1],
                                    "confidence": round(ln.confidence, 2), "by": by,
                                    "patch_id": patch_ids.get(ln.sha), "files": list(ln.files),
                                    "branch": ln.branch,

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from rapidfuzz import fuzz
 
@@ -12,19 +14,44 @@ from looma_git.pipeline.extractor import Extractor, HeuristicExtractor
 from looma_git.pipeline.heuristics import Candidate, is_reversal
 from looma_git.pipeline.inputs import Session
 from looma_git.pipeline.linking import Link, Target, link_commits
-from looma_git.pipeline.resolve import Cluster, Seed, resolve
+from looma_git.pipeline.resolve import Cluster, Resolver, Seed, window_order
 from looma_git.pipeline.signals import WorkSignal, parse_ts, windows_of
-from looma_git.pipeline.text import kind_from_text, title_from_commit, title_from_prompt
+from looma_git.pipeline.text import (
+    is_chore,
+    kind_from_text,
+    title_from_commit,
+    title_from_prompt,
+)
 from looma_git.store.gitfacts import CommitInfo
 
 QUOTE_MAX = 500
+PROMPT_OBS = 300  # characters of a session's opening request kept in its observation
+LONG_SESSION_WINDOWS = 3  # one read-only session this long is an investigation on its own
+LONG_SESSION_EVENTS = 40
+
+
+@dataclass(frozen=True)
+class StoredWindow:
+    """A window from an earlier pass: its signals, candidates and where resolution put it."""
+
+    signal: WorkSignal
+    cands: tuple[Candidate, ...]
+    cluster: str
+    related: tuple[tuple[str, float], ...] = ()
+    events: int = 0
 
 
 @dataclass(frozen=True)
 class RefineInput:
-    """Everything one pass reads."""
+    """Everything one pass reads.
 
-    sessions: tuple[Session, ...]
+    Full pass: every session in `sessions`, no `prior`. Incremental pass: only new or grown
+    sessions in `sessions` (any iterable: they are read one at a time), every other session's
+    windows in `prior`; with `replay` (the seeds are the ones `prior` was resolved against),
+    windows before the first changed one keep their stored cluster without being scored, so
+    the result is exactly the full pass's on the same inputs."""
+
+    sessions: Iterable[Session]
     commits: tuple[CommitInfo, ...]
     known_paths: frozenset[str]
     sha_lookup: dict[str, str]
@@ -33,6 +60,10 @@ class RefineInput:
     ledger_links: frozenset[tuple[str, str]] = frozenset()  # (sha, wi) live in the ledger
     overrides: tuple[tuple[str, str], ...] = ()  # (wi id, override) from user ops
     extractor: Extractor | None = None  # None: the heuristic extractor
+    prior: tuple[StoredWindow, ...] = ()
+    replay: bool = False
+    dirty_from: float = float("inf")  # earliest start of a window that vanished since `prior`
+    local_authors: frozenset[str] = frozenset()  # this clone's git identity (commit authors)
 
 
 @dataclass(frozen=True)
@@ -89,6 +120,8 @@ class WorkItemView:
     evidence: tuple[Evidence, ...]
     terms: tuple[tuple[str, int], ...]
     last_active: str = ""  # latest session activity or implementing commit
+    observed: tuple[dict[str, Any], ...] = ()  # per-session observations (ledger/derive.py)
+    corroborated: bool = False  # read-only work seen in >= 2 sessions or one long one
 
 
 @dataclass(frozen=True)
@@ -99,6 +132,11 @@ class RefineResult:
     memories: tuple[MemoryView, ...]
     links: tuple[Link, ...]
     windows: tuple[WorkSignal, ...]
+    stored: tuple[StoredWindow, ...] = ()  # what the next incremental pass starts from
+    targets: tuple[Target, ...] = ()  # what the per-commit linker scores against
+    rescored: int = 0  # windows scored (the rest were replayed)
+    extracted: int = 0  # windows whose candidates were extracted in this pass
+    own_authors: frozenset[str] | None = None  # authors with session evidence (None: unknown)
 
 
 def _features(c: Cluster, linked: int, extra_sessions: int = 0) -> dict[str, float]:
@@ -218,38 +256,113 @@ def _salient(text: str) -> list[str]:
     return [t for t in tokens(text) if t not in generic]
 
 
-def refine(inp: RefineInput) -> RefineResult:
-    """One deterministic pass over all sessions, commits and ledger seeds."""
+def observations(c: Cluster) -> tuple[dict[str, Any], ...]:
+    """What this clone saw of cluster `c`, one record per session (ledger/derive.py)."""
+    per: dict[str, list[WorkSignal]] = {}
+    for w in c.windows:
+        per.setdefault(w.session_key, []).append(w)
+    out = []
+    for key in sorted(per):
+        ws = sorted(per[key], key=window_order)
+        files: Counter[str] = Counter()
+        for w in ws:
+            files.update(w.edited)
+        prompt = next((w.first_prompt for w in ws if w.first_prompt), "")
+        branch = next((w.branch for w in ws if w.branch), None)
+        out.append({
+            "agent": ws[0].agent, "id": ws[0].session_id,
+            "first": min((w.start_ts for w in ws if w.start_ts), default=""),
+            "last": max((w.end_ts for w in ws if w.end_ts), default=""),
+            "days": sorted({w.start_ts[:10] for w in ws if w.start_ts}),
+            "files": dict(sorted(files.items())), "windows": len(ws), "branch": branch,
+            "prompt": prompt[:PROMPT_OBS],
+            "readonly": all(w.is_readonly for w in ws)})
+    return tuple(out)
+
+
+def _corroborated(c: Cluster) -> bool:
+    """Work without edits or commits that is still real: two sessions, or one long one, that
+    read or named files of this repository (chat about nothing here is not an investigation)."""
+    if not any(w.read or w.mentioned for w in c.windows):
+        return False
+    sessions = {w.session_key for w in c.windows}
+    if len(sessions) >= 2:
+        return True
+    return len(c.windows) >= LONG_SESSION_WINDOWS or sum(
+        len(w.event_ids) for w in c.windows) >= LONG_SESSION_EVENTS
+
+
+def _windows(inp: RefineInput, extractor: Extractor
+             ) -> tuple[list[WorkSignal], dict[str, list[Candidate]], float, int]:
+    """Every window of the pass, its candidates, the replay point and how many were extracted.
+
+    Sessions are segmented one at a time (events are dropped after each); a window whose
+    signals equal a stored one reuses its candidates (extraction is the costly part)."""
+    prior = {sw.signal.key: sw for sw in inp.prior}
     windows: list[WorkSignal] = []
-    cands_by_window: dict[str, list[Candidate]] = {}
-    extractor = inp.extractor if inp.extractor is not None else HeuristicExtractor()
+    cands: dict[str, list[Candidate]] = {}
+    changed: set[str] = set()
+    first_change = float("inf")
+    extracted = 0
     for s in inp.sessions:
+        changed.add(s.key)
         ws = windows_of(s, inp.known_paths, inp.sha_lookup)
-        windows.extend(ws)
         by_event = {e.event_id: e for e in s.events}
         for w in ws:
+            old = prior.get(w.key)
+            windows.append(w)
+            if old is not None and old.signal == w:
+                cands[w.key] = list(old.cands)
+                continue
+            first_change = min(first_change, window_order(w)[0])
             found: list[Candidate] = []
             for eid in w.event_ids:
                 ev = by_event[eid]
                 found.extend(extractor.extract(ev.text, event_id=ev.event_id, agent=s.agent,
                                                session_id=s.session_id, ts=ev.ts,
                                                role=ev.role))
-            cands_by_window[w.key] = found
-    clusters = resolve(windows, list(inp.seeds))
+            cands[w.key] = found
+            extracted += 1
+        kept = {w.key for w in ws}
+        for sw in inp.prior:  # windows a re-segmented session no longer has
+            if sw.signal.session_key == s.key and sw.signal.key not in kept:
+                first_change = min(first_change, window_order(sw.signal)[0])
+    for sw in inp.prior:
+        if sw.signal.session_key not in changed:
+            windows.append(sw.signal)
+            cands[sw.signal.key] = list(sw.cands)
+    return windows, cands, first_change, extracted
+
+
+def refine(inp: RefineInput) -> RefineResult:
+    """One deterministic pass over all sessions, commits and ledger seeds."""
+    extractor = inp.extractor if inp.extractor is not None else HeuristicExtractor()
+    windows, cands_by_window, first_change, extracted = _windows(inp, extractor)
+    first_change = min(first_change, inp.dirty_from)
+    prior = {sw.signal.key: sw for sw in inp.prior}
+    resolver = Resolver(list(inp.seeds))
+    placed: dict[str, tuple[str, tuple[tuple[str, float], ...]]] = {}
+    rescored = 0
+    for w in sorted(windows, key=window_order):
+        old = prior.get(w.key)
+        if (inp.replay and old is not None and window_order(w)[0] < first_change
+                and old.signal == w):
+            resolver.assign(w, old.cluster, dict(old.related))
+            placed[w.key] = (old.cluster, old.related)
+            continue
+        cid, related = resolver.add(w)
+        placed[w.key] = (cid, tuple(sorted(related.items())))
+        rescored += 1
+    clusters = resolver.result()
     overrides = dict(inp.overrides)
     targets = []
     for c in clusters:
         if (c.seed and c.seed.quarantined) or c.readonly:
             continue
-        spans = tuple((parse_ts(w.start_ts), parse_ts(w.end_ts)) for w in c.windows
-                      if w.start_ts)
-        targets.append(Target(
-            id=c.id, title=c.seed.title if c.seed else "", files=frozenset(c.all_files()),
-            branches=frozenset(c.branches) | ({c.seed.branch} if c.seed and c.seed.branch
-                                              else set()),
-            spans=spans, terms=tuple(c.terms.most_common(60))))
-    links = link_commits(list(inp.commits), targets, inp.forbidden_links)
+        targets.append(target_of(c))
     by_sha = {x.sha: x for x in inp.commits}
+    own = own_authors(windows, inp.commits, inp.local_authors)
+    links = link_commits(list(inp.commits), targets, inp.forbidden_links, own)
     linked: dict[str, set[str]] = {}
     for ln in links:
         linked.setdefault(ln.workitem, set()).add(ln.sha)
@@ -274,11 +387,16 @@ def refine(inp: RefineInput) -> RefineResult:
                     default=None)
         prompt = first.first_prompt if first else ""
         commit_objs = [by_sha[s] for s in shas if s in by_sha]
-        # Unpinned titles follow the best evidence: the first implementing commit's subject,
-        # else the opening request. (A user rename pins the title; the fold enforces it.)
-        from_commit = title_from_commit(commit_objs[0].subject) if commit_objs else ""
-        title = from_commit or (c.seed.title if c.seed else title_from_prompt(prompt))
-        kind = kind_from_text(" ".join([prompt[:300], *(x.subject for x in commit_objs[:3])]))
+        # The same rule the ledger fold applies (ledger/derive.py): the earliest implementing
+        # commit that names an effort, else the opening request; never a chore/fixup/merge.
+        real = [x for x in commit_objs if not is_chore(x.subject, "", x.files)]
+        from_commit = title_from_commit(real[0].subject) if real else ""
+        prompt_title = title_from_prompt(prompt) if prompt else ""
+        title = from_commit or (c.seed.title if c.seed else "") or prompt_title or "Untitled work"
+        kind = kind_from_text(" ".join(x for x in (prompt[:PROMPT_OBS],
+                                                   real[0].subject if real else "") if x))
+        if c.readonly and kind == "feature":
+            kind = "investigation"
         quotes = []
         if first and prompt:
             quotes.append(Evidence(quote=prompt[:QUOTE_MAX], agent=first.agent,
@@ -301,9 +419,45 @@ def refine(inp: RefineInput) -> RefineResult:
             last_ts=max((w.end_ts for w in c.windows if w.end_ts), default=""),
             evidence=tuple(quotes), terms=tuple(c.terms.most_common(20)),
             last_active=max([w.end_ts[:19] + "Z" for w in c.windows if w.end_ts]
-                            + [x.ts for x in commit_objs], default="")))
+                            + [x.ts for x in commit_objs], default=""),
+            observed=observations(c),
+            corroborated=c.readonly and _corroborated(c)))
+    stored = tuple(
+        StoredWindow(signal=w, cands=tuple(cands_by_window.get(w.key, ())),
+                     cluster=placed[w.key][0], related=placed[w.key][1],
+                     events=len(w.event_ids))
+        for w in sorted(windows, key=window_order))
     return RefineResult(workitems=tuple(items), memories=tuple(memories),
-                        links=tuple(links), windows=tuple(windows))
+                        links=tuple(links), windows=tuple(windows), stored=stored,
+                        targets=tuple(targets), rescored=rescored, extracted=extracted,
+                        own_authors=own)
+
+
+def own_authors(windows: list[WorkSignal], commits: Iterable[CommitInfo],
+                local: frozenset[str]) -> frozenset[str] | None:
+    """Commit authors with session evidence: of commits a session named, or committed on a
+    branch a session worked on, plus this clone's identity; None when no commit can be tied
+    to a session at all (then nobody counts as foreign)."""
+    named = {sha for w in windows for sha in w.commits}
+    branches = {w.branch for w in windows if w.branch} - {"main", "master", "trunk",
+                                                          "develop", "HEAD"}
+    evidence = set()
+    for c in commits:
+        ref = c.ref.removeprefix("refs/heads/").removeprefix("refs/remotes/origin/")
+        if c.sha in named or (ref in branches and len(c.parents) <= 1):
+            evidence.add(c.author)
+    return frozenset(evidence | set(local)) if evidence else None
+
+
+def target_of(c: Cluster) -> Target:
+    """What the linker knows about cluster `c`."""
+    spans = tuple((parse_ts(w.start_ts), parse_ts(w.end_ts)) for w in c.windows
+                  if w.start_ts)
+    return Target(
+        id=c.id, title=c.seed.title if c.seed else "", files=frozenset(c.all_files()),
+        branches=frozenset(c.branches) | ({c.seed.branch} if c.seed and c.seed.branch
+                                          else set()),
+        spans=spans, terms=tuple(c.terms.most_common(60)))
 
 
 def term_counter(view: WorkItemView) -> Counter[str]:

@@ -6,11 +6,13 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from looma_git.pipeline.inputs import Session
 from looma_git.pipeline.text import cosine, path_terms, tokens
 
 WINDOW_GAP_S = 3 * 3600  # a pause this long starts a new window of the same session
+MIN_SHIFT_TERMS = 4  # a user turn needs this many content words to shift topic by vocabulary
 
 _SHA = re.compile(r"\b[0-9a-f]{7,40}\b")
 _PR_URL = re.compile(r"https?://[^\s/]+/[\w.\-]+/[\w.\-]+/pulls?/(\d+)")
@@ -52,6 +54,22 @@ class WorkSignal:
     def term_counts(self) -> Counter[str]:
         return Counter(dict(self.terms))
 
+    def to_json(self) -> dict[str, object]:
+        """A plain mapping (sets sorted) for the local store; `from_json` reads it back."""
+        return {k: (sorted(v) if isinstance(v, frozenset) else v)
+                for k, v in self.__dict__.items()}
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> WorkSignal:
+        return WorkSignal(
+            key=d["key"], agent=d["agent"], session_id=d["session_id"], index=d["index"],
+            start_ts=d["start_ts"], end_ts=d["end_ts"], edited=frozenset(d["edited"]),
+            read=frozenset(d["read"]),
+            commands=tuple((c[0], c[1], c[2]) for c in d["commands"]),
+            commits=frozenset(d["commits"]), branch=d["branch"], prs=frozenset(d["prs"]),
+            terms=tuple((t, n) for t, n in d["terms"]), first_prompt=d["first_prompt"],
+            event_ids=tuple(d["event_ids"]), mentioned=frozenset(d.get("mentioned", ())))
+
 
 def parse_ts(ts: str) -> float:
     """Seconds since the epoch for an ISO timestamp; 0 when unknown."""
@@ -64,9 +82,12 @@ def parse_ts(ts: str) -> float:
 
 
 _SHIFT = re.compile(
-    r"^\W*(?:thanks[.!,]*\s*)?(?:(?:a\s+)?(?:different|unrelated|separate|another|new)\s+"
-    r"(?:thing|topic|task|issue|question|subject)|switching gears|on another note|"
-    r"something else|next task)\b", re.I)
+    r"^\W*(?:(?:thanks|thank you|ok(?:ay)?|alright|all right|right|great|cool|perfect|good|"
+    r"nice|done|so|now|next|anyway)[.!,:;\s-]*)*(?:(?:a\s+|one\s+)?(?:different|unrelated|"
+    r"separate|another|new|other)\s+(?:thing|topic|task|issue|question|subject|matter)|"
+    r"(?:let'?s\s+)?switch(?:ing)?\s+(?:gears|topics?|tasks?|to\s+something)|changing\s+"
+    r"(?:gears|topics?)|on\s+(?:another|a\s+different)\s+note|something\s+(?:else|"
+    r"different)|next\s+(?:task|topic|up)|moving\s+on|unrelated|separately)\b", re.I)
 _PATHISH = re.compile(r"[\w.\-]+(?:/[\w.\-]+)+|[\w\-]+\.[a-z]{1,5}\b")
 
 
@@ -102,10 +123,17 @@ def windows_of(session: Session, known: frozenset[str],
         if groups:
             if last and t and t - last >= WINDOW_GAP_S:
                 shift = True
-            elif first.role == "user" and window_edits and edits and not (edits & window_edits):
-                apart = not ({_top(f) for f in edits} & {_top(f) for f in window_edits})
-                shift = bool(_SHIFT.search(first.text)) or (
-                    apart and cosine(turn_terms, window_terms) < 0.05)
+            elif first.role == "user" and _SHIFT.search(first.text) and (
+                    window_edits or sum(window_terms.values()) >= 8):
+                shift = True  # the user says so: a new topic, whatever it turns out to touch
+            elif (first.role == "user" and window_edits and edits
+                  and not (edits & window_edits) and sum(turn_terms.values()) >= MIN_SHIFT_TERMS):
+                # A short follow-up ("tests too") is never a new topic; nor are files that
+                # share a directory or a name part with the window's (tests/test_x.py, app/x.py).
+                apart = not ({_top(f) for f in edits} & {_top(f) for f in window_edits}) and not (
+                    {t for f in edits for t in path_terms(f)}
+                    & {t for f in window_edits for t in path_terms(f)})
+                shift = apart and cosine(turn_terms, window_terms) < 0.05
         if not groups or shift:
             groups.append([])
             window_edits, window_terms = set(), Counter()

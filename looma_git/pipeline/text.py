@@ -51,9 +51,44 @@ _CONVENTIONAL = re.compile(r"^(?:feat|fix|chore|refactor|docs|test|perf|build|ci
                            r"(?:\([^)]*\))?!?:\s*", re.I)
 
 
+# Subjects that name no effort: a title is never taken from them, and a commit carrying one is
+# never linked on file overlap alone (DESIGN §4.1; docs/quality.md "Titles and chores").
+_NO_TITLE = re.compile(
+    r"^\s*(?:fixup!|squash!|amend!|merge\b|squashed commit\b|revert\b|wip\b|bump\s|"
+    r"update\s+dependenc|(?:chore|build|ci|style|release|deps)(?:\([^)]*\))?!?:|"
+    r"(?:release|version)\s+v?\d|v?\d+\.\d+(?:\.\d+)?\s*$|"
+    r"(?:apply\s+|run\s+)?(?:ruff|black|prettier|isort|gofmt|rustfmt|clang-format)\b|"
+    r"format(?:ting)?\b|reformat|lint\b|fix\s+(?:lint|typos?|formatting)\b)", re.I)
+_BOT_AUTHOR = re.compile(r"\[bot\]|dependabot|renovate|github-actions|pre-commit-ci", re.I)
+MANIFESTS = re.compile(
+    r"(?:^|/)(?:requirements[\w.\-]*\.txt|constraints\.txt|pyproject\.toml|setup\.cfg|"
+    r"setup\.py|Pipfile(?:\.lock)?|poetry\.lock|uv\.lock|package(?:-lock)?\.json|"
+    r"yarn\.lock|pnpm-lock\.yaml|Cargo\.(?:toml|lock)|go\.(?:mod|sum)|Gemfile(?:\.lock)?|"
+    r"CHANGELOG(?:\.\w+)?|CHANGES(?:\.\w+)?|HISTORY(?:\.\w+)?|VERSION|\.pre-commit-config"
+    r"\.yaml|\.github/dependabot\.yml)$", re.I)
+
+
+def is_chore_subject(subject: str) -> bool:
+    """A subject that names no effort: fixup/squash/merge/revert, dependency bumps,
+    formatting/lint passes, releases and version tags."""
+    return bool(_NO_TITLE.match(subject or ""))
+
+
+def is_chore(subject: str, author: str = "", files: tuple[str, ...] | list[str] = ()) -> bool:
+    """A commit that does not implement an effort by itself: a chore subject, a bot author,
+    or only manifests, lock files and changelogs touched."""
+    if is_chore_subject(subject) or _BOT_AUTHOR.search(author or ""):
+        return True
+    return bool(files) and all(MANIFESTS.search(f) for f in files)
+
+
 def title_from_commit(subject: str, max_words: int = 8) -> str:
-    """A title from a commit subject ("feat(auth): add OAuth login" -> "Add OAuth login")."""
+    """A title from a commit subject ("feat(auth): add OAuth login" -> "Add OAuth login");
+    "" for a subject that names no effort (fixup, squash, merge, bump, format, release)."""
+    if is_chore_subject(subject):
+        return ""
     text = _CONVENTIONAL.sub("", subject.strip()).rstrip(".")
+    text = re.sub(r"\s*\((?:#|!)\d+\)\s*$", "", text)
     words = text.split()[:max_words]
     while len(words) > 2 and words[-1].lower() in _DANGLING:
         words.pop()
@@ -89,20 +124,27 @@ def title_from_prompt(prompt: str, max_words: int = 7) -> str:
     return " ".join(titled)
 
 
-KIND_RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("bugfix", ("fix", "bug", "broken", "crash", "error", "regression", "fails", "failing",
-                "issue", "expires", "race")),
-    ("migration", ("migrate", "migration", "upgrade", "port ")),
-    ("refactor", ("refactor", "rename", "clean up", "cleanup", "restructure", "extract ")),
-    ("investigation", ("investigate", "why does", "figure out", "look into", "profile")),
+# Whole words only ("export" is not "port", "prefix" is not "fix"), first rule that hits wins.
+KIND_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("bugfix", re.compile(
+        r"\b(?:fix(?:es|ed|ing)?|bugs?|broken|crash(?:es|ing)?|errors?|regressions?|fails?|"
+        r"failing|expires?|race|wrong|incorrect|hotfix)\b", re.I)),
+    ("migration", re.compile(
+        r"\b(?:migrat(?:e|es|ed|ing|ion|ions)|upgrad(?:e|es|ed|ing)|port(?:ed|ing)?\s+"
+        r"(?:to|from|over)|move\s+\w+\s+(?:to|from)\s+\w+)\b", re.I)),
+    ("refactor", re.compile(
+        r"\b(?:refactor\w*|rename|clean(?:\s|-)?up|restructure|extract|simplify|split\s+up)\b",
+        re.I)),
+    ("investigation", re.compile(
+        r"\b(?:investigate|investigating|why\s+(?:does|is|do|are)|figure\s+out|look\s+into|"
+        r"profil(?:e|ing)|slow|diagnos\w+)\b", re.I)),
 )
 
 
 def kind_from_text(text: str) -> str:
     """feature | bugfix | refactor | migration | investigation from the opening request."""
-    low = text.lower()
-    for kind, keys in KIND_RULES:
-        if any(k in low for k in keys):
+    for kind, rule in KIND_RULES:
+        if rule.search(text):
             return kind
     return "feature"
 

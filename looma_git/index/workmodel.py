@@ -1,0 +1,216 @@
+"""The work model's local state in store.db: windows and their assignment, link targets, the
+last pass's WorkItems and memories. A cache (`looma reprocess` rebuilds it), never shared."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import asdict
+from typing import Any
+
+from looma_git.pipeline.heuristics import Candidate
+from looma_git.pipeline.linking import Target
+from looma_git.pipeline.refine import StoredWindow
+from looma_git.pipeline.signals import WorkSignal
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS refine_workitems(id TEXT PRIMARY KEY, ledger_id TEXT, promoted INTEGER,
+  json TEXT);
+CREATE TABLE IF NOT EXISTS refine_memories(id TEXT PRIMARY KEY, ledger_id TEXT, workitem TEXT,
+  promoted INTEGER, json TEXT);
+CREATE TABLE IF NOT EXISTS refine_meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS refine_windows(key TEXT PRIMARY KEY, workitem TEXT, text TEXT);
+CREATE TABLE IF NOT EXISTS refine_window_events(key TEXT PRIMARY KEY, agent TEXT, session_id TEXT,
+  workitem TEXT, event_ids TEXT);
+CREATE TABLE IF NOT EXISTS refine_signals(key TEXT PRIMARY KEY, session TEXT, cluster TEXT,
+  json TEXT);
+CREATE INDEX IF NOT EXISTS refine_signals_session ON refine_signals(session);
+CREATE TABLE IF NOT EXISTS refine_sessions(key TEXT PRIMARY KEY, version TEXT);
+CREATE TABLE IF NOT EXISTS refine_known(path TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS refine_targets(id TEXT PRIMARY KEY, ledger_id TEXT, json TEXT,
+  create_json TEXT);
+CREATE TABLE IF NOT EXISTS refine_target_keys(key TEXT, id TEXT);
+CREATE INDEX IF NOT EXISTS refine_target_keys_key ON refine_target_keys(key);
+"""
+LOCAL_TABLES = ("refine_workitems", "refine_memories")
+
+
+def ensure(conn: sqlite3.Connection) -> None:
+    conn.executescript(SCHEMA)
+
+
+def get_meta(conn: sqlite3.Connection, key: str) -> str | None:
+    row = conn.execute("SELECT value FROM refine_meta WHERE key=?", (key,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
+    conn.execute("INSERT OR REPLACE INTO refine_meta(key, value) VALUES(?,?)", (key, value))
+
+
+# ----------------------------------------------------------------- windows
+def _cand(d: dict[str, Any]) -> Candidate:
+    return Candidate(**d)
+
+
+def stored_windows(conn: sqlite3.Connection, skip: set[str]) -> list[StoredWindow]:
+    """Every stored window except those of the sessions in `skip` (compact: no event text)."""
+    out = []
+    for session, cluster, raw in conn.execute(
+            "SELECT session, cluster, json FROM refine_signals ORDER BY key"):
+        if session in skip:
+            continue
+        d = json.loads(raw)
+        out.append(StoredWindow(
+            signal=WorkSignal.from_json(d["signal"]),
+            cands=tuple(_cand(c) for c in d["cands"]), cluster=cluster,
+            related=tuple((a, float(b)) for a, b in d.get("related", ())),
+            events=int(d.get("events", 0))))
+    return out
+
+
+def sessions_changed(conn: sqlite3.Connection, versions: dict[str, str]) -> bool:
+    """Whether any session is new, grew or vanished since the last pass."""
+    return stored_sessions(conn) != versions
+
+
+def stored_sessions(conn: sqlite3.Connection) -> dict[str, str]:
+    return {r[0]: r[1] for r in conn.execute("SELECT key, version FROM refine_sessions")}
+
+
+def known_paths(conn: sqlite3.Connection) -> set[str]:
+    return {r[0] for r in conn.execute("SELECT path FROM refine_known")}
+
+
+def sessions_touching(conn: sqlite3.Connection, paths: Iterable[str]) -> set[str]:
+    """Sessions with a tool call on one of `paths` ("agent:session")."""
+    out: set[str] = set()
+    batch = sorted(set(paths))
+    for i in range(0, len(batch), 500):
+        part = batch[i:i + 500]
+        marks = ",".join("?" * len(part))
+        out.update(f"{r[0]}:{r[1]}" for r in conn.execute(
+            f"SELECT DISTINCT e.agent, e.session_id FROM tool_files f JOIN events e "
+            f"ON e.event_id = f.event_id WHERE f.relpath IN ({marks})", part))
+    return out
+
+
+def save_windows(conn: sqlite3.Connection, stored: tuple[StoredWindow, ...],
+                 versions: dict[str, str], known: frozenset[str]) -> None:
+    """Replace the stored windows, session versions and known paths with this pass's."""
+    conn.execute("DELETE FROM refine_signals")
+    conn.executemany(
+        "INSERT INTO refine_signals(key, session, cluster, json) VALUES (?,?,?,?)",
+        [(sw.signal.key, sw.signal.session_key, sw.cluster, json.dumps(
+            {"signal": sw.signal.to_json(), "cands": [asdict(c) for c in sw.cands],
+             "related": [list(r) for r in sw.related], "events": sw.events},
+            sort_keys=True)) for sw in stored])
+    conn.execute("DELETE FROM refine_sessions")
+    conn.executemany("INSERT INTO refine_sessions(key, version) VALUES (?,?)",
+                     sorted(versions.items()))
+    have = known_paths(conn)
+    conn.executemany("DELETE FROM refine_known WHERE path=?", [(p,) for p in have - known])
+    conn.executemany("INSERT OR IGNORE INTO refine_known(path) VALUES (?)",
+                     [(p,) for p in sorted(known - have)])
+
+
+# ----------------------------------------------------------------- targets
+def save_targets(conn: sqlite3.Connection, targets: Iterable[Target],
+                 ledger_ids: dict[str, str], creates: dict[str, dict[str, Any]]) -> None:
+    """What the per-commit linker scores against, indexed by file and branch."""
+    conn.execute("DELETE FROM refine_targets")
+    conn.execute("DELETE FROM refine_target_keys")
+    rows, keys = [], []
+    for t in targets:
+        rows.append((t.id, ledger_ids.get(t.id), json.dumps({
+            "id": t.id, "title": t.title, "files": sorted(t.files),
+            "branches": sorted(t.branches), "spans": [list(s) for s in t.spans],
+            "terms": [list(x) for x in t.terms]}, sort_keys=True),
+            json.dumps(creates[t.id], sort_keys=True) if t.id in creates else None))
+        keys += [("f:" + f, t.id) for f in sorted(t.files)]
+        keys += [("b:" + b, t.id) for b in sorted(t.branches)]
+    conn.executemany("INSERT INTO refine_targets(id, ledger_id, json, create_json) "
+                     "VALUES (?,?,?,?)", rows)
+    conn.executemany("INSERT INTO refine_target_keys(key, id) VALUES (?,?)", keys)
+
+
+def targets_near(conn: sqlite3.Connection, files: Iterable[str], branches: Iterable[str]
+                 ) -> list[tuple[Target, str | None, dict[str, Any] | None]]:
+    """Targets sharing a file or a branch: (target, ledger id, create payload if unpublished)."""
+    keys = sorted({"f:" + f for f in files} | {"b:" + b for b in branches})
+    if not keys:
+        return []
+    ids: set[str] = set()
+    for i in range(0, len(keys), 500):
+        part = keys[i:i + 500]
+        ids.update(r[0] for r in conn.execute(
+            f"SELECT DISTINCT id FROM refine_target_keys WHERE key IN "
+            f"({','.join('?' * len(part))})", part))
+    out = []
+    for tid in sorted(ids):
+        row = conn.execute("SELECT json, ledger_id, create_json FROM refine_targets WHERE id=?",
+                           (tid,)).fetchone()
+        if row is None:
+            continue
+        d = json.loads(row[0])
+        out.append((Target(id=d["id"], title=d["title"], files=frozenset(d["files"]),
+                           branches=frozenset(d["branches"]),
+                           spans=tuple((float(a), float(b)) for a, b in d["spans"]),
+                           terms=tuple((t, int(n)) for t, n in d["terms"])),
+                    row[1], json.loads(row[2]) if row[2] else None))
+    return out
+
+
+def set_target_ledger_id(conn: sqlite3.Connection, local: str, ledger_id: str) -> None:
+    conn.execute("UPDATE refine_targets SET ledger_id=?, create_json=NULL WHERE id=?",
+                 (ledger_id, local))
+
+
+# ----------------------------------------------------------------- the local graph
+def save_graph(conn: sqlite3.Connection, workitems: Iterable[Any], memories: Iterable[Any],
+               windows: Iterable[WorkSignal], id_map: dict[str, str], text_of: Any) -> None:
+    """The local graph (candidates included) for `work --all`, `ask` and health."""
+    wis = list(workitems)
+    windows = list(windows)
+    conn.execute("DELETE FROM refine_workitems")
+    conn.execute("DELETE FROM refine_memories")
+    conn.execute("DELETE FROM refine_windows")
+    # Window summaries (opening request + topic terms) for the vector index: a goal that
+    # reads like what someone once asked an agent finds the WorkItem that window joined.
+    owner = {key: id_map.get(w.id, w.id) for w in wis for key in w.windows}
+    conn.executemany(
+        "INSERT OR REPLACE INTO refine_windows(key, workitem, text) VALUES (?,?,?)",
+        [(w.key, owner[w.key], text_of(w)) for w in windows
+         if w.key in owner and (w.first_prompt or w.terms)])
+    # Every window's events and owner (None: in no WorkItem), for the quality benchmark's
+    # segment-level scoring (tests/bench/quality.py) and for debugging a resolution.
+    conn.execute("DELETE FROM refine_window_events")
+    conn.executemany(
+        "INSERT OR REPLACE INTO refine_window_events(key, agent, session_id, workitem, "
+        "event_ids) VALUES (?,?,?,?,?)",
+        [(w.key, w.agent, w.session_id, owner.get(w.key), json.dumps(list(w.event_ids)))
+         for w in windows])
+    conn.executemany(
+        "INSERT INTO refine_workitems(id, ledger_id, promoted, json) VALUES (?,?,?,?)",
+        [(w.id, id_map.get(w.id), int(w.id in id_map),
+          json.dumps(asdict(w), sort_keys=True, default=str)) for w in wis])
+    conn.executemany(
+        "INSERT OR REPLACE INTO refine_memories(id, ledger_id, workitem, promoted, json) "
+        "VALUES (?,?,?,?,?)",
+        [(m.id, None, id_map.get(m.workitem or "", m.workitem), int(m.workitem in id_map),
+          json.dumps(asdict(m), sort_keys=True, default=str)) for m in memories])
+    # What this model was built from, so `looma status` can say "work model stale".
+    conn.execute("INSERT OR REPLACE INTO refine_meta(key, value) SELECT "
+                 "'events_ingested_at', COALESCE(MAX(ingested_at), '') FROM events")
+
+
+def local_rows(conn: sqlite3.Connection, table: str) -> list[tuple[str, dict[str, Any], bool]]:
+    """(id, data, promoted) of the last pass's local WorkItems or memories, by id."""
+    if table not in LOCAL_TABLES:
+        return []
+    try:
+        rows = conn.execute(f"SELECT id, json, promoted FROM {table} ORDER BY id").fetchall()
+    except sqlite3.Error:
+        return []  # no pass yet: the table does not exist
+    return [(r[0], json.loads(r[1]), bool(r[2])) for r in rows]
