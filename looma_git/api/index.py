@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,21 +65,22 @@ def _item_docs(items: list[ItemRecord]) -> list[Any]:
     return docs
 
 
-def _message_docs(conn: Any, since: int) -> tuple[list[Any], int]:
+def _message_docs(conn: Any, since: int, mark: list[int]) -> Iterator[Any]:
+    """Message docs of the events ingested after `since`, streamed (never all in memory);
+    `mark[0]` ends at the largest `ingested_at` seen."""
     from looma_git.index.fulltext import Doc
     from looma_git.pipeline.signals import parse_ts
 
-    docs = []
-    mark = since
-    for row in conn.execute(
-            "SELECT event_id, agent, session_id, ts, role, text, ingested_at FROM events "
-            "WHERE ingested_at > ? AND role IN ('user','assistant') AND text != '' "
-            "ORDER BY ingested_at, event_id", (since,)):
-        docs.append(Doc(doc_id=row[0], doc_type="message", title=row[4],
-                        body=(row[5] or "")[:MESSAGE_CHARS], ts=int(parse_ts(row[3] or "")),
-                        agent=row[1], session=row[2]))
-        mark = max(mark, int(row[6] or 0))
-    return docs, mark
+    mark[:] = [since]
+    cur = conn.execute(
+        "SELECT event_id, agent, session_id, ts, role, substr(text, 1, ?), ingested_at "
+        "FROM events WHERE ingested_at > ? AND role IN ('user','assistant') AND text != '' "
+        "ORDER BY ingested_at, event_id", (MESSAGE_CHARS, since))
+    while rows := cur.fetchmany(1000):
+        for row in rows:
+            yield Doc(doc_id=row[0], doc_type="message", title=row[4], body=row[5] or "",
+                      ts=int(parse_ts(row[3] or "")), agent=row[1], session=row[2])
+        mark[0] = max(mark[0], max(int(r[6] or 0) for r in rows))
 
 
 def load_items(paths: RepoPaths) -> tuple[Any, list[ItemRecord]]:
@@ -153,18 +156,19 @@ def reindex(paths: RepoPaths, *, full: bool = True,
             storedb.ensure_schema(conn)
             old_ids = json.loads(storedb.get_meta(conn, "index_item_ids") or "[]")
             since = 0 if full else int(storedb.get_meta(conn, "index_events_mark") or 0)
-            if not full:
-                ft.delete_many(old_ids)
             docs = _item_docs(items)
-            ft.add_many(docs)
             report.workitems = len(items)
             report.memories = sum(len(it.memories) for it in items)
-            msgs, mark = _message_docs(conn, since)
-            if msgs:
-                ft.add_many(msgs)
-            report.messages = len(msgs)
+            mark = [since]
+            # One writer commit: the old WorkItem/memory docs out, theirs and the messages
+            # ingested since the last mark in. Only new messages are added (not all of them
+            # on every run), streamed from the store; a fresh index has nothing to replace.
+            added = ft.apply([] if full else old_ids,
+                             itertools.chain(docs, _message_docs(conn, since, mark)),
+                             replace=not full)
+            report.messages = added - len(docs)
             storedb.set_meta(conn, "index_item_ids", json.dumps(sorted(d.doc_id for d in docs)))
-            storedb.set_meta(conn, "index_events_mark", str(mark))
+            storedb.set_meta(conn, "index_events_mark", str(mark[0]))
         finally:
             conn.close()
         model_id = _embed(paths, items, report, memory_budget_s)
