@@ -83,6 +83,29 @@ def _message_docs(conn: Any, since: int, mark: list[int]) -> Iterator[Any]:
         mark[0] = max(mark[0], max(int(r[6] or 0) for r in rows))
 
 
+def _doc_hash(doc: Any) -> str:
+    import hashlib
+
+    return hashlib.sha1("\x00".join((doc.doc_type, doc.title, doc.body, doc.workitem or ""))
+                        .encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def _indexed_items(conn: Any) -> dict[str, str]:
+    """WorkItem/memory doc id -> hash of what the index holds for it ("" when unknown: an
+    index written before hashes were kept, so every such doc is rewritten once)."""
+    from looma_git.index import storedb
+
+    raw = storedb.get_meta(conn, "index_item_docs")
+    if raw is not None:
+        try:
+            known = json.loads(raw)
+            if isinstance(known, dict):
+                return {str(k): str(v) for k, v in known.items()}
+        except ValueError:
+            pass
+    return {str(i): "" for i in json.loads(storedb.get_meta(conn, "index_item_ids") or "[]")}
+
+
 def load_items(paths: RepoPaths) -> tuple[Any, list[ItemRecord]]:
     """The ledger fold and its live WorkItems as retrieval records."""
     from looma_git.api import ledger
@@ -154,20 +177,24 @@ def reindex(paths: RepoPaths, *, full: bool = True,
         conn = storedb.connect(paths)
         try:
             storedb.ensure_schema(conn)
-            old_ids = json.loads(storedb.get_meta(conn, "index_item_ids") or "[]")
             since = 0 if full else int(storedb.get_meta(conn, "index_events_mark") or 0)
             docs = _item_docs(items)
             report.workitems = len(items)
             report.memories = sum(len(it.memories) for it in items)
+            indexed = {} if full else _indexed_items(conn)
+            wanted = {d.doc_id: _doc_hash(d) for d in docs}
+            # Only WorkItem/memory docs that are new, changed or gone are touched.
+            gone = sorted(i for i in indexed if i not in wanted)
+            fresh = [d for d in docs if indexed.get(d.doc_id) != wanted[d.doc_id]]
             mark = [since]
-            # One writer commit: the old WorkItem/memory docs out, theirs and the messages
-            # ingested since the last mark in. Only new messages are added (not all of them
-            # on every run), streamed from the store; a fresh index has nothing to replace.
-            added = ft.apply([] if full else old_ids,
-                             itertools.chain(docs, _message_docs(conn, since, mark)),
+            # One writer commit: those docs out and in, plus the messages ingested since the
+            # last mark (not every message on every run), streamed from store.db; a fresh
+            # index has nothing to replace.
+            added = ft.apply(gone, itertools.chain(fresh, _message_docs(conn, since, mark)),
                              replace=not full)
-            report.messages = added - len(docs)
-            storedb.set_meta(conn, "index_item_ids", json.dumps(sorted(d.doc_id for d in docs)))
+            report.messages = added - len(fresh)
+            storedb.set_meta(conn, "index_item_docs", json.dumps(wanted, sort_keys=True))
+            storedb.set_meta(conn, "index_item_ids", json.dumps(sorted(wanted)))  # older readers
             storedb.set_meta(conn, "index_events_mark", str(mark[0]))
         finally:
             conn.close()
