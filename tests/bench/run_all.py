@@ -40,6 +40,7 @@ BENCHES: dict[str, tuple[str, list[str], list[str]]] = {
     "backfill": ("bench_backfill.py", ["--no-write"],
                  ["--no-write", "--commits", "200", "--efforts", "10", "--runs", "1"]),
     "retrieval": ("bench_retrieval.py", [], ["--quick"]),
+    "mcp": ("bench_mcp.py", [], ["--runs", "2"]),
     # A heavy user's history at three sizes (issue 14); the 5,000 run alone takes ~15 min.
     "scale": ("bench_scale.py", ["--sizes", "250,1500,5000"], ["--sizes", "12"]),
 }
