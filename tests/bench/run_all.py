@@ -41,7 +41,7 @@ BENCHES: dict[str, tuple[str, list[str], list[str]]] = {
                  ["--no-write", "--commits", "200", "--efforts", "10", "--runs", "1"]),
     "retrieval": ("bench_retrieval.py", [], ["--quick"]),
     "mcp": ("bench_mcp.py", [], ["--runs", "2"]),
-    # A heavy user's history at three sizes (issue 14); the 5,000 run alone takes ~15 min.
+    # A heavy user's history at three sizes (issue 14); 5,000 sessions alone take tens of minutes.
     "scale": ("bench_scale.py", ["--sizes", "250,1500,5000"], ["--sizes", "12"]),
 }
 
