@@ -23,6 +23,7 @@ are written by forked workers: generation is I/O-bound.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import random
@@ -254,7 +255,7 @@ def claude_session(e: Effort, cwd: str, seed: int, t: float) -> tuple[str, list[
         body = _file_body(e, rng)
         think = js(f"The user wants {e.topic} handled in {e.area}. I should read {f0} and the "
                    f"tests, then change the smallest thing. " * rng.randint(1, 3))
-        sig = "E" + "".join(rng.choice("ABCDEFGHabcdefgh0123456789+/") for _ in range(96))
+        sig = "E" + base64.b64encode(rng.randbytes(72)).decode()
         # Read
         tid = c.tool_id()
         c.assistant([f'{{"type":"thinking","thinking":{think},"signature":"{sig}"}}',
