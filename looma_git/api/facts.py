@@ -13,6 +13,7 @@ from looma_git.api.query import (
     _work_out,
     resolve_workitem,
 )
+from looma_git.errors import ReadOnlyError
 from looma_git.gitrepo import RepoPaths
 from looma_git.model import AGENTS
 from looma_git.pipeline.confidence import band
@@ -28,14 +29,18 @@ def ask(paths: RepoPaths, query: str, *, limit: int = 10) -> AskOut:
     _require_ledger(paths)
     items = {it.id: it for it in _items(paths, fresh_head(paths)[0])}
     mems = {m.id: m for it in items.values() for m in it.memories}
-    ft = FullTextIndex(fulltext_dir(paths))
-    if ft.needs_populate:  # the index was missing or corrupt and was just recreated empty
-        from looma_git.api.index import reindex
-
-        reindex(paths, full=True)
+    try:
         ft = FullTextIndex(fulltext_dir(paths))
+        if ft.needs_populate:  # the index was missing or corrupt and was just recreated empty
+            from looma_git.api.index import reindex
+
+            reindex(paths, full=True)
+            ft = FullTextIndex(fulltext_dir(paths))
+        hits = ft.search(query, limit=limit * 3)
+    except ReadOnlyError:
+        hits = []  # read-only and no index to read: answer from meaning alone (below)
     facts: list[FactOut] = []
-    for hit in ft.search(query, limit=limit * 3):
+    for hit in hits:
         if hit.doc_type == "workitem" and hit.doc_id in items:
             it = items[hit.doc_id]
             facts.append(FactOut(type="workitem", id=it.id, workitem=it.id,
@@ -135,8 +140,10 @@ def timeline(paths: RepoPaths, ref: str) -> TimelineOut:
                        confidence=round(item.confidence, 2), band=item.band)
 
 
-def recall(paths: RepoPaths, entity: str) -> dict[str, Any]:
-    """Everything that mentions a file, commit, branch, session or term."""
+def recall(paths: RepoPaths, entity: str, *, commits: frozenset[str] = frozenset(),
+           via: str = "commit") -> dict[str, Any]:
+    """Everything that mentions a file, commit, branch, session or term. `commits`: full
+    shas the entity resolved to (a rev like HEAD, or a branch's commits), matched as `via`."""
     items = _items(paths)
     agent, sep, rest = entity.partition(":")
     if sep and agent in AGENTS and rest:
@@ -151,6 +158,8 @@ def recall(paths: RepoPaths, entity: str) -> dict[str, Any]:
             why.append("commit")
         if it.branch and it.branch == entity:
             why.append("branch")
+        if commits and via not in why and any(c.sha in commits for c in it.commits):
+            why.append(via)
         if any(s == entity or s.startswith(entity) for _, s in it.sessions) and len(entity) >= 6:
             why.append("session")
         if low in it.title.lower() or any(low in a.lower() for a in it.aliases):

@@ -33,6 +33,8 @@ CREATE TABLE IF NOT EXISTS refine_memories(id TEXT PRIMARY KEY, ledger_id TEXT, 
   promoted INTEGER, json TEXT);
 CREATE TABLE IF NOT EXISTS refine_meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS refine_windows(key TEXT PRIMARY KEY, workitem TEXT, text TEXT);
+CREATE TABLE IF NOT EXISTS refine_window_events(key TEXT PRIMARY KEY, agent TEXT, session_id TEXT,
+  workitem TEXT, event_ids TEXT);
 """
 
 
@@ -67,9 +69,16 @@ def seeds_from_state(state: LedgerState) -> tuple[list[Seed], dict[str, str],
     for wid, item in sorted(state.workitems.items()):
         if item.merged_into or item.split_into:
             continue  # its sessions now route to the merge target / the split parts
+        part = state.constraints.partitions.get(wid) or {}
+        by_files = part.get("by") == "files" and item.split_from in state.workitems
+        sessions = _session_keys(item)
+        if by_files:  # the split WorkItem's sessions route to its parts, divided by file
+            sessions |= _session_keys(state.workitems[str(item.split_from)])
         seeds.append(Seed(
             id=wid, title=item.title, files=frozenset(item.files), aliases=item.aliases,
-            sessions=_session_keys(item), branch=item.branch, quarantined=item.false_positive))
+            sessions=sessions, branch=item.branch, quarantined=item.false_positive,
+            owns=frozenset(item.files) if by_files else frozenset(),
+            group=item.split_from if by_files else None))
         if item.forced == "promote":
             overrides[wid] = "force-promote"
         elif item.forced == "reject":
@@ -190,6 +199,14 @@ def _save_local(conn: sqlite3.Connection, result: RefineResult, id_map: dict[str
             "INSERT OR REPLACE INTO refine_windows(key, workitem, text) VALUES (?,?,?)",
             [(w.key, owner[w.key], window_text(w)) for w in result.windows
              if w.key in owner and (w.first_prompt or w.terms)])
+        # Every window's events and owner (None: in no WorkItem), for the quality benchmark's
+        # segment-level scoring (tests/bench/quality.py) and for debugging a resolution.
+        conn.execute("DELETE FROM refine_window_events")
+        conn.executemany(
+            "INSERT OR REPLACE INTO refine_window_events(key, agent, session_id, workitem, "
+            "event_ids) VALUES (?,?,?,?,?)",
+            [(w.key, w.agent, w.session_id, owner.get(w.key), json.dumps(list(w.event_ids)))
+             for w in result.windows])
         conn.executemany(
             "INSERT INTO refine_workitems(id, ledger_id, promoted, json) VALUES (?,?,?,?)",
             [(w.id, id_map.get(w.id), int(w.id in id_map),
@@ -199,6 +216,9 @@ def _save_local(conn: sqlite3.Connection, result: RefineResult, id_map: dict[str
             "VALUES (?,?,?,?,?)",
             [(m.id, None, id_map.get(m.workitem or "", m.workitem), int(m.workitem in id_map),
               json.dumps(asdict(m), sort_keys=True, default=str)) for m in result.memories])
+        # What this model was built from, so `looma status` can say "work model stale".
+        conn.execute("INSERT OR REPLACE INTO refine_meta(key, value) SELECT "
+                     "'events_ingested_at', COALESCE(MAX(ingested_at), '') FROM events")
 
 
 LOCAL_TABLES = ("refine_workitems", "refine_memories")
