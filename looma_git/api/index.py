@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,21 +67,45 @@ def _item_docs(items: list[ItemRecord]) -> list[Any]:
     return docs
 
 
-def _message_docs(conn: Any, since: int) -> tuple[list[Any], int]:
+def _message_docs(conn: Any, since: int, mark: list[int]) -> Iterator[Any]:
+    """Message docs of the events ingested after `since`, streamed (never all in memory);
+    `mark[0]` ends at the largest `ingested_at` seen."""
     from looma_git.index.fulltext import Doc
     from looma_git.pipeline.signals import parse_ts
 
-    docs = []
-    mark = since
-    for row in conn.execute(
-            "SELECT event_id, agent, session_id, ts, role, text, ingested_at FROM events "
-            "WHERE ingested_at > ? AND role IN ('user','assistant') AND text != '' "
-            "ORDER BY ingested_at, event_id", (since,)):
-        docs.append(Doc(doc_id=row[0], doc_type="message", title=row[4],
-                        body=(row[5] or "")[:MESSAGE_CHARS], ts=int(parse_ts(row[3] or "")),
-                        agent=row[1], session=row[2]))
-        mark = max(mark, int(row[6] or 0))
-    return docs, mark
+    mark[:] = [since]
+    cur = conn.execute(
+        "SELECT event_id, agent, session_id, ts, role, substr(text, 1, ?), ingested_at "
+        "FROM events WHERE ingested_at > ? AND role IN ('user','assistant') AND text != '' "
+        "ORDER BY ingested_at, event_id", (MESSAGE_CHARS, since))
+    while rows := cur.fetchmany(1000):
+        for row in rows:
+            yield Doc(doc_id=row[0], doc_type="message", title=row[4], body=row[5] or "",
+                      ts=int(parse_ts(row[3] or "")), agent=row[1], session=row[2])
+        mark[0] = max(mark[0], max(int(r[6] or 0) for r in rows))
+
+
+def _doc_hash(doc: Any) -> str:
+    import hashlib
+
+    return hashlib.sha1("\x00".join((doc.doc_type, doc.title, doc.body, doc.workitem or ""))
+                        .encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def _indexed_items(conn: Any) -> dict[str, str]:
+    """WorkItem/memory doc id -> hash of what the index holds for it ("" when unknown: an
+    index written before hashes were kept, so every such doc is rewritten once)."""
+    from looma_git.index import storedb
+
+    raw = storedb.get_meta(conn, "index_item_docs")
+    if raw is not None:
+        try:
+            known = json.loads(raw)
+            if isinstance(known, dict):
+                return {str(k): str(v) for k, v in known.items()}
+        except ValueError:
+            pass
+    return {str(i): "" for i in json.loads(storedb.get_meta(conn, "index_item_ids") or "[]")}
 
 
 def load_items(paths: RepoPaths) -> tuple[Any, list[ItemRecord]]:
@@ -153,20 +179,25 @@ def reindex(paths: RepoPaths, *, full: bool = True,
         conn = storedb.connect(paths)
         try:
             storedb.ensure_schema(conn)
-            old_ids = json.loads(storedb.get_meta(conn, "index_item_ids") or "[]")
             since = 0 if full else int(storedb.get_meta(conn, "index_events_mark") or 0)
-            if not full:
-                ft.delete_many(old_ids)
             docs = _item_docs(items)
-            ft.add_many(docs)
             report.workitems = len(items)
             report.memories = sum(len(it.memories) for it in items)
-            msgs, mark = _message_docs(conn, since)
-            if msgs:
-                ft.add_many(msgs)
-            report.messages = len(msgs)
-            storedb.set_meta(conn, "index_item_ids", json.dumps(sorted(d.doc_id for d in docs)))
-            storedb.set_meta(conn, "index_events_mark", str(mark))
+            indexed = {} if full else _indexed_items(conn)
+            wanted = {d.doc_id: _doc_hash(d) for d in docs}
+            # Only WorkItem/memory docs that are new, changed or gone are touched.
+            gone = sorted(i for i in indexed if i not in wanted)
+            fresh = [d for d in docs if indexed.get(d.doc_id) != wanted[d.doc_id]]
+            mark = [since]
+            # One writer commit: those docs out and in, plus the messages ingested since the
+            # last mark (not every message on every run), streamed from store.db; a fresh
+            # index has nothing to replace.
+            added = ft.apply(gone, itertools.chain(fresh, _message_docs(conn, since, mark)),
+                             replace=not full)
+            report.messages = added - len(fresh)
+            storedb.set_meta(conn, "index_item_docs", json.dumps(wanted, sort_keys=True))
+            storedb.set_meta(conn, "index_item_ids", json.dumps(sorted(wanted)))  # older readers
+            storedb.set_meta(conn, "index_events_mark", str(mark[0]))
         finally:
             conn.close()
         model_id = _embed(paths, items, report, memory_budget_s)

@@ -30,7 +30,9 @@ def reprocess_cmd(ctx: click.Context, as_json: bool) -> None:
         report = refine_and_publish(paths, by="backfill",
                                     settings=load_settings(paths, os.environ))
         bar.phase("indexing")
-        reindex(paths, full=True)
+        # The events did not change: refresh the WorkItem docs and add only messages not
+        # yet indexed (a missing or damaged index is still rebuilt whole).
+        reindex(paths, full=False)
     if as_json:
         from looma_git.schemas import RefineOut
 

@@ -266,11 +266,26 @@ class FullTextIndex:
         With `replace` (the default) an existing document with the same id is replaced;
         pass False only when the index is known not to hold these ids (a fresh build).
         """
+        return self.apply((), docs, replace=replace)
+
+    def apply(self, delete_ids: Iterable[str], docs: Iterable[Doc], *,
+              replace: bool | Iterable[str] = True) -> int:
+        """Delete `delete_ids`, then add `docs`, in ONE writer commit; returns docs added.
+
+        `docs` is consumed lazily (a generator keeps memory bounded however many there are).
+        `replace`: True deletes any document with each added id first, False deletes none
+        (a fresh build), an iterable of ids deletes only those (ids known to be updates).
+        """
         count = 0
+        only: frozenset[str] | None = None
+        if not isinstance(replace, bool):
+            only = frozenset(replace)
         with self._writer() as writer:
+            for doc_id in delete_ids:
+                writer.delete_documents_by_term("doc_id", doc_id)
             for doc in docs:
                 tdoc = _to_tantivy(doc)
-                if replace:
+                if replace is True or (only is not None and doc.doc_id in only):
                     writer.delete_documents_by_term("doc_id", doc.doc_id)
                 writer.add_document(tdoc)
                 count += 1

@@ -91,10 +91,15 @@ class Adapter(Protocol):
         ...
 
 
+# json.dumps(parts, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+# without building an encoder on every call (one call per event).
+_CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"),
+                              default=str)
+
+
 def event_id(*parts: object) -> str:
     """A content-addressed event id: sha256 over the canonical JSON of `parts`, 32 hex."""
-    blob = json.dumps(parts, sort_keys=True, ensure_ascii=False, separators=(",", ":"),
-                      default=str)
+    blob = _CANONICAL.encode(parts)
     return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 

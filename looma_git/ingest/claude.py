@@ -207,11 +207,19 @@ class _Reader:
         return g.closed and all(c.get("resolved") for c in g.calls)
 
     def _update_ctx(self, obj: dict[str, Any]) -> None:
-        for attr, key in (("sid", "sessionId"), ("cwd", "cwd"), ("branch", "gitBranch"),
-                          ("version", "version")):
-            v = obj.get(key)
-            if isinstance(v, str) and v:
-                setattr(self.ctx, attr, v)
+        ctx, get = self.ctx, obj.get  # unrolled: called for every message record
+        v = get("sessionId")
+        if v and isinstance(v, str):
+            ctx.sid = v
+        v = get("cwd")
+        if v and isinstance(v, str):
+            ctx.cwd = v
+        v = get("gitBranch")
+        if v and isinstance(v, str):
+            ctx.branch = v
+        v = get("version")
+        if v and isinstance(v, str):
+            ctx.version = v
 
     def _close_groups(self, except_key: str | None = None) -> None:
         # Only groups still open are visited (a closed group never reopens).

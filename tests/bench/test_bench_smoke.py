@@ -96,3 +96,26 @@ def test_write_docs_replaces_only_its_own_section(tmp_path: Path) -> None:
     text = doc.read_text()
     assert text.count("## Summary") == 1 and "second" in text and "first" not in text
     assert text == DOC.replace("Intro kept.\n\n", "Intro kept.\n\n## Summary\n\nsecond\n\n")
+
+
+def test_scale_history_is_read_as_real_sessions(tmp_path: Path) -> None:
+    """The scale benchmark's generator writes what looma's adapters read: every session
+    stored with ~100 events (50-160), nothing skipped as malformed, its commits in the repository."""
+    from looma_git.gitrepo import find_repo
+    from looma_git.ingest.base import DiscoveryEnv
+    from looma_git.ingest.engine import run_ingest
+    from tests.bench.scale_history import build_history
+
+    h = build_history(tmp_path, 9, workers=1)
+    assert (h.claude, h.codex) == (6, 3) and len(h.session_files) == 9
+    count = subprocess.run(["git", "rev-list", "--count", "main"], cwd=h.repo, text=True,
+                           capture_output=True, check=True).stdout.strip()
+    assert int(count) == h.commits
+    run = run_ingest(find_repo(h.repo), DiscoveryEnv(home=h.home), workers=1)
+    stats = {a: s for a, s in run.agents.items() if s.sources}
+    assert {a: s.sessions for a, s in stats.items()} == {"claude-code": 6, "codex": 3}
+    for s in stats.values():
+        assert 50 * s.sessions <= s.events_added <= 160 * s.sessions
+        assert set(s.skipped) <= {"non_message", "encrypted"}, s.skipped
+        assert s.noise  # the generated noise is recognised as noise
+    assert run.unattributed_events == 0

@@ -1,0 +1,384 @@
+"""Scale benchmark: a heavy user's history at several sizes, measured as a user meets it.
+
+Run: .venv/bin/python tests/bench/bench_scale.py [--sizes 250,1500,5000] [--keep]
+
+For each size (sessions; 2/3 Claude Code, 1/3 Codex, ~100 stored events each, one commit per
+effort in a real git repository; see tests/bench/scale_history.py) every measure is the real
+command in a fresh process (`python -m looma_git ...`, imports included), never `--no-refine`
+except for the read-path diagnostic:
+
+- read path: `looma ingest --no-refine --agent claude-code` on a cold store vs a plain FTS5
+  indexer (json.loads + SQLite FTS5, what cc-search does) over the same Claude Code files: CPU
+  seconds of each, in the same run (the store is then deleted);
+- cold ingest: `looma ingest` (reading + the work model + the index), events/s on wall time;
+- `looma --help` and `looma resume GOAL` p50 (fresh processes);
+- one new session: one more Claude Code session, then `looma ingest`;
+- one commit's drain: `looma hooks install`, `git commit`, and the detached drainer the
+  post-commit shim starts, reaped by this process (PR_SET_CHILD_SUBREAPER) for its CPU time;
+- reprocess: `looma reprocess`.
+
+CPU = user + system of the process tree (wait4), wall = elapsed. Peak RSS = the largest
+process of the tree. Prints a growth table (one column per size, and whether each row grows
+with history size or only with new work) and, last, the BENCH-JSON line for run_all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from tests.bench.report import emit, metric  # noqa: E402
+from tests.bench.scale_history import History, add_session, build_history, git_env  # noqa: E402
+
+# Targets of issue 14, checked at 1,500 sessions.
+TARGET_AT = 1500
+TARGETS: dict[str, tuple[float, str, str]] = {  # row -> (target, unit, better)
+    "cold ingest": (10_000.0, "events/s", "higher"),
+    "cold ingest peak RSS": (400.0, "MB", "lower"),
+    "read path CPU / FTS indexer CPU": (2.0, "x", "lower"),
+    "one commit's drain CPU": (1.0, "s", "lower"),
+    "reprocess wall": (15.0, "s", "lower"),
+    "reprocess peak RSS": (400.0, "MB", "lower"),
+    "resume p50 (fresh process)": (300.0, "ms", "lower"),
+    "looma --help p50": (100.0, "ms", "lower"),
+}
+# Rows that should cost the same whatever the history size (new work only).
+PER_WORK = ("one new session CPU", "one commit's drain CPU", "resume p50 (fresh process)",
+            "resume CPU p50", "looma --help p50", "looma --help CPU p50")
+
+FTS_BASELINE = r"""
+import json, sqlite3, sys
+from pathlib import Path
+conn = sqlite3.connect(sys.argv[2])
+conn.execute("CREATE VIRTUAL TABLE m USING fts5(session, role, ts, text)")
+n = 0
+for p in sorted(Path(sys.argv[1]).rglob("*.jsonl")):
+    rows = []
+    with open(p, "rb") as fh:
+        for line in fh:
+            try:
+                o = json.loads(line)
+            except ValueError:
+                continue
+            msg = o.get("message")
+            if not isinstance(msg, dict):
+                continue
+            c = msg.get("content")
+            if isinstance(c, str):
+                text = c
+            elif isinstance(c, list):
+                parts = []
+                for b in c:
+                    if not isinstance(b, dict):
+                        continue
+                    t = b.get("type")
+                    if t == "text":
+                        parts.append(b.get("text") or "")
+                    elif t == "tool_result" and isinstance(b.get("content"), str):
+                        parts.append(b["content"])
+                    elif t == "tool_use":
+                        parts.append(json.dumps(b.get("input")))
+                text = "\n".join(parts)
+            else:
+                continue
+            if text:
+                rows.append((o.get("sessionId"), msg.get("role"), o.get("timestamp"), text))
+    conn.executemany("INSERT INTO m VALUES(?,?,?,?)", rows)
+    n += len(rows)
+conn.commit()
+print(n)
+"""
+
+
+@dataclass
+class Run:
+    """One measured process (tree)."""
+
+    wall: float
+    cpu: float
+    rss_mb: float
+    rc: int
+    out: str = ""
+    err: str = ""
+
+
+def run(cmd: list[str], cwd: Path, env: dict[str, str], check: bool = True) -> Run:
+    """Run `cmd` to completion; CPU and peak RSS of it and every child it waited for."""
+    t0 = time.perf_counter()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=err,
+                                stdin=subprocess.DEVNULL)
+        _, status, ru = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - t0
+        out.seek(0)
+        err.seek(0)
+        r = Run(wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024, proc.returncode,
+                out.read().decode(errors="replace"), err.read().decode(errors="replace"))
+    if check and r.rc != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited {r.rc}: {r.err[-2000:]}")
+    return r
+
+
+def looma(*args: str) -> list[str]:
+    return [sys.executable, "-m", "looma_git", *args]
+
+
+def become_subreaper() -> bool:
+    """Orphaned descendants (the shim's detached drainer) are re-parented to this process,
+    so it can wait for them and read their CPU time."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        return False
+
+
+def reap_detached(timeout: float) -> tuple[float, float, float, int]:
+    """Wait for every re-parented descendant; (cpu, wall, peak RSS MB, processes)."""
+    t0 = time.perf_counter()
+    cpu, rss, n = 0.0, 0.0, 0
+    while time.perf_counter() - t0 < timeout:
+        try:
+            pid, _, ru = os.wait4(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if pid == 0:
+            time.sleep(0.01)
+            continue
+        cpu += ru.ru_utime + ru.ru_stime
+        rss = max(rss, ru.ru_maxrss / 1024)
+        n += 1
+    return cpu, time.perf_counter() - t0, rss, n
+
+
+def p50(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+@dataclass
+class SizeResult:
+    """Every row measured at one size."""
+
+    sessions: int
+    rows: dict[str, float] = field(default_factory=dict)
+    units: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def put(self, name: str, value: float, unit: str) -> None:
+        self.rows[name] = value
+        self.units[name] = unit
+
+
+def measure(n: int, base: Path, reaps: bool) -> SizeResult:
+    res = SizeResult(n)
+    t0 = time.perf_counter()
+    h: History = build_history(base / f"h{n}", n)
+    gen_s = time.perf_counter() - t0
+    print(f"[{n}] generated {h.claude} Claude Code + {h.codex} Codex sessions, {h.records:,} "
+          f"records, {h.bytes / 1e6:.0f} MB, {h.commits} commits in {gen_s:.1f} s", flush=True)
+    res.put("generate history", gen_s, "s")
+    env = git_env(h.home)
+    repo = h.repo
+    run(looma("init"), repo, env)
+
+    # Read path alone (diagnostic): Claude Code files into store.db, vs a plain FTS indexer.
+    rp = run(looma("ingest", "--json", "--no-refine", "--agent", "claude-code"), repo, env)
+    fts_db = base / f"fts{n}.db"
+    fts = run([sys.executable, "-c", FTS_BASELINE, str(h.home / ".claude"), str(fts_db)],
+              repo, env)
+    fts_db.unlink(missing_ok=True)
+    rp_events = json.loads(rp.out)["events_added"]
+    print(f"[{n}] read path: {h.claude} Claude Code files -> {rp_events:,} events, "
+          f"{rp.cpu:.1f} CPU-s ({rp.wall:.1f} s wall, {rp.rss_mb:.0f} MB); plain FTS5 indexer "
+          f"{fts.cpu:.1f} CPU-s ({fts.rss_mb:.0f} MB) -> {rp.cpu / fts.cpu:.2f}x", flush=True)
+    res.put("read path CPU (Claude Code files)", rp.cpu, "s")
+    res.put("plain FTS indexer CPU", fts.cpu, "s")
+    res.put("read path CPU / FTS indexer CPU", rp.cpu / fts.cpu, "x")
+    state = repo / ".git" / "looma"
+    for p in state.glob("store.db*"):
+        p.unlink()
+
+    cold = run(looma("ingest", "--json"), repo, env)
+    rep = json.loads(cold.out)
+    events = rep["events_added"]
+    refine = rep.get("refine") or {}
+    print(f"[{n}] cold `looma ingest`: {events:,} events in {cold.wall:.1f} s wall, "
+          f"{cold.cpu:.1f} CPU-s -> {events / cold.wall:,.0f} events/s; peak RSS "
+          f"{cold.rss_mb:.0f} MB; work model: {refine.get('workitems')} WorkItems, "
+          f"{refine.get('links')} links, {refine.get('ops_written')} ops", flush=True)
+    res.put("events stored", events, "events")
+    res.put("cold ingest", events / cold.wall, "events/s")
+    res.put("cold ingest wall", cold.wall, "s")
+    res.put("cold ingest CPU", cold.cpu, "s")
+    res.put("cold ingest peak RSS", cold.rss_mb, "MB")
+
+    helps = [run(looma("--help"), repo, env) for _ in range(5)]
+    res.put("looma --help p50", p50([r.wall * 1000 for r in helps]), "ms")
+    res.put("looma --help CPU p50", p50([r.cpu * 1000 for r in helps]), "ms")
+    goals = [f"{e.topic} {e.area}" for e in h.efforts[:: max(1, len(h.efforts) // 5)]][:5]
+    resumes = [run(looma("resume", g), repo, env) for g in goals]
+    res.put("resume p50 (fresh process)", p50([r.wall * 1000 for r in resumes]), "ms")
+    res.put("resume CPU p50", p50([r.cpu * 1000 for r in resumes]), "ms")
+    res.put("resume peak RSS", max(r.rss_mb for r in resumes), "MB")
+    print(f"[{n}] looma --help p50 {res.rows['looma --help p50']:.0f} ms; resume p50 "
+          f"{res.rows['resume p50 (fresh process)']:.0f} ms (first {resumes[0].wall * 1000:.0f} "
+          f"ms, {res.rows['resume peak RSS']:.0f} MB)", flush=True)
+
+    add_session(h, effort=len(h.efforts) - 1)
+    one = run(looma("ingest", "--json"), repo, env)
+    added = json.loads(one.out)["events_added"]
+    print(f"[{n}] one new session ({added} events): `looma ingest` {one.cpu:.2f} CPU-s, "
+          f"{one.wall:.2f} s wall, {one.rss_mb:.0f} MB", flush=True)
+    res.put("one new session CPU", one.cpu, "s")
+    res.put("one new session wall", one.wall, "s")
+    res.put("one new session peak RSS", one.rss_mb, "MB")
+
+    if reaps:
+        run(looma("hooks", "install"), repo, env)
+        e = h.efforts[-1]
+        target = repo / e.files[0]
+        target.write_text(target.read_text() + "# one more change\n")
+        subprocess.run(["git", "commit", "-q", "-am", f"{e.verb.lower()} {e.topic}: edge case"],
+                       cwd=repo, env=env, check=True, capture_output=True)
+        cpu, wall, rss, procs = reap_detached(600)
+        queue = state / "queue"
+        left = queue.read_text().strip() if queue.exists() else ""
+        print(f"[{n}] one commit's drain: {cpu:.2f} CPU-s, {wall:.2f} s until done, {rss:.0f} MB, "
+              f"{procs} process(es) reaped; queue left: {left or 'empty'}", flush=True)
+        res.put("one commit's drain CPU", cpu, "s")
+        res.put("one commit's drain wall", wall, "s")
+        res.put("one commit's drain peak RSS", rss, "MB")
+        after = run(looma("resume", goals[0]), repo, env)
+        res.put("resume right after a commit", after.wall * 1000, "ms")
+    else:
+        res.notes.append("drain not measured: no PR_SET_CHILD_SUBREAPER on this platform")
+
+    rp2 = run(looma("reprocess"), repo, env)
+    print(f"[{n}] `looma reprocess`: {rp2.wall:.1f} s wall, {rp2.cpu:.1f} CPU-s, "
+          f"{rp2.rss_mb:.0f} MB", flush=True)
+    res.put("reprocess wall", rp2.wall, "s")
+    res.put("reprocess CPU", rp2.cpu, "s")
+    res.put("reprocess peak RSS", rp2.rss_mb, "MB")
+    return res
+
+
+ORDER = ("generate history", "events stored", "read path CPU (Claude Code files)",
+         "plain FTS indexer CPU", "read path CPU / FTS indexer CPU", "cold ingest",
+         "cold ingest wall", "cold ingest CPU", "cold ingest peak RSS", "one new session CPU",
+         "one new session wall", "one new session peak RSS", "one commit's drain CPU",
+         "one commit's drain wall", "one commit's drain peak RSS", "reprocess wall",
+         "reprocess CPU", "reprocess peak RSS", "resume p50 (fresh process)",
+         "resume CPU p50", "resume right after a commit", "resume peak RSS", "looma --help p50",
+         "looma --help CPU p50")
+
+
+def _fmt(v: float) -> str:
+    if v != v:
+        return "-"
+    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.2f}" if abs(v) < 10 else f"{v:.1f}"
+
+
+def growth(results: list[SizeResult], name: str) -> str:
+    """How a row scales from the smallest to the largest size, next to the history's growth."""
+    vals = [r.rows.get(name) for r in results]
+    if len(results) < 2 or vals[0] in (None, 0) or vals[-1] is None:
+        return "-"
+    ratio = vals[-1] / vals[0]
+    hist = results[-1].sessions / results[0].sessions
+    if name == "cold ingest":  # a rate: flat means linear total cost
+        return f"x{ratio:.2f} (rate)"
+    kind = "flat" if ratio < 1.5 else "with history" if ratio >= hist / 2 else "sublinear"
+    return f"x{ratio:.2f} ({kind})"
+
+
+def table(results: list[SizeResult]) -> str:
+    head = ["measure", *[f"{r.sessions:,} sessions" for r in results], "growth"]
+    names = [n for n in ORDER if any(n in r.rows for r in results)]
+    body = []
+    for name in names:
+        unit = next(r.units[name] for r in results if name in r.units)
+        body.append([f"{name} ({unit})",
+                     *[_fmt(r.rows[name]) if name in r.rows else "-" for r in results],
+                     growth(results, name)])
+    widths = [max(len(row[i]) for row in [head, *body]) for i in range(len(head))]
+    lines = ["| " + " | ".join(c.ljust(w) for c, w in zip(head, widths, strict=True)) + " |",
+             "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+    lines += ["| " + " | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) + " |"
+              for row in body]
+    return "\n".join(lines)
+
+
+def metrics(results: list[SizeResult]) -> list[dict[str, Any]]:
+    out = []
+    by_size = {r.sessions: r for r in results}
+    for r in results:
+        for name, (target, unit, better) in TARGETS.items():
+            if name not in r.rows:
+                continue
+            judged = target if r.sessions == TARGET_AT else None
+            out.append(metric(f"{name} @{r.sessions:,}", r.rows[name], unit, judged, better))
+        for name in PER_WORK:
+            if name in r.rows and name not in TARGETS:
+                out.append(metric(f"{name} @{r.sessions:,}", r.rows[name], r.units[name]))
+    big, mid = by_size.get(5000), by_size.get(TARGET_AT)
+    if big and mid:
+        for name in ("one new session CPU", "one commit's drain CPU"):
+            if name in big.rows and name in mid.rows and mid.rows[name] > 0:
+                out.append(metric(f"{name}: 5,000 / 1,500", big.rows[name] / mid.rows[name],
+                                  "x", 1.5))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    ap.add_argument("--sizes", default="250,1500,5000",
+                    help="comma-separated session counts (default 250,1500,5000)")
+    ap.add_argument("--keep", action="store_true", help="keep the generated histories")
+    args = ap.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    reaps = become_subreaper()
+    base = Path(tempfile.mkdtemp(prefix="looma-bench-scale-"))
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        load = float("nan")
+    print(f"machine: nproc={os.cpu_count()}, load average at start {load:.1f}; temp {base}",
+          flush=True)
+    results = []
+    try:
+        for n in sizes:
+            results.append(measure(n, base, reaps))
+            if not args.keep:
+                shutil.rmtree(base / f"h{n}", ignore_errors=True)
+    finally:
+        if not args.keep:
+            shutil.rmtree(base, ignore_errors=True)
+    try:
+        load_end = f"{os.getloadavg()[0]:.1f}"
+    except OSError:
+        load_end = "?"
+    print(f"\nload average at end {load_end}; wall-time rows swing with the machine's load, "
+          "judge growth on the CPU rows\n")
+    print(table(results), flush=True)
+    emit("scale", metrics(results), sizes=sizes)
+
+
+if __name__ == "__main__":
+    main()
