@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from looma_git.pipeline.heuristics import extract, is_reversal
 
@@ -61,3 +63,83 @@ def test_span_indexes_the_original_text() -> None:
 def test_reversal() -> None:
     assert is_reversal("Actually, let's not use Redis; switch to Postgres.")
     assert not is_reversal("Let's use Redis for the token store.")
+
+
+# --- the gates skip work only: the same candidates as trying every pattern on every sentence
+
+def _reference(text: str, role: str = "assistant") -> list[tuple[str, int, int]]:
+    """Every pattern against every sentence, no gates (how extraction worked before)."""
+    from looma_git.pipeline import heuristics as h
+
+    if role not in ("user", "assistant") or not text:
+        return []
+    masked = h._masked(text[:20000])
+    out = []
+    for m in h._SENT.finditer(masked):
+        sent = m.group(0)
+        stripped = sent.strip()
+        if len(stripped) < 12 or stripped.endswith("?") or h._NEGATIVE.search(stripped):
+            continue
+        for kind in h.KINDS:
+            if any(p.search(sent) for p, _gate in h._PATTERNS[kind]):
+                start = m.start() + len(sent) - len(sent.lstrip())
+                out.append((kind, start, start + len(stripped)))
+                break
+    return out
+
+
+FRAGMENTS = ["Let's use", "we'll", "I will", "keep", "Redis", "decided to", "Decision:",
+             "going with", "use PKCE instead of", "cookies", "are aggregated per item",
+             ", not pushed", "rather than", "we opted for", "TODO:", "todo ", "FIXME",
+             "still need to", "still has to", "next step:", "follow-up is", "- [ ] docs",
+             "don't forget to", "bug:", "found a bug", "fails when", "is broken",
+             "race condition", "a regression in", "Architecture:", "the design is",
+             "module owns", "all writes go through", "single source of truth", "the",
+             "tokens", ".", ". ", "\n", "? ", "!", "```", "if", "maybe", " ", ",", "x.py",
+             "- ", "  ", "ALL", "Through", "NOT"]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(FRAGMENTS), max_size=30).map(" ".join) |
+       st.lists(st.sampled_from(FRAGMENTS), max_size=30).map("".join))
+def test_gated_extraction_equals_trying_every_pattern(text: str) -> None:
+    got = [(c.kind, c.start, c.end) for c in extract(
+        text, event_id="e", agent="a", session_id="s", ts="", role="assistant")]
+    assert got == _reference(text)
+
+
+# --- decisions without a cue word, and reversals
+
+@pytest.mark.parametrize("text", [
+    "Usage records are aggregated per subscription item at invoice time, not pushed to Stripe.",
+    "Totals are computed once at invoice time rather than on every usage event.",
+    "We opted for a nightly batch job.",
+])
+def test_choices_stated_without_cue_words(text: str) -> None:
+    assert kinds(text) == [("decision", text)]
+
+
+@pytest.mark.parametrize("text", [
+    "The test is not flaky anymore.",
+    "Rather than that, thanks!",
+    "It works, not sure why.",
+])
+def test_plain_statements_are_not_choices(text: str) -> None:
+    assert kinds(text) == []
+
+
+def test_reversal_of_a_tool_choice_without_shared_words() -> None:
+    from looma_git.pipeline.heuristics import reversals
+
+    decisions = [("d1", "We'll use Dramatiq for the background jobs."),
+                 ("d2", "Decided to keep three retries per job."),
+                 ("d3", "Actually, let's use RQ.")]
+    assert reversals(decisions) == {"d1": "d3"}
+    # Naming the earlier subject reverses exactly the decisions about it.
+    assert reversals([("a", "Let's store refresh tokens in Redis."),
+                      ("b", "We'll use PKCE for the login."),
+                      ("c", "Actually, let's not use Redis; the tokens go to Postgres.")]
+                     ) == {"a": "c"}
+    # Not a reversal: a second choice about something else supersedes nothing.
+    assert reversals([("a", "We'll use Dramatiq for the background jobs."),
+                      ("b", "Let's use RQ for the mailer.")]) == {}
