@@ -12,7 +12,7 @@ from looma_git.retrieval.records import ItemRecord, LinkRecord, MemoryRecord
 SNAPSHOT_FILE = "records-snapshot.json"
 #: Bump when ItemRecord/MemoryRecord/LinkRecord or `from_ledger` change shape or meaning,
 #: so an old snapshot is ignored instead of misread.
-SNAPSHOT_FORMAT = 1
+SNAPSHOT_FORMAT = 2
 MAX_SNAPSHOT_BYTES = 512 * 1024 * 1024
 
 
@@ -30,7 +30,8 @@ def _item_from_json(d: dict[str, Any]) -> ItemRecord:
         **d, "files": tuple(d["files"]), "aliases": tuple(d["aliases"]),
         "sessions": tuple((a, s) for a, s in d["sessions"]),
         "commits": tuple(LinkRecord(sha=c[0], confidence=c[1], by=c[2]) for c in d["commits"]),
-        "memories": mems, "features": tuple((k, v) for k, v in d["features"])})
+        "memories": mems, "features": tuple((k, v) for k, v in d["features"]),
+        "branches": tuple(d["branches"]), "prompts": tuple(d["prompts"])})
 
 
 def load(state_dir: Path, head: str) -> list[ItemRecord] | None:
