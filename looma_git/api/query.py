@@ -9,7 +9,6 @@ from typing import Any
 from looma_git.api.results import CandidateOut, ResumeOut, SessionRef, WorkItemOut, WorkOut
 from looma_git.errors import AmbiguousError, NotFoundError, NotInitializedError
 from looma_git.gitrepo import RepoPaths, require_worktree
-from looma_git.retrieval import bundle as bundle_mod
 from looma_git.retrieval import match
 from looma_git.retrieval.records import ItemRecord
 
@@ -186,14 +185,16 @@ def _session_rows(paths: RepoPaths, sessions: tuple[tuple[str, str], ...]) -> li
 
 
 def resume(paths: RepoPaths, goal: str | None = None, *, work_ref: str | None = None,
-           budget: int = bundle_mod.DEFAULT_BUDGET) -> ResumeOut:
+           budget: int = 2000) -> ResumeOut:
     """confident (one bundle) / ambiguous (near-ties side by side) / cold (say so)."""
+    from looma_git.retrieval import bundle as bundle_mod
     from looma_git.store.gitfacts import head_state
 
     # Served from the records of the current ledger head and the index as it is: a query
     # never waits on a reindex (the hook drainer and `ingest` refresh it in the background).
     items = _items(paths, _require_ledger(paths))
     letters = string.ascii_uppercase
+    git_state: dict[str, Any] | None = None
     if work_ref:
         item = resolve_workitem(paths, work_ref, items)
         m = match.Match(item=item, score=1.0, coverage=1.0, title=1.0, semantic=None,
@@ -205,7 +206,8 @@ def resume(paths: RepoPaths, goal: str | None = None, *, work_ref: str | None = 
     else:
         from looma_git.retrieval.recent import most_recent
 
-        branch = head_state(require_worktree(paths)).get("branch")
+        git_state = head_state(require_worktree(paths))
+        branch = git_state.get("branch")
         state, picked = most_recent(items, branch if isinstance(branch, str) else None)
         chosen = [match.Match(item=it, score=1.0, coverage=0, title=0, semantic=None,
                               matched_terms=(), via="recent") for it in picked]
@@ -213,7 +215,7 @@ def resume(paths: RepoPaths, goal: str | None = None, *, work_ref: str | None = 
     out = ResumeOut(state=state, goal=goal, candidates=cands, bundle=None)
     if state == "confident":
         item = chosen[0].item
-        git = head_state(require_worktree(paths))
+        git = git_state or head_state(require_worktree(paths))
         b = bundle_mod.build(item, git, _git_commits(paths, [c.sha for c in item.commits]),
                              _session_rows(paths, item.sessions), budget)
         out.bundle = b.as_dict()

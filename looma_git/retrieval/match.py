@@ -8,8 +8,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
-from rapidfuzz import fuzz
-
 from looma_git.retrieval.records import ItemRecord
 
 # Resume thresholds (DESIGN §5), in one place; docs/quality.md says how they were chosen.
@@ -120,6 +118,8 @@ def rank(goal: str, items: list[ItemRecord],
     gts = goal_terms(goal)
     if not gts or not items:
         return []
+    from rapidfuzz import fuzz  # here, not at import: `work` and `ask` never rank titles
+
     docs = {it.id: _doc_terms(it.text_fields()) for it in items}
     n = len(items)
     df = {t: sum(1 for d in docs.values() if t in d or _partial(t, d)) for t in gts}

@@ -36,14 +36,20 @@ def _item_from_json(d: dict[str, Any]) -> ItemRecord:
 
 def load(state_dir: Path, head: str) -> list[ItemRecord] | None:
     """The records saved for `head`, or None when absent, stale, foreign or damaged."""
+    found = load_any(state_dir)
+    return found[1] if found is not None and found[0] == head else None
+
+
+def load_any(state_dir: Path) -> tuple[str, list[ItemRecord]] | None:
+    """(ledger commit, records) of the saved snapshot, whatever head it was saved for."""
     path = Path(state_dir) / SNAPSHOT_FILE
     try:
         if path.stat().st_size > MAX_SNAPSHOT_BYTES:
             return None
         doc = json.loads(path.read_bytes())
-        if doc.get("format") != SNAPSHOT_FORMAT or doc.get("ledger_commit") != head:
+        if doc.get("format") != SNAPSHOT_FORMAT or not isinstance(doc.get("ledger_commit"), str):
             return None
-        return [_item_from_json(d) for d in doc["items"]]
+        return doc["ledger_commit"], [_item_from_json(d) for d in doc["items"]]
     except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
         return None  # a cache: anything unexpected means "fold the ledger again"
 
