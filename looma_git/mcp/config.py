@@ -15,8 +15,21 @@ from typing import Any, Literal
 
 from looma_git.errors import InvalidDataError, ReadOnlyError, UsageError
 
-CLIENTS = ("claude-code", "codex", "cursor", "gemini-cli", "opencode")
+CLIENTS = ("claude-code", "codex", "cursor", "gemini-cli", "opencode", "vscode", "windsurf")
 SERVER_NAME = "looma"
+SCOPES = ("project", "user")
+# Codex gives a server 10 s to start by default; a cold Python start on a loaded laptop can
+# take a few seconds, and a server that misses the window has no tools for the whole session.
+CODEX_STARTUP_TIMEOUT = 20
+# Where each client reads project-scope servers (relative to the repository) and user-scope
+# servers (relative to the home directory); None: the client has no such scope.
+PROJECT_FILES = {"claude-code": ".mcp.json", "cursor": ".cursor/mcp.json",
+                 "gemini-cli": ".gemini/settings.json", "opencode": "opencode.json",
+                 "codex": ".codex/config.toml", "vscode": ".vscode/mcp.json", "windsurf": None}
+USER_FILES = {"claude-code": None, "cursor": ".cursor/mcp.json",
+              "gemini-cli": ".gemini/settings.json", "opencode": ".config/opencode/opencode.json",
+              "codex": ".codex/config.toml", "vscode": None,
+              "windsurf": ".codeium/windsurf/mcp_config.json"}
 
 
 @dataclass(frozen=True)
@@ -52,35 +65,56 @@ class Plan:
             tofile=f"{name} (after)"))
 
 
-def server_command(python: str, repo: Path) -> list[str]:
-    """argv that starts the server for `repo` with this exact interpreter."""
-    return [python, "-m", "looma_git", "-C", str(repo), "mcp"]
+def server_command(python: str, repo: Path | None) -> list[str]:
+    """argv that starts the server with this exact interpreter: for `repo`, or (None) for
+    whatever project the client names in its MCP roots, else its working directory."""
+    pin = ["-C", str(repo)] if repo is not None else []
+    return [python, "-m", "looma_git", *pin, "mcp"]
+
+
+def default_scope(client: str) -> str:
+    """Project scope wherever the client has one: one repository's memory stays with it."""
+    return "project" if PROJECT_FILES.get(client) else "user"
 
 
 def target(client: str, *, python: str, repo: Path, home: Path,
-           codex_home: Path | None = None) -> Target:
-    """The configuration location and entry for `client`."""
-    argv = server_command(python, repo)
+           codex_home: Path | None = None, scope: str | None = None) -> Target:
+    """The configuration location and entry for `client` at `scope` (default: project where
+    the client reads project files). A project entry is pinned to `repo` with -C; a user entry
+    is not (one server line serves every repository, each found from roots or the cwd)."""
+    if client not in CLIENTS:
+        raise UsageError(f"unknown client {client!r}", hint="one of: " + ", ".join(CLIENTS))
+    scope = scope or default_scope(client)
+    rel = (PROJECT_FILES if scope == "project" else USER_FILES).get(client)
+    if rel is None:
+        other = "user" if scope == "project" else "project"
+        raise UsageError(f"{client} has no {scope}-scope MCP configuration",
+                         hint=f"use --scope {other}")
+    if client == "codex" and scope == "user":
+        path = (codex_home if codex_home is not None else home / ".codex") / "config.toml"
+    else:
+        path = (repo if scope == "project" else home) / rel
+    words = "project (this repository)" if scope == "project" else \
+        "user (every project; the repository comes from the client's roots or cwd)"
+    argv = server_command(python, repo if scope == "project" else None)
     cmd, args = argv[0], argv[1:]
+    entry: dict[str, Any]
+    fmt: Literal["json", "toml"] = "json"
+    container = "mcpServers"
     if client == "claude-code":
-        return Target(client, repo / ".mcp.json", "json", "mcpServers",
-                      {"type": "stdio", "command": cmd, "args": args, "env": {}},
-                      "project (this repository)")
-    if client == "cursor":
-        return Target(client, repo / ".cursor" / "mcp.json", "json", "mcpServers",
-                      {"command": cmd, "args": args}, "project (this repository)")
-    if client == "gemini-cli":
-        return Target(client, home / ".gemini" / "settings.json", "json", "mcpServers",
-                      {"command": cmd, "args": args}, "user (every project)")
-    if client == "opencode":
-        return Target(client, repo / "opencode.json", "json", "mcp",
-                      {"type": "local", "command": argv, "enabled": True},
-                      "project (this repository)")
-    if client == "codex":
-        base = codex_home if codex_home is not None else home / ".codex"
-        return Target(client, base / "config.toml", "toml", "mcp_servers",
-                      {"command": cmd, "args": args}, "user (every project)")
-    raise UsageError(f"unknown client {client!r}", hint="one of: " + ", ".join(CLIENTS))
+        entry = {"type": "stdio", "command": cmd, "args": args, "env": {}}
+    elif client == "opencode":
+        entry = {"type": "local", "command": argv, "enabled": True}
+        container = "mcp"
+    elif client == "vscode":
+        entry = {"type": "stdio", "command": cmd, "args": args}
+        container = "servers"
+    elif client == "codex":
+        entry = {"command": cmd, "args": args, "startup_timeout_sec": CODEX_STARTUP_TIMEOUT}
+        fmt, container = "toml", "mcp_servers"
+    else:  # cursor, gemini-cli, windsurf
+        entry = {"command": cmd, "args": args}
+    return Target(client, path, fmt, container, entry, words)
 
 
 # ------------------------------------------------------------------ snippets
@@ -93,6 +127,17 @@ def snippet(t: Target) -> str:
     if t.client == "opencode":
         doc = {"$schema": "https://opencode.ai/config.json", **doc}
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def notes(t: Target) -> list[str]:
+    """What the user should know about this client's reading of the file."""
+    if t.client == "codex" and t.path.parent.name == ".codex" and "-C" in t.entry["args"]:
+        return ["Codex reads a project's .codex/config.toml only once the project is trusted "
+                "(codex asks on first start in the directory)."]
+    if t.client == "windsurf":
+        return ["Windsurf has no project scope: the server finds the repository from the "
+                "workspace roots Windsurf sends (or its working directory)."]
+    return []
 
 
 def cli_command(t: Target) -> str | None:

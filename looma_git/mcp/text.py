@@ -69,3 +69,32 @@ def more(items: list[str], shown: int = 2) -> str:
         return "-"
     rest = f" +{len(items) - shown}" if len(items) > shown else ""
     return ", ".join(items[:shown]) + rest
+
+
+# Shapes of text that tries to steer the model reading it rather than inform it. A flag is a
+# warning to the reader, never a reason to hide the evidence: the fact itself may be true.
+_INJECTION = (
+    ("override", re.compile(r"\b(?:ignore|disregard|forget|override)\b[^.\n]{0,40}\b(?:previous|"
+                            r"prior|above|earlier|all|any|your)\b[^.\n]{0,20}\b(?:instructions?|"
+                            r"prompts?|rules|directions|guidelines)\b", re.I)),
+    ("role-play", re.compile(r"\b(?:you are now|from now on,? you|act as (?:an?|the) "
+                             r"(?:system|admin|developer)|new (?:system )?instructions?:)", re.I)),
+    ("system-prompt", re.compile(r"(?:\bsystem prompt\b|<\|?(?:system|im_start)\|?>|"
+                                 r"\[/?(?:INST|SYS)\])", re.I)),
+    ("pipe-to-shell", re.compile(r"\b(?:curl|wget|iwr|Invoke-WebRequest)\b[^\n|]{0,200}\|\s*"
+                                 r"(?:sudo\s+)?(?:ba|z|da|k)?sh\b|\bbase64\s+(?:-d|--decode)\b"
+                                 r"[^\n|]{0,80}\|\s*(?:ba)?sh\b", re.I)),
+    ("exfiltration-link", re.compile(r"!\[[^\]]*\]\(\s*https?://[^)\s]*[?&][^)\s]*=|"
+                                     r"\b(?:send|post|upload|exfiltrate)\b[^.\n]{0,60}\b(?:secrets?|"
+                                     r"tokens?|keys?|credentials|env(?:ironment)?|\.env)\b[^.\n]"
+                                     r"{0,60}https?://", re.I)),
+    ("destructive-command", re.compile(r"\brm\s+-[a-z]*r[a-z]*f?\s+(?:/|~|\$HOME)(?:\s|$)|"
+                                       r"\bgit\s+push\s+(?:-f|--force)\b[^\n]{0,40}\b(?:main|"
+                                       r"master)\b", re.I)),
+)
+
+
+def suspicious(text: str) -> list[str]:
+    """Labels of the prompt-injection shapes found in `text` (empty: none)."""
+    flat = strip_invisible(text)
+    return [label for label, rx in _INJECTION if rx.search(flat)]

@@ -12,6 +12,7 @@ from looma_git.errors import (
     UsageError,
 )
 from looma_git.gitrepo import RepoPaths
+from looma_git.mcp import render, shape
 from looma_git.mcp.models import (
     AskResult,
     CorrectResult,
@@ -22,7 +23,6 @@ from looma_git.mcp.models import (
     TimelineResult,
     ToolErrorOut,
 )
-from looma_git.mcp.text import clean
 
 Action = Literal["merge", "split", "rename", "false_positive", "promote", "reject", "undo"]
 
@@ -108,12 +108,6 @@ def error_out(err: LoomaError) -> ToolErrorOut:
                         matches=list(getattr(err, "matches", []) or []))
 
 
-def _validated(model: Any, data: Any) -> Any:
-    return model.model_validate(clean(data))
-
-
-# ------------------------------------------------------------------ read tools
-
 def _work_id(paths: RepoPaths, ref: str) -> str:
     """The full id of the WorkItem `ref` is an id prefix of (never a title or letter)."""
     from looma_git.api.query import resolve_workitem
@@ -127,14 +121,90 @@ def _work_id(paths: RepoPaths, ref: str) -> str:
     return item.id
 
 
-def list_work(paths: RepoPaths, status: str | None = None) -> ListWorkResult:
-    """Live WorkItems, optionally of one status."""
+def _cursor(cursor: str | None) -> None:
+    if cursor is not None and not re.fullmatch(r"[0-9]{1,9}", cursor):
+        raise UsageError(f"{cursor!r} is not a cursor from a previous result",
+                         hint="omit `cursor` for the first page; then pass `next_cursor`")
+
+
+def list_work(paths: RepoPaths, status: str | None = None, limit: int = shape.PAGE_DEFAULT,
+              cursor: str | None = None) -> ListWorkResult:
+    """Live WorkItems, optionally of one status, one page at a time."""
     from looma_git.api import query
 
     require_ready(paths)
-    out = query.work(paths, status=status)
-    return _validated(ListWorkResult, {"status_filter": status, "count": len(out.workitems),
-                                       "workitems": out.model_dump()["workitems"]})
+    _cursor(cursor)
+    rows = [shape.work_row(w) for w in query.work(paths, status=status).model_dump()["workitems"]]
+    chunk, offset, nxt = shape.page(rows, cursor, limit)
+    data = {"status_filter": status, "count": len(rows), "workitems": chunk, "next_cursor": nxt}
+    return shape.fit_list(ListWorkResult, data, "workitems", render.list_work,
+                          shape.DEFAULT_BUDGET, offset)
+
+
+def _fit_resume(out: ResumeResult, budget: int) -> ResumeResult:
+    """Cut the least useful parts first until both forms fit: recent work, then the bundle's
+    optional sections, then candidates beyond the first; every cut is counted."""
+    if shape.fits(out, render.resume, budget):
+        return out
+    data = out.model_dump(mode="json")
+    cut: dict[str, int] = dict(data.get("cut") or {})
+
+    def cur() -> ResumeResult:
+        return shape.validated(ResumeResult, {**data, "cut": cut})
+
+    def drop(container: dict[str, Any], key: str, label: str, keep: int = 0) -> bool:
+        while len(container.get(key) or []) > keep:
+            container[key].pop()
+            cut[label] = cut.get(label, 0) + 1
+            if shape.fits(cur(), render.resume, budget):
+                return True
+        return False
+
+    if drop(data, "recent", "recent"):
+        return cur()
+    b = data.get("bundle")
+    if b is not None:
+        if drop(b["git"], "dirty", "bundle.git.dirty"):
+            return cur()
+        for key in ("files", "sessions", "commits", "architecture"):
+            if drop(b, key, f"bundle.{key}"):
+                return cur()
+    if drop(data, "candidates", "candidates", keep=1):
+        return cur()
+    if b is not None:  # protected items last, and only because the budget cannot hold them
+        for key in ("decisions", "bugs", "todos"):
+            if drop(b, key, f"bundle.{key}"):
+                return cur()
+        w = b["workitem"]
+        for limit in (400, 160, 0):  # the summary is prose; its head carries the gist
+            if len(w["evidence_summary"]) > limit:
+                w["evidence_summary"] = w["evidence_summary"][:limit].rstrip() + "…"
+                cut["bundle.summary_chars"] = 1
+                if shape.fits(cur(), render.resume, budget):
+                    return cur()
+    return cur()
+
+
+def _looma_config_files(paths: RepoPaths, dirty: list[str]) -> list[str]:
+    """The dirty paths that are client configuration naming looma's server."""
+    from looma_git.mcp.config import PROJECT_FILES
+
+    if paths.worktree is None:
+        return []
+    out = []
+    for d in dirty:
+        # `git status` names an untracked directory (".codex/") rather than its files.
+        files = [f for f in PROJECT_FILES.values() if f and (f == d or (d.endswith("/") and
+                                                                      f.startswith(d)))]
+        for f in files:
+            try:
+                text = (paths.worktree / f).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            if "looma_git" in text:
+                out.append(d)
+                break
+    return out
 
 
 def resume_work(paths: RepoPaths, goal: str | None = None, work: str | None = None,
@@ -144,16 +214,30 @@ def resume_work(paths: RepoPaths, goal: str | None = None, work: str | None = No
 
     require_ready(paths)
     work_ref = _work_id(paths, work) if work else None
-    out = query.resume(paths, goal or None, work_ref=work_ref, budget=budget)
+    # The bundle's own budget leaves room for the envelope (candidates, notice, message).
+    out = query.resume(paths, goal or None, work_ref=work_ref, budget=max(100, budget * 3 // 4))
     data = out.model_dump()
-    if data.get("bundle") is not None:
-        data["bundle"].pop("evidence_notice", None)
+    data["budget"] = budget
+    data["candidates"] = [shape.candidate_row(c) for c in data["candidates"]]
+    data["recent"] = [shape.candidate_row(c) for c in data.get("recent") or []]
+    b = data.get("bundle")
+    if b is not None:
+        b.pop("evidence_notice", None)
+        w = b["workitem"]
+        w["evidence_summary"] = w.pop("summary", "") or ""
+        w["flags"] = shape.flags(w.get("title"), w["evidence_summary"])
+        for key in ("decisions", "todos", "bugs", "architecture"):
+            b[key] = [shape.memory_fact(m) for m in b.get(key) or []]
+        b["budget"] = budget
+        ours = _looma_config_files(paths, b["git"].get("dirty") or [])
+        dirty = [d for d in b["git"].get("dirty") or [] if d not in ours]
+        b["git"].update(dirty=dirty[:10], dirty_total=len(dirty), looma_files=ours)
     if out.state == "ambiguous":
         ids = [c.id for c in out.candidates]
         data["message"] = ("Several WorkItems match; they are shown side by side, not blended. "
                            f"Call resume_work with work={ids[0]!r} (or another candidate id), "
                            "or merge duplicates with correct(action='merge', refs=[from, into]).")
-    return _validated(ResumeResult, data)
+    return _fit_resume(shape.validated(ResumeResult, data), budget)
 
 
 def ask(paths: RepoPaths, query_text: str, limit: int = 10) -> AskResult:
@@ -161,39 +245,66 @@ def ask(paths: RepoPaths, query_text: str, limit: int = 10) -> AskResult:
     from looma_git.api import facts
 
     require_ready(paths)
-
     out = facts.ask(paths, query_text, limit=limit)
-    data = out.model_dump()
-    for f in data["facts"]:
+    rows = []
+    for f in out.model_dump()["facts"]:
         src = f.get("source") or {}
-        f["source"] = {k: (str(src[k]) if src.get(k) is not None else None)
-                       for k in ("agent", "session", "event", "hash")}
-    return _validated(AskResult, data)
+        text = f.pop("text", "") or ""
+        rows.append({**f, "evidence": text, "flags": shape.flags(text),
+                     "source": {k: (str(src[k]) if src.get(k) is not None else None)
+                                for k in ("agent", "session", "event", "hash")}})
+    return shape.fit_list(AskResult, {"query": query_text, "facts": rows}, "facts", render.ask,
+                          shape.DEFAULT_BUDGET, 0)
 
 
-def timeline(paths: RepoPaths, work: str) -> TimelineResult:
-    """Ops, sessions, commits and memories of one WorkItem."""
+_MEMORY_KINDS = {"decision", "todo", "bug", "architecture"}
+
+
+def timeline(paths: RepoPaths, work: str, limit: int = 50,
+             cursor: str | None = None) -> TimelineResult:
+    """Ops, sessions, commits and memories of one WorkItem, one page at a time."""
     from looma_git.api import facts, query
 
     require_ready(paths)
+    _cursor(cursor)
     wid = _work_id(paths, work)
     item = query.resolve_workitem(paths, wid)
     out = facts.timeline(paths, wid)
-    return _validated(TimelineResult, {**out.model_dump(), "confidence": round(item.confidence, 2),
-                                       "band": item.band})
+    rows = []
+    for e in out.model_dump()["entries"]:
+        text = e.pop("text", "") or ""
+        if e["kind"] in _MEMORY_KINDS:
+            rows.append({**e, "evidence": text, "flags": shape.flags(text)})
+        else:
+            rows.append({**e, "text": text})
+    chunk, offset, nxt = shape.page(rows, cursor, limit)
+    data = {"workitem": out.workitem, "title": out.title,
+            "confidence": round(item.confidence, 2), "band": item.band, "total": len(rows),
+            "entries": chunk, "next_cursor": nxt}
+    return shape.fit_list(TimelineResult, data, "entries", render.timeline,
+                          shape.DEFAULT_BUDGET, offset)
 
 
-def recall(paths: RepoPaths, entity: str) -> RecallResult:
+def recall(paths: RepoPaths, entity: str, limit: int = 10,
+           cursor: str | None = None) -> RecallResult:
     """WorkItems and memories mentioning a file, commit, branch, session or term."""
     from looma_git.api import facts
 
     require_ready(paths)
-
+    _cursor(cursor)
     out = facts.recall(paths, entity)
+    hits = []
     for hit in out["results"]:
-        for m in hit["memories"]:
-            m["confidence"] = round(float(m["confidence"]), 2)
-    return _validated(RecallResult, out)
+        mems = [{"id": m["id"], "kind": m["kind"], "evidence": m["text"],
+                 "confidence": round(float(m["confidence"]), 2), "band": m["band"],
+                 "lifecycle": m["lifecycle"], "flags": shape.flags(m["text"])}
+                for m in hit["memories"]]
+        hits.append({"workitem": shape.work_row(hit["workitem"]), "why": hit["why"],
+                     "memories": mems})
+    chunk, offset, nxt = shape.page(hits, cursor, limit)
+    data = {"entity": out["entity"], "total": len(hits), "results": chunk, "next_cursor": nxt}
+    return shape.fit_list(RecallResult, data, "results", render.recall, shape.DEFAULT_BUDGET,
+                          offset)
 
 
 # ------------------------------------------------------------------ the one writing tool

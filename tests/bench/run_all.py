@@ -40,6 +40,7 @@ BENCHES: dict[str, tuple[str, list[str], list[str]]] = {
     "backfill": ("bench_backfill.py", ["--no-write"],
                  ["--no-write", "--commits", "200", "--efforts", "10", "--runs", "1"]),
     "retrieval": ("bench_retrieval.py", [], ["--quick"]),
+    "mcp": ("bench_mcp.py", [], ["--runs", "2"]),
 }
 
 

@@ -28,16 +28,19 @@ def _argv_ok(argv: list[str], repo: Path) -> None:
     assert os.path.isabs(argv[0])
 
 
-@pytest.mark.parametrize("client", config.CLIENTS)
+@pytest.mark.parametrize("client", [c for c in config.CLIENTS if c not in ("vscode", "windsurf")])
 def test_snippet_per_client(repo: Path, scrubbed_env: Path, client: str) -> None:
     out = looma(repo, "mcp", "config", "--client", client, env=_env(scrubbed_env)).stdout
     head = out.splitlines()[0]
     body = _body(out)
+    assert "project (this repository)" in head  # one repository's memory stays with it
     if client == "codex":
-        assert f"in {scrubbed_env}/.codex/config.toml" in head
+        assert f"in {repo}/.codex/config.toml" in head
         entry = tomllib.loads(body)["mcp_servers"]["looma"]
         _argv_ok([entry["command"], *entry["args"]], repo)
+        assert entry["startup_timeout_sec"] == config.CODEX_STARTUP_TIMEOUT
         assert body.startswith("[mcp_servers.looma]\n")
+        assert "trusted" in out
         return
     data = json.loads(body)
     if client == "opencode":
@@ -49,7 +52,7 @@ def test_snippet_per_client(repo: Path, scrubbed_env: Path, client: str) -> None
     entry = data["mcpServers"]["looma"]
     _argv_ok([entry["command"], *entry["args"]], repo)
     where = {"claude-code": f"{repo}/.mcp.json", "cursor": f"{repo}/.cursor/mcp.json",
-             "gemini-cli": f"{scrubbed_env}/.gemini/settings.json"}[client]
+             "gemini-cli": f"{repo}/.gemini/settings.json"}[client]
     assert f"in {where}" in head
     if client == "claude-code":
         assert entry["type"] == "stdio"
@@ -58,7 +61,7 @@ def test_snippet_per_client(repo: Path, scrubbed_env: Path, client: str) -> None
 
 
 def test_write_gemini_merges_into_existing_settings(repo: Path, scrubbed_env: Path) -> None:
-    settings = scrubbed_env / ".gemini" / "settings.json"
+    settings = repo / ".gemini" / "settings.json"
     settings.parent.mkdir()
     original = {"theme": "GitHub", "mcpServers": {"other": {"command": "x", "args": ["y"]},
                                                   "looma": {"command": "old", "timeout": 30000}},
@@ -90,7 +93,7 @@ def test_write_codex_toml_keeps_every_other_table(repo: Path, scrubbed_env: Path
                 '[mcp_servers.looma.env]\nLOOMA_MCP_LOG = "info"\n\n'
                 '[profiles.fast]\nmodel = "o4-mini"\n')
     cfg.write_text(original)
-    proc = looma(repo, "mcp", "config", "--client", "codex", "--write",
+    proc = looma(repo, "mcp", "config", "--client", "codex", "--scope", "user", "--write",
                  env=_env(scrubbed_env, CODEX_HOME=str(codex_home)))
     assert '-command = "stale"' in proc.stdout
     after = cfg.read_text()
@@ -100,16 +103,17 @@ def test_write_codex_toml_keeps_every_other_table(repo: Path, scrubbed_env: Path
     assert data["model"] == "o3" and data["profiles"] == before["profiles"]
     assert data["mcp_servers"]["other"] == before["mcp_servers"]["other"]
     entry = data["mcp_servers"]["looma"]
-    _argv_ok([entry["command"], *entry["args"]], repo)
+    # User scope: not pinned to this repository (each project is found from roots or cwd).
+    assert [entry["command"], *entry["args"]] == [sys.executable, "-m", "looma_git", "mcp"]
     assert entry["startup_timeout_sec"] == 20 and entry["env"] == {"LOOMA_MCP_LOG": "info"}
-    again = looma(repo, "mcp", "config", "--client", "codex", "--write",
+    again = looma(repo, "mcp", "config", "--client", "codex", "--scope", "user", "--write",
                   env=_env(scrubbed_env, CODEX_HOME=str(codex_home)))
     assert "unchanged" in again.stdout and cfg.read_text() == after
 
 
 def test_write_codex_creates_the_file(repo: Path, scrubbed_env: Path) -> None:
     looma(repo, "mcp", "config", "--client", "codex", "--write", env=_env(scrubbed_env))
-    data = tomllib.loads((scrubbed_env / ".codex" / "config.toml").read_text())
+    data = tomllib.loads((repo / ".codex" / "config.toml").read_text())
     _argv_ok([data["mcp_servers"]["looma"]["command"], *data["mcp_servers"]["looma"]["args"]],
              repo)
 
@@ -136,7 +140,7 @@ def test_write_project_clients(repo: Path, scrubbed_env: Path) -> None:
                                      '{"mcpServers": []}'])
 def test_write_refuses_to_clobber_unparseable_json(repo: Path, scrubbed_env: Path,
                                                    content: str) -> None:
-    settings = scrubbed_env / ".gemini" / "settings.json"
+    settings = repo / ".gemini" / "settings.json"
     settings.parent.mkdir()
     settings.write_text(content)
     proc = looma(repo, "mcp", "config", "--client", "gemini-cli", "--write",
@@ -146,7 +150,7 @@ def test_write_refuses_to_clobber_unparseable_json(repo: Path, scrubbed_env: Pat
 
 
 def test_write_refuses_invalid_or_inline_toml(repo: Path, scrubbed_env: Path) -> None:
-    cfg = scrubbed_env / ".codex" / "config.toml"
+    cfg = repo / ".codex" / "config.toml"
     cfg.parent.mkdir()
     for content in ('model = "o3\n', 'mcp_servers = { looma = { command = "x" } }\n'):
         cfg.write_text(content)
@@ -158,7 +162,8 @@ def test_write_refuses_invalid_or_inline_toml(repo: Path, scrubbed_env: Path) ->
 
 def test_toml_escaping_round_trips(tmp_path: Path) -> None:
     odd = tmp_path / 'we"ird\\path ü'
-    t = config.target("codex", python="/opt/py 3/bin/python", repo=odd, home=tmp_path)
+    t = config.target("codex", python="/opt/py 3/bin/python", repo=odd, home=tmp_path,
+                      scope="project")
     entry = tomllib.loads(config.snippet(t))["mcp_servers"]["looma"]
     assert entry["command"] == "/opt/py 3/bin/python"
     assert entry["args"] == ["-m", "looma_git", "-C", str(odd), "mcp"]
@@ -167,3 +172,31 @@ def test_toml_escaping_round_trips(tmp_path: Path) -> None:
 def test_unknown_client_is_a_usage_error(repo: Path) -> None:
     proc = looma(repo, "mcp", "config", "--client", "vim", check=False)
     assert proc.returncode == 2 and "vim" in proc.stderr
+
+
+def test_vscode_and_windsurf(repo: Path, scrubbed_env: Path) -> None:
+    looma(repo, "mcp", "config", "--client", "vscode", "--write", env=_env(scrubbed_env))
+    vs = json.loads((repo / ".vscode" / "mcp.json").read_text())["servers"]["looma"]
+    assert vs["type"] == "stdio"
+    _argv_ok([vs["command"], *vs["args"]], repo)
+    out = looma(repo, "mcp", "config", "--client", "windsurf", "--write",
+                env=_env(scrubbed_env)).stdout
+    assert "roots" in out
+    ws = json.loads((scrubbed_env / ".codeium" / "windsurf" / "mcp_config.json").read_text())
+    entry = ws["mcpServers"]["looma"]
+    assert [entry["command"], *entry["args"]] == [sys.executable, "-m", "looma_git", "mcp"]
+    bad = looma(repo, "mcp", "config", "--client", "windsurf", "--scope", "project",
+                env=_env(scrubbed_env), check=False)
+    assert bad.returncode == 2 and "--scope user" in bad.stderr
+
+
+def test_two_repositories_do_not_overwrite_each_other(tmp_path: Path, scrubbed_env: Path) -> None:
+    from tests.helpers import make_repo
+
+    a, b = make_repo(tmp_path / "a"), make_repo(tmp_path / "b")
+    for r in (a, b):
+        looma(r, "mcp", "config", "--client", "gemini-cli", "--write", env=_env(scrubbed_env))
+    for r in (a, b):
+        entry = json.loads((r / ".gemini" / "settings.json").read_text())["mcpServers"]["looma"]
+        _argv_ok([entry["command"], *entry["args"]], r)
+    assert not (scrubbed_env / ".gemini" / "settings.json").exists()

@@ -92,7 +92,7 @@ def test_reject_and_promote_a_memory(seeded: Seeded) -> None:
 
 
 @pytest.mark.parametrize("client,expected", [
-    (None, "mcp"),  # the SDK's own default clientInfo.name
+    (None, "mcp-client"),  # the SDK's own default clientInfo.name
     ("Evil\nName <x@y>", "EvilName x@y"),  # cannot break the commit author line
 ])
 def test_actor_name_is_sanitized(seeded: Seeded, client: str | None, expected: str) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import git
-from tests.mcp.client import call, text, tool_calls
+from tests.mcp.client import RpcFailure, Strict, call, error_of, text, tool_calls
 from tests.mcp.conftest import Seeded
 
 READ_CALLS: list[tuple[str, dict[str, Any]]] = [
@@ -19,12 +19,11 @@ READ_CALLS: list[tuple[str, dict[str, Any]]] = [
 
 
 def _err(result: Any) -> dict[str, Any]:
-    assert result.is_error, text(result)
-    sc = result.structured_content
+    sc = error_of(result)  # text only: no structuredContent on errors
     assert set(sc) == {"code", "message", "suggestion", "recoverable", "matches"}
     assert text(result).startswith(f"error: {sc['code']}: ")
     assert not text(result).lstrip().startswith("{")
-    return dict(sc)
+    return sc
 
 
 def test_uninitialized_store(repo: Path) -> None:
@@ -131,6 +130,16 @@ def test_merge_with_itself_is_rejected(seeded: Seeded) -> None:
     assert e["code"] == "bad_arguments" and "itself" in e["message"]
 
 
-def test_unknown_tool(seeded: Seeded) -> None:
-    e = _err(call(seeded.path, "drop_database"))
-    assert e["code"] == "unknown_tool"
+def test_unknown_tool_is_a_protocol_error(seeded: Seeded) -> None:
+    with pytest.raises(RpcFailure) as exc:
+        Strict(seeded.path).request("tools/call", {"name": "drop_database", "arguments": {}})
+    assert exc.value.error["code"] == -32602 and "drop_database" in exc.value.error["message"]
+
+
+@pytest.mark.parametrize("name,args", [
+    ("list_work", {"stauts": "done"}), ("resume_work", {"goal": "x", "budjet": 500}),
+    ("correct", {"action": "rename", "refs": ["wi_abcd"], "title": "x", "force": True}),
+])
+def test_unknown_arguments_are_refused(seeded: Seeded, name: str, args: dict[str, Any]) -> None:
+    e = _err(call(seeded.path, name, args))
+    assert e["code"] == "bad_arguments" and "Extra inputs are not permitted" in e["message"]

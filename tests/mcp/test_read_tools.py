@@ -59,7 +59,7 @@ def test_resume_confident_bundle_with_fenced_clean_evidence(seeded: Seeded) -> N
     assert dec["id"] == seeded.decision and dec["confidence"] == 0.9
     assert dec["source"] == {"agent": "claude-code", "session": "sess-oauth-1", "event": "ev-42",
                              "hash": None}
-    assert dec["text"] == "Use PKCE for the OAuth flow; store tokens server-side"
+    assert dec["evidence"] == "Use PKCE for the OAuth flow; store tokens server-side"
     assert b["todos"][0]["id"] == seeded.todo
     assert b["commits"][0]["subject"] == "Add OAuth login"
     # No invisible character survives, in the text or anywhere in the structured content.
@@ -148,3 +148,16 @@ def test_read_tools_never_write_git_refs(seeded: Seeded) -> None:
     assert not any(r.is_error for r in results)
     assert refs() == before
     assert git(seeded.path, "status", "--porcelain") == ""
+
+
+def test_client_config_looma_wrote_is_not_dirty_work(seeded: Seeded) -> None:
+    from looma_git.mcp import config
+
+    for client in ("claude-code", "codex"):
+        t = config.target(client, python="/usr/bin/python3", repo=seeded.path,
+                          home=seeded.path / "home")
+        config.apply(config.plan(t))
+    (seeded.path / "wip.py").write_text("x = 1\n")
+    g = call(seeded.path, "resume_work", {"work": seeded.oauth}).structured_content["bundle"]["git"]
+    assert g["dirty"] == ["wip.py"] and g["dirty_total"] == 1
+    assert sorted(g["looma_files"]) == [".codex/", ".mcp.json"]

@@ -51,6 +51,6 @@ def test_output_schemas_carry_confidence_and_provenance(repo: Path) -> None:
     resume = tools["resume_work"].output_schema
     assert resume["properties"]["state"]["enum"] == ["confident", "ambiguous", "cold"]
     assert {"confidence", "band"} <= set(resume["$defs"]["MemoryFact"]["properties"])
-    work = tools["list_work"].output_schema["$defs"]["WorkItemOut"]["properties"]
+    work = tools["list_work"].output_schema["$defs"]["WorkItemRow"]["properties"]
     assert {"confidence", "band", "sessions", "commits"} <= set(work)
     assert {"op_id", "actor", "undo"} <= set(tools["correct"].output_schema["properties"])
