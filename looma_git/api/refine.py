@@ -33,6 +33,8 @@ CREATE TABLE IF NOT EXISTS refine_memories(id TEXT PRIMARY KEY, ledger_id TEXT, 
   promoted INTEGER, json TEXT);
 CREATE TABLE IF NOT EXISTS refine_meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS refine_windows(key TEXT PRIMARY KEY, workitem TEXT, text TEXT);
+CREATE TABLE IF NOT EXISTS refine_window_events(key TEXT PRIMARY KEY, agent TEXT, session_id TEXT,
+  workitem TEXT, event_ids TEXT);
 """
 
 
@@ -190,6 +192,14 @@ def _save_local(conn: sqlite3.Connection, result: RefineResult, id_map: dict[str
             "INSERT OR REPLACE INTO refine_windows(key, workitem, text) VALUES (?,?,?)",
             [(w.key, owner[w.key], window_text(w)) for w in result.windows
              if w.key in owner and (w.first_prompt or w.terms)])
+        # Every window's events and owner (None: in no WorkItem), for the quality benchmark's
+        # segment-level scoring (tests/bench/quality.py) and for debugging a resolution.
+        conn.execute("DELETE FROM refine_window_events")
+        conn.executemany(
+            "INSERT OR REPLACE INTO refine_window_events(key, agent, session_id, workitem, "
+            "event_ids) VALUES (?,?,?,?,?)",
+            [(w.key, w.agent, w.session_id, owner.get(w.key), json.dumps(list(w.event_ids)))
+             for w in result.windows])
         conn.executemany(
             "INSERT INTO refine_workitems(id, ledger_id, promoted, json) VALUES (?,?,?,?)",
             [(w.id, id_map.get(w.id), int(w.id in id_map),

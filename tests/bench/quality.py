@@ -1,5 +1,5 @@
-"""Quality runner: clustering P/R/F1, commit-link P/R, resume accuracy and extraction precision
-on the scenario generator. `python -m tests.bench.quality [--write-docs]`."""
+"""Quality runner: the scenario generator (clustering, links, resume, extraction) and the teamwork
+benchmark (tests/bench/quality_teamwork.py). `python -m tests.bench.quality [--write-docs]`."""
 
 from __future__ import annotations
 
@@ -114,33 +114,66 @@ def measure(scenario: Any, env: dict[str, str]) -> dict[str, Any]:
     }
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = argv if argv is not None else sys.argv[1:]
-    with tempfile.TemporaryDirectory(prefix="looma-quality-") as tmp:
-        scenario, env = build(Path(tmp))
-        m = measure(scenario, env)
+def _scenario_table(m: dict[str, Any]) -> str:
     rows = [(k, m[k], TARGETS.get(k)) for k in (
         "clustering_precision", "clustering_recall", "clustering_f1", "link_precision",
         "link_recall", "resume_accuracy", "extraction_precision", "extraction_recall",
         "distractors_extracted")]
     lines = ["| metric | value | target |", "|---|---|---|"]
     lines += [f"| {k} | {v} | {'≥ ' + str(t) if t is not None else ''} |" for k, v, t in rows]
-    table = "\n".join(lines)
-    print(table)
-    for r in m["resume"]:
-        print(f"resume {r['goal']!r}: expected {r['expect']}, got {r['got']} "
-              f"{r['candidates']} {'ok' if r['ok'] else 'WRONG'}")
-    print(f"read-only sessions at high confidence: {m['readonly_high_confidence'] or 'none'}; "
-          f"foreign sessions attributed: {m['foreign_attributed'] or 'none'}")
+    return "\n".join(lines)
+
+
+def run_scenario() -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="looma-quality-") as tmp:
+        scenario, env = build(Path(tmp))
+        return measure(scenario, env)
+
+
+def run_teamwork() -> tuple[dict[str, Any], dict[str, Any], dict[str, float]]:
+    """(measures, benchmark shape, CPU seconds) on the teamwork benchmark."""
+    from tests.bench import quality_teamwork as tw
+
+    with tempfile.TemporaryDirectory(prefix="looma-teamwork-") as tmp:
+        c0 = os.times()
+        bench, env, cpu = tw.build(Path(tmp))
+        m = tw.measure(bench, env)
+        c1 = os.times()
+        cpu["total_cpu"] = round(c1.children_user + c1.children_system + c1.user + c1.system
+                                 - c0.children_user - c0.children_system - c0.user - c0.system, 1)
+        return m, tw.shape(bench.truth), cpu
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m tests.bench.quality [--write-docs] [--only scenario|teamwork]`."""
+    from tests.bench import quality_teamwork as tw
+    from tests.bench.quality_docs import render
+
+    args = argv if argv is not None else sys.argv[1:]
+    only = args[args.index("--only") + 1] if "--only" in args else None
+    scen = run_scenario() if only in (None, "scenario") else None
+    team = run_teamwork() if only in (None, "teamwork") else None
+    if scen:
+        print(_scenario_table(scen))
+        for r in scen["resume"]:
+            print(f"resume {r['goal']!r}: expected {r['expect']}, got {r['got']} "
+                  f"{r['candidates']} {'ok' if r['ok'] else 'WRONG'}")
+        print(f"read-only sessions at high confidence: {scen['readonly_high_confidence'] or 'none'}; "
+              f"foreign sessions attributed: {scen['foreign_attributed'] or 'none'}")
+    if team:
+        m, shape, cpu = team
+        print(tw.summary(m, cpu))
     if "--write-docs" in args:
+        if not (scen and team):
+            print("--write-docs needs both benchmarks (drop --only)", file=sys.stderr)
+            return 2
         doc = ROOT / "docs" / "quality.md"
-        doc.write_text(
-            "# Quality\n\nMeasured by `python -m tests.bench.quality --write-docs` on the "
-            "scenario generator (`fixtures/scenario/`): a real git repository with dated "
-            "commits and sessions from five agents, with a ground-truth file. "
-            "`tests/test_quality.py` asserts the same targets.\n\n" + table + "\n\n"
-            + "\n".join(f"- resume {r['goal']!r}: expected {r['expect']}, got {r['got']}"
-                        for r in m["resume"]) + "\n")
+        doc.write_text(render(scen, _scenario_table(scen), *team), encoding="utf-8")
+        print(f"wrote {doc}")
+    if "--json" in args:
+        out = Path(args[args.index("--json") + 1])
+        out.write_text(json.dumps({"scenario": scen, "teamwork": team and team[0]}, indent=1,
+                                  default=str), encoding="utf-8")
     return 0
 
 

@@ -1,0 +1,120 @@
+"""docs/quality.md from the two benchmarks' measures (written by `quality --write-docs`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.bench.quality_teamwork import TARGETS as TEAM_TARGETS
+
+
+def _row(name: str, value: Any, target: str, meaning: str) -> str:
+    return f"| {name} | {value} | {target} | {meaning} |"
+
+
+def render(scen: dict[str, Any], scen_table: str, m: dict[str, Any], shape: dict[str, Any],
+           cpu: dict[str, float]) -> str:
+    t = TEAM_TARGETS
+    agents = ", ".join(f"{a} {n}" for a, n in shape["agents"].items())
+    rows = [
+        "| measure | now | target | what it means |", "|---|---|---|---|",
+        _row("segment clustering F1", m["clustering_f1"], f"≥ {t['clustering_f1']}",
+             f"pairwise over {m['segments_scored']} labelled segments: precision "
+             f"{m['clustering_precision']}, recall {m['clustering_recall']}; "
+             f"{m['predicted_workitems']} WorkItems for {len(m['per_effort'])} efforts"),
+        _row("commit-link precision", m["link_precision"], f"≥ {t['link_precision']}",
+             f"{m['links_predicted']} links published, merge commits excluded"),
+        _row("commit-link recall", m["link_recall"], f"≥ {t['link_recall']}",
+             f"of {m['links_true']} (commit, effort) pairs"),
+        _row("chores linked", f"{m['chores_linked']}/{m['chores_total']}", "0",
+             "dependabot bumps, `ruff format`, releases, the skeleton"),
+        _row("teammate commits linked", f"{m['teammate_linked']}/{m['teammate_total']}", "0",
+             "a teammate with no sessions (metrics in a file rate limiting also edits)"),
+        _row("resume: state + WorkItem right", f"{m['resume_correct']}/{m['resume_total']}",
+             f"≥ {t['resume_correct']}/20", "by kind: " + ", ".join(
+                 f"{k} {v}" for k, v in m["resume_by_kind"].items())),
+        _row("`ask`: expected decision in the top 3", f"{m['ask_top3']}/{m['ask_total']}",
+             f"≥ {t['ask_top3']}/8", f"as a memory fact (the text is somewhere in the 10 facts "
+                                     f"for {m['ask_in_any_fact']}/8)"),
+        _row("foreign sessions attributed", len(m["foreign_attributed"]), "0",
+             "sessions of another repository on the same machine"),
+    ]
+    per_effort = ["| effort | segments | WorkItems they landed in | left in none |",
+                  "|---|---|---|---|"]
+    per_effort += [f"| {k} | {v['segments']} | {v['workitems']} | {v['unassigned']} |"
+                   for k, v in m["per_effort"].items()]
+    resume = [f"- [{r['kind']}] `{r['goal'] or '(no goal)'}`: want {r['expect']} "
+              f"{r['want'] or ''}, got {r['got']} {r['candidates']} "
+              f"{'ok' if r['ok'] else '**wrong**'}" for r in m["resume"]]
+    asks = [f"- {a['question']!r}: {'ok' if a['ok'] else '**miss**'}"
+            + ("" if a["superseded_shown"] else " (superseded decision not shown as such)")
+            for a in m["ask"]]
+    return f"""# Quality
+
+Two labelled benchmarks, measured by `python -m tests.bench.quality --write-docs` (this file is
+its output). Both are generated in the repository, deterministically, with the ground truth
+derived from how the data was generated, never from what looma outputs. Each run goes through the
+commands a user runs (`looma init`, `looma ingest`, `looma backfill`, then `work`, `resume`, `ask`
+as subprocesses) in a temporary directory with a fake `HOME`.
+
+## The teamwork benchmark (`fixtures/teamwork/`, issue 13)
+
+A six-week history of a web service as a team works on it (see `fixtures/teamwork/README.md`):
+{shape['efforts']} efforts, {shape['commits']} commits (feature branches with merge commits, a
+squash-merge, a rebase), {shape['chore_commits']} chore commits and {shape['teammate_commits']}
+commits of a teammate with no sessions, {shape['sessions']} sessions ({agents}) of
+{shape['turns_min']}–{shape['turns_max']} turns each in their native formats, {shape['segments']}
+labelled segments ({shape['multi_topic_sessions']} sessions switch topic), {shape['resume_goals']}
+resume goals and {shape['ask_questions']} `ask` questions.
+
+{chr(10).join(rows)}
+
+`tests/test_quality.py` asserts each target; a target not met today is an
+`xfail(strict=True)` that names the number measured, so it turns into a failure to fix (remove the
+mark) as soon as the pipeline meets it.
+
+How each number is computed (`tests/bench/quality_teamwork.py`):
+- **Segments → WorkItems.** The truth labels each session *segment* (a run of user turns on one
+  effort; a session that switches topic has several). Every refinery pass records, in the local
+  table `refine_window_events` of `store.db`, each window's event ids and the WorkItem it landed
+  in (ledger id when promoted, local candidate id otherwise, NULL when in none). The scorer finds
+  each segment's user prompts among the stored `events` (role `user`, text match) and takes the
+  WorkItem of the windows holding them (majority over the segment's prompts). A segment left in
+  no WorkItem pairs with nothing. Clustering is pairwise precision/recall over labelled segments
+  (read-only exploration, agent-made chores and foreign sessions are not labelled with an effort
+  and are left out of the pairs).
+- **WorkItem → effort** is the effort most of its segments carry; a WorkItem no labelled segment
+  landed in matches no effort (its links are all wrong).
+- **Links** are the commits of each published WorkItem (`looma work --json`) against the truth's
+  (commit, effort) pairs. Merge commits are neither hits nor misses; the squashed and rebased
+  branches' original commits (unreachable at the end) are reported apart
+  ({m['unreachable_linked']} linked).
+- **Resume**: `confident` needs the right WorkItem first; `ambiguous` needs two of the expected
+  efforts among the candidates; `cold` needs no candidate confident. The no-goal resume expects
+  the most recently active effort.
+- **`ask`**: a question counts when a *memory* fact among the first three contains the expected
+  decision; for the reversed decision the earlier one must also be among the facts, with
+  lifecycle `superseded`.
+
+Clustering per effort:
+
+{chr(10).join(per_effort)}
+
+Resume goals:
+
+{chr(10).join(resume)}
+
+`ask` questions:
+
+{chr(10).join(asks)}
+
+CPU seconds (children included; the machine is shared, so wall time is noisy): {cpu}.
+
+## The scenario (`fixtures/scenario/`)
+
+The small demo scenario (6 WorkItems, 25 commits, 5 agents). Its targets hold today; it is the
+regression floor, not evidence that the model is right on history it has not seen.
+
+{scen_table}
+
+""" + "\n".join(f"- resume {r['goal']!r}: expected {r['expect']}, got {r['got']}"
+                for r in scen["resume"]) + "\n"
