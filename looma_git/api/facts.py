@@ -8,6 +8,7 @@ from typing import Any
 from looma_git.api.query import (
     _git_commits,
     _items,
+    _rank,
     _require_ledger,
     _session_rows,
     _work_out,
@@ -18,7 +19,7 @@ from looma_git.api.results import AskOut, FactOut, TimelineEntry, TimelineOut
 from looma_git.gitrepo import RepoPaths
 from looma_git.model import AGENTS
 from looma_git.pipeline.confidence import band
-from looma_git.retrieval import answer
+from looma_git.retrieval import answer, match
 from looma_git.retrieval.records import ItemRecord, MemoryRecord
 
 
@@ -28,15 +29,19 @@ def ask(paths: RepoPaths, query: str, *, limit: int = 10) -> AskOut:
     replaced it, labelled), then WorkItem summaries, then raw transcript matches."""
     items = {it.id: it for it in _items(paths, _require_ledger(paths))}
     mems = {m.id: m for it in items.values() for m in it.memories}
+    # Which work is the question about: the resume ranking (words; meaning when the words
+    # do not decide), so a decision answers as a fact of its WorkItem too.
+    ranked = _rank(paths, answer.topic(query), list(items.values()))
     cosines = None
-    if not answer.words_decide(query, list(mems.values())):
+    if not match.lexical_decides(ranked):
         cosines = query_cosines(paths, query, ("memory",), k=max(50, limit * 3))
     facts: list[FactOut] = []
-    for m, score, how in answer.rank_memories(query, list(mems.values()), items, cosines):
+    item_scores = {m.item.id: m.score for m in ranked}
+    for m, score, how in answer.rank_memories(query, list(mems.values()), item_scores, cosines):
         facts.append(_memory_fact(m, items.get(m.workitem or ""), score, how))
         if len(facts) >= limit:
             return AskOut(query=query, facts=facts)
-    for mt in answer.rank_items(query, list(items.values())):
+    for mt in answer.rank_items(ranked):
         it = mt.item
         facts.append(FactOut(type="workitem", id=it.id, workitem=it.id,
                              workitem_title=it.title, text=it.summary or it.title,
@@ -50,8 +55,8 @@ def ask(paths: RepoPaths, query: str, *, limit: int = 10) -> AskOut:
 
 def _memory_fact(m: MemoryRecord, wi: ItemRecord | None, score: float, how: str) -> FactOut:
     source = dict(m.evidence[0]) if m.evidence else {}
-    if how == "meaning":
-        source["found_by"] = "meaning"
+    if how != "words":
+        source["found_by"] = how
     if m.superseded_by:
         source["superseded_by"] = m.superseded_by
     return FactOut(type=m.kind, id=m.id, workitem=m.workitem,

@@ -42,6 +42,13 @@ _SUBJECT = ("let's", "let us", "we'll", "we will", "we should", "we are going to
             "i will")
 _CHOICE_VERB = ("use", "go with", "switch to", "adopt", "store", "keep", "stick with",
                 "move to", "rely on", "standardi", "not use", "drop")
+# Verbs a rule starts with when an agent states what the code will do.
+_RULE_VERB_WORDS = ("retry", "stream", "match", "store", "keep", "cache", "send", "split",
+                    "batch", "queue", "hash", "sign", "encrypt", "validate", "reject",
+                    "serve", "paginate", "lock", "debounce", "throttle", "aggregate",
+                    "compute", "route", "dedupe", "deduplicate", "persist", "emit", "publish",
+                    "poll")
+_RULE_VERBS = "|".join(_RULE_VERB_WORDS)
 _PATTERNS: dict[str, tuple[tuple[re.Pattern[str], _Gate], ...]] = {
     "decision": (
         (re.compile(r"\b(?:let's|let us|we(?:'ll| will| should| are going to)|i(?:'ll| will))\s+"
@@ -64,6 +71,19 @@ _PATTERNS: dict[str, tuple[tuple[re.Pattern[str], _Gate], ...]] = {
         (re.compile(r"\b[a-z]+(?:s|ed)\b[^.;!?]*?\brather than\b", re.I), (("rather than",),)),
         (re.compile(r"\b(?:we|i)\s+(?:opted|chose|went)\s+(?:for|to|with)\b", re.I),
          (("opted", "chose", "went"),)),
+        # A rule stated as an imperative answer: "Match on the verified email claim, never on
+        # the display name", "Stream rows with a generator instead of building the file in
+        # memory", "Retry with exponential backoff and full jitter: delay = ...".
+        (re.compile(r"^\s*(?:" + _RULE_VERBS + r")\s+(?:with|on|by|in|at|per|through|via|"
+                    r"only|once|every|each|the|a|all|one|rows|[a-z]+s)\b[^.!?:;]{10,120}?"
+                    r"(?:,\s*(?:never|not|but never)\b|\binstead of\b|\brather than\b|:\s)",
+                    re.I | re.M), (_RULE_VERB_WORDS,)),
+        # A policy with a number: "Reset links expire after 30 minutes".
+        (re.compile(r"\b(?:expire|expires|are valid|is valid|stay valid|time out|times out|"
+                    r"capped|limited|kept|retained)\s+(?:for|after|at|to)\s+(?:up to\s+)?\d+"
+                    r"\s*(?:s|ms|sec|secs|seconds?|min|mins|minutes?|h|hours?|days?|weeks?|"
+                    r"requests?|calls?|attempts?|retries|tries|%)\b", re.I),
+         (("expire", "valid", "time", "capped", "limited", "kept", "retained"),)),
     ),
     "todo": (
         (re.compile(r"^\s*(?:[-*]\s*)?(?:TODO|FIXME|todo)\b[:\s]", re.M), (("todo", "fixme"),)),
@@ -86,6 +106,10 @@ _PATTERNS: dict[str, tuple[tuple[re.Pattern[str], _Gate], ...]] = {
         (re.compile(r"\brace condition\b", re.I), (("race condition",),)),
         (re.compile(r"\b(?:a|the|this)\s+regression\s+(?:in|since|from|after|when)\b", re.I),
          (("regression",),)),
+        # A diagnosis: "an N+1 query", "the root cause is", "is caused by".
+        (re.compile(r"\b(?:an?\s+)?n\s*\+\s*1\s+(?:quer(?:y|ies)|select|problem)\b|"
+                    r"\broot cause\b|\b(?:is|are|was|were)\s+caused by\b|\bthe culprit\b",
+                    re.I), (("n+1", "n + 1", "root cause", "caused by", "culprit"),)),
     ),
     "architecture": (
         (re.compile(r"^\s*architecture\s*:", re.I | re.M), (("architecture",),)),

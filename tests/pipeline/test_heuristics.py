@@ -96,7 +96,9 @@ FRAGMENTS = ["Let's use", "we'll", "I will", "keep", "Redis", "decided to", "Dec
              "race condition", "a regression in", "Architecture:", "the design is",
              "module owns", "all writes go through", "single source of truth", "the",
              "tokens", ".", ". ", "\n", "? ", "!", "```", "if", "maybe", " ", ",", "x.py",
-             "- ", "  ", "ALL", "Through", "NOT"]
+             "- ", "  ", "ALL", "Through", "NOT", "Retry with", "Stream rows", ": ",
+             "instead of", ", never on", "expire after 30 minutes", "an N+1 query",
+             "root cause", "Match on the verified email claim"]
 
 
 @settings(max_examples=600, deadline=None)
@@ -114,6 +116,10 @@ def test_gated_extraction_equals_trying_every_pattern(text: str) -> None:
     "Usage records are aggregated per subscription item at invoice time, not pushed to Stripe.",
     "Totals are computed once at invoice time rather than on every usage event.",
     "We opted for a nightly batch job.",
+    "Match on the verified email claim, never on the display name: names collide.",
+    "Stream rows with a generator instead of building the file in memory.",
+    "Retry with exponential backoff and full jitter: delay = random(0, 30s * 2^n).",
+    "Reset links expire after 30 minutes and are single-use.",
 ])
 def test_choices_stated_without_cue_words(text: str) -> None:
     assert kinds(text) == [("decision", text)]
@@ -123,9 +129,17 @@ def test_choices_stated_without_cue_words(text: str) -> None:
     "The test is not flaky anymore.",
     "Rather than that, thanks!",
     "It works, not sure why.",
+    "Run the tests: all pass.",
+    "Match the brackets.",
+    "Keep the old file around for now.",
 ])
 def test_plain_statements_are_not_choices(text: str) -> None:
     assert kinds(text) == []
+
+
+def test_a_diagnosis_is_a_bug() -> None:
+    text = "Most of the 2.3 s is 50 calls to items_for_order: an N+1 query, one per order."
+    assert kinds(text) == [("bug", text)]
 
 
 def test_reversal_of_a_tool_choice_without_shared_words() -> None:
