@@ -28,21 +28,25 @@ def ask(paths: RepoPaths, query: str, *, limit: int = 10) -> AskOut:
     (decisions, architecture, bugs, todos; a superseded decision right after the one that
     replaced it, labelled), then WorkItem summaries, then raw transcript matches."""
     items = {it.id: it for it in _items(paths, _require_ledger(paths))}
-    mems = {m.id: m for it in items.values() for m in it.memories}
+    local = _local_candidates(paths)  # unpromoted: their memories answer as "unconfirmed"
+    mems = {m.id: m for it in [*items.values(), *local] for m in it.memories}
     # Which work is the question about: the resume ranking (words; meaning when the words
     # do not decide), so a decision answers as a fact of its WorkItem too.
-    ranked = _rank(paths, answer.topic(query), list(items.values()))
+    ranked = _rank(paths, answer.topic(query), [*items.values(), *local])
     cosines = None
     if not match.lexical_decides(ranked):
         cosines = query_cosines(paths, query, ("memory",), k=max(50, limit * 3))
     facts: list[FactOut] = []
     item_scores = {m.item.id: m.score for m in ranked}
+    titles = {it.id: it for it in [*items.values(), *local]}
     for m, score, how in answer.rank_memories(query, list(mems.values()), item_scores, cosines):
-        facts.append(_memory_fact(m, items.get(m.workitem or ""), score, how))
+        facts.append(_memory_fact(m, titles.get(m.workitem or ""), score, how))
         if len(facts) >= limit:
             return AskOut(query=query, facts=facts)
     for mt in answer.rank_items(ranked):
         it = mt.item
+        if not it.promoted:
+            continue
         facts.append(FactOut(type="workitem", id=it.id, workitem=it.id,
                              workitem_title=it.title, text=it.summary or it.title,
                              confidence=round(it.confidence, 2), band=it.band,
@@ -51,6 +55,38 @@ def ask(paths: RepoPaths, query: str, *, limit: int = 10) -> AskOut:
             return AskOut(query=query, facts=facts)
     facts.extend(_message_facts(paths, query, limit - len(facts)))
     return AskOut(query=query, facts=facts[:limit])
+
+
+def _local_candidates(paths: RepoPaths) -> list[ItemRecord]:
+    """The last refinery pass's unpromoted WorkItems with their memories (local only: the
+    DESIGN's "unconfirmed" high scorers), as records; [] on a clone without transcripts."""
+    from looma_git.api.refine import local_graph
+
+    mems: dict[str, list[MemoryRecord]] = {}
+    for mid, m, promoted in local_graph(paths, "refine_memories"):
+        if promoted or not m.get("text") or not m.get("workitem"):
+            continue
+        conf = m.get("confidence") or {}
+        value = float(conf.get("value", 0.0)) if isinstance(conf, dict) else 0.0
+        mems.setdefault(str(m["workitem"]), []).append(MemoryRecord(
+            id=mid, kind=str(m.get("kind", "decision")), text=str(m["text"]),
+            workitem=str(m["workitem"]), confidence=value, band=band(value),
+            lifecycle=str(m.get("lifecycle") or "active"), promoted=False,
+            evidence=tuple(dict(e) for e in (m.get("evidence") or [])[:1]),
+            said_at=str(m.get("ts") or ""), superseded_by=m.get("superseded_by")))
+    out = []
+    for wid, w, promoted in local_graph(paths):
+        if promoted or w.get("quarantined") or wid not in mems:
+            continue
+        out.append(ItemRecord(
+            id=wid, title=str(w.get("title", "")), kind=str(w.get("kind", "feature")),
+            status="candidate", lifecycle="active", confidence=0.0, band="low",
+            files=tuple(w.get("files") or ()), aliases=tuple(w.get("aliases") or ()),
+            branch=w.get("branch"), summary=str(w.get("summary", "")), sessions=(),
+            commits=(), memories=tuple(mems[wid]), updated="", promoted=False,
+            prompts=tuple(str(e.get("quote", ""))[:300] for e in (w.get("evidence") or [])
+                          if isinstance(e, dict) and e.get("quote"))[:3]))
+    return out
 
 
 def _memory_fact(m: MemoryRecord, wi: ItemRecord | None, score: float, how: str) -> FactOut:
