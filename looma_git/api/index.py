@@ -119,6 +119,9 @@ _RECORDS: dict[str, tuple[str, list[ItemRecord]]] = {}
 # allowed only when every op since is a system op (a commit's drain, a refinery pass), and
 # when there are not more of them than this; a person's correction is always folded first.
 MAX_STALE_OPS = 2000
+# ...and only ops that refresh what exists (a new WorkItem is always folded first).
+STALE_OK_OPS = frozenset({"workitem.update", "commit.link", "commit.unlink", "commit.rewrite",
+                          "memory.promote", "memory.update"})
 REFRESH_LOCK = "records-refresh.lock"
 REFRESH_LOCK_TTL_S = 120
 
@@ -129,8 +132,9 @@ def load_records(paths: RepoPaths, head: str | None = None) -> list[ItemRecord]:
     Folding parses every op file (seconds for thousands of ops), so the records of a head are
     kept per process and as a JSON snapshot in the state dir; both are keyed by the head
     commit, which changes with every ledger write (and every sync that brings ops). Right
-    after system writes (a commit's drain) the previous snapshot is served and a detached
-    process folds the new head; after any user op the fold happens here, first.
+    after system writes that only refresh existing WorkItems (a commit's drain: links and
+    updates) the previous snapshot is served and a detached process folds the new head;
+    after a user op or a new WorkItem the fold happens here, first.
     """
     from looma_git.retrieval import snapshot
 
@@ -154,8 +158,9 @@ def load_records(paths: RepoPaths, head: str | None = None) -> list[ItemRecord]:
 
 
 def _only_system_ops_since(paths: RepoPaths, old: str, new: str) -> bool:
-    """Every op file added between two ledger commits was written by the system (an op
-    whose actor line does not say `kind: system` counts as a person's)."""
+    """Every op file added between two ledger commits is a system op that only refreshes
+    existing WorkItems (an op whose actor line does not say `kind: system` counts as a
+    person's)."""
     import re
 
     git = ["git", f"--git-dir={paths.common_dir}"]
@@ -173,8 +178,10 @@ def _only_system_ops_since(paths: RepoPaths, old: str, new: str) -> bool:
     if batch.returncode != 0:
         return False
     actors = re.findall(r"^actor:(.*)$", batch.stdout, re.M)
-    return len(actors) == len(names) and all(
-        re.search(r"\bkind:\s*system\b", a) for a in actors)
+    kinds = re.findall(r"^op:\s*(\S+)\s*$", batch.stdout, re.M)
+    return len(actors) == len(kinds) == len(names) and all(
+        re.search(r"\bkind:\s*system\b", a) for a in actors) and all(
+        k in STALE_OK_OPS for k in kinds)
 
 
 def refresh_in_background(paths: RepoPaths) -> bool:

@@ -19,6 +19,10 @@ COLD_BELOW = 0.25  # below this no word matches: say so, invent nothing
 SEM_CONFIDENT_AT = 0.42
 SEM_MARGIN = 0.15
 SEM_COLD_BELOW = 0.30
+# A words match this weak (one common word of several) needs meaning not to contradict it:
+# with a cosine under SEM_COLD_BELOW it is no match ("batch pick lists by zone" vs a WorkItem
+# that once said "picks up").
+LEX_WEAK = 0.40
 MAX_SIDE_BY_SIDE = 4
 RRF_K = 60  # reciprocal rank fusion constant (the usual 60)
 
@@ -30,7 +34,8 @@ FILE_SCORE = 0.9  # the goal names one of the item's files (or a directory of th
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9+#]*")
 _STOP = frozenset("the a an of to in on for and or with is are was what whats where how do does "
-                  "did my our we i me about work working resume status on it that this".split())
+                  "did my our we i me about work working resume status on it that this by from "
+                  "into onto at as via than then".split())
 # "continue building the authentication" asks for the authentication: the lead-in is no topic.
 _LEAD_IN = re.compile(
     r"^\s*(?:(?:let's|lets|please|ok|okay|so)\s+)*(?:continue|resume|finish|keep|carry on|"
@@ -208,8 +213,13 @@ def outcome(matches: list[Match]) -> tuple[str, list[Match]]:
     side, never blended."""
     if not matches:
         return "cold", []
-    by_lex = sorted(matches, key=lambda m: (-m.lexical, -m.item.confidence, m.item.id))
-    lex_scores = [m.lexical for m in by_lex]
+    def lex(m: Match) -> float:
+        if m.lexical < LEX_WEAK and m.semantic is not None and m.semantic < SEM_COLD_BELOW:
+            return 0.0
+        return m.lexical
+
+    by_lex = sorted(matches, key=lambda m: (-lex(m), -m.item.confidence, m.item.id))
+    lex_scores = [lex(m) for m in by_lex]
     s_lex = _state(by_lex, lex_scores, CONFIDENT_AT, MARGIN, COLD_BELOW)
     if s_lex == "confident":
         return "confident", [by_lex[0]]
@@ -217,8 +227,8 @@ def outcome(matches: list[Match]) -> tuple[str, list[Match]]:
     by_sem = sorted(with_cos, key=lambda m: (-(m.semantic or 0.0), m.item.id))
     sem_scores = [m.semantic or 0.0 for m in by_sem]
     s_sem = _state(by_sem, sem_scores, SEM_CONFIDENT_AT, SEM_MARGIN, SEM_COLD_BELOW)
-    lex_ties = [m for m in by_lex if m.lexical >= COLD_BELOW
-                and lex_scores[0] - m.lexical < MARGIN] if s_lex == "ambiguous" else []
+    lex_ties = [m for m in by_lex if lex(m) >= COLD_BELOW
+                and lex_scores[0] - lex(m) < MARGIN] if s_lex == "ambiguous" else []
     sem_ties = [m for m in by_sem if (m.semantic or 0.0) >= SEM_COLD_BELOW
                 and sem_scores[0] - (m.semantic or 0.0) < SEM_MARGIN] \
         if s_sem != "cold" else []
@@ -227,14 +237,14 @@ def outcome(matches: list[Match]) -> tuple[str, list[Match]]:
         # Meaning carries the goal unless the words make a strong case for another item:
         # that disagreement is shown side by side, not hidden.
         rival = by_lex[0]
-        if rival.item.id == top.item.id or rival.lexical < CONFIDENT_AT:
+        if rival.item.id == top.item.id or lex(rival) < CONFIDENT_AT:
             return "confident", [top]
     if s_lex == "cold" and s_sem == "cold":
         return "cold", []
     ids = {m.item.id for m in lex_ties + sem_ties}
     ties = [m for m in matches if m.item.id in ids]  # `matches` is in fused (RRF) order
     if len(ties) < 2:
-        live = [m for m in matches if m.lexical >= COLD_BELOW
+        live = [m for m in matches if lex(m) >= COLD_BELOW
                 or (m.semantic or 0.0) >= SEM_COLD_BELOW]
         ties = ties + [m for m in live[:2] if m.item.id not in ids]
     return "ambiguous", ties[:MAX_SIDE_BY_SIDE]
