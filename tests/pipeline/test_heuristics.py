@@ -157,3 +157,27 @@ def test_reversal_of_a_tool_choice_without_shared_words() -> None:
     # Not a reversal: a second choice about something else supersedes nothing.
     assert reversals([("a", "We'll use Dramatiq for the background jobs."),
                       ("b", "Let's use RQ for the mailer.")]) == {}
+
+
+def test_the_refinery_marks_a_reversed_tool_choice_superseded() -> None:
+    from looma_git.pipeline.refine import RefineInput, refine
+    from tests.pipeline.test_refine import ev, sess
+
+    files = frozenset({"app/jobs/queue.py"})
+    sessions = (
+        sess("claude-code", "j1", [
+            ev(0, "2026-01-26T10:00:00Z", "user", "move the background jobs to a queue"),
+            ev(1, "2026-01-26T10:01:00Z", "assistant",
+               "Let's use Dramatiq with the Redis broker: retries are built in.",
+               edits=("app/jobs/queue.py",))]),
+        sess("codex", "j2", [
+            ev(0, "2026-01-27T09:00:00Z", "user", "continue the background jobs queue work"),
+            ev(1, "2026-01-27T09:01:00Z", "assistant",
+               "Actually, let's use RQ: ops already runs rq-dashboard.",
+               edits=("app/jobs/queue.py",))]),
+    )
+    out = refine(RefineInput(sessions=sessions, commits=(), known_paths=files, sha_lookup={}))
+    by_text = {m.text.split(":")[0]: m for m in out.memories if m.kind == "decision"}
+    dram, rq = by_text["Let's use Dramatiq with the Redis broker"], by_text["Actually, let's use RQ"]
+    assert dram.lifecycle == "superseded" and dram.superseded_by == rq.id
+    assert rq.lifecycle == "active"
