@@ -126,15 +126,17 @@ REFRESH_LOCK = "records-refresh.lock"
 REFRESH_LOCK_TTL_S = 120
 
 
-def load_records(paths: RepoPaths, head: str | None = None) -> list[ItemRecord]:
+def load_records(paths: RepoPaths, head: str | None = None, *, allow_stale: bool = False
+                 ) -> list[ItemRecord]:
     """The live WorkItems at the ledger head, without folding the ledger when it has not moved.
 
     Folding parses every op file (seconds for thousands of ops), so the records of a head are
     kept per process and as a JSON snapshot in the state dir; both are keyed by the head
     commit, which changes with every ledger write (and every sync that brings ops). Right
     after system writes that only refresh existing WorkItems (a commit's drain: links and
-    updates) the previous snapshot is served and a detached process folds the new head;
-    after a user op or a new WorkItem the fold happens here, first.
+    updates) and with `allow_stale` (resume: the fast start), the previous snapshot is served
+    and a detached process folds the new head; after a user op or a new WorkItem, and for
+    every listing (`work`, `ask`, ...), the fold happens here, first.
     """
     from looma_git.retrieval import snapshot
 
@@ -147,7 +149,7 @@ def load_records(paths: RepoPaths, head: str | None = None) -> list[ItemRecord]:
         return cached[1]
     items = snapshot.load(paths.state_dir, head)
     if items is None:
-        older = snapshot.load_any(paths.state_dir)
+        older = snapshot.load_any(paths.state_dir) if allow_stale else None
         if older is not None and _only_system_ops_since(paths, older[0], head):
             refresh_in_background(paths)
             return older[1]

@@ -15,10 +15,11 @@ from looma_git.retrieval.records import ItemRecord
 LAST_RESUME = "last-resume.json"
 
 
-def _items(paths: RepoPaths, head: str | None = None) -> list[ItemRecord]:
+def _items(paths: RepoPaths, head: str | None = None, *, allow_stale: bool = False
+           ) -> list[ItemRecord]:
     from looma_git.api.index import load_records
 
-    return load_records(paths, head)
+    return load_records(paths, head, allow_stale=allow_stale)
 
 
 def _work_out(it: ItemRecord) -> WorkItemOut:
@@ -190,9 +191,10 @@ def resume(paths: RepoPaths, goal: str | None = None, *, work_ref: str | None = 
     from looma_git.retrieval import bundle as bundle_mod
     from looma_git.store.gitfacts import head_state
 
-    # Served from the records of the current ledger head and the index as it is: a query
-    # never waits on a reindex (the hook drainer and `ingest` refresh it in the background).
-    items = _items(paths, _require_ledger(paths))
+    # Served from the index as it is and the records of the current ledger head (or, right
+    # after a commit's drain, of the previous one while a background process folds the new
+    # one): resume never waits on a reindex or a fold of system refreshes.
+    items = _items(paths, _require_ledger(paths), allow_stale=True)
     letters = string.ascii_uppercase
     git_state: dict[str, Any] | None = None
     if work_ref:
