@@ -2,6 +2,25 @@
 
 from __future__ import annotations
 
+# Every exit status the CLI uses, documented in `looma --help`, the man pages and docs/cli.md.
+EXIT_CODES: list[tuple[int, str]] = [
+    (0, "success (for `resume`: confident)"),
+    (1, "error"),
+    (2, "usage: bad arguments or options; a stale resume letter"),
+    (3, "not a git repository, or looma not initialized here"),
+    (4, "locked or conflict (another looma holds a lock; a compare-and-swap lost)"),
+    (5, "invalid data (malformed ledger, hostile input)"),
+    (6, "verify found problems"),
+    (7, "not found or ambiguous (ids, prefixes, titles, commits)"),
+    (8, "read-only git directory or state directory"),
+    (9, "remote unreachable or unusable"),
+    (10, "`resume --exit-code` (or --porcelain): ambiguous"),
+    (11, "`resume --exit-code` (or --porcelain): cold (nothing matches)"),
+    (70, "internal error (a bug: rerun with LOOMA_DEBUG=1 and report it)"),
+    (130, "interrupted (Ctrl-C)"),
+    (141, "the reader of the output went away (`looma log | head -1`), as git"),
+]
+
 
 class LoomaError(Exception):
     """Base of all expected failures. The CLI maps these to a message and `exit_code`."""
@@ -20,6 +39,13 @@ class UsageError(LoomaError):
 
     exit_code = 2
     code = "usage"
+
+
+class StaleLetterError(UsageError):
+    """A resume letter whose listing is gone (another resume since, another terminal, or the
+    work model changed): refused, with the ids it meant."""
+
+    code = "stale_letter"
 
 
 class NotARepositoryError(LoomaError):

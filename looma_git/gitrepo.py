@@ -34,7 +34,14 @@ class RepoPaths:
 
 def find_repo(start: str | os.PathLike[str] | None = None) -> RepoPaths:
     """Resolve the repository containing `start` (default: cwd) with one `git rev-parse`."""
-    cwd = Path(start) if start is not None else Path.cwd()
+    try:
+        cwd = Path(start) if start is not None else Path.cwd()
+    except FileNotFoundError as exc:  # the shell's cwd was deleted under it
+        raise NotARepositoryError("the current directory no longer exists",
+                                  hint="cd into the repository again") from exc
+    if not cwd.is_dir():
+        raise NotARepositoryError(f"cannot change to '{cwd}': no such directory",
+                                  hint="check the path given to -C")
     try:
         proc = subprocess.run(
             ["git", "rev-parse", "--is-bare-repository", "--absolute-git-dir", "--git-common-dir",
@@ -42,8 +49,17 @@ def find_repo(start: str | os.PathLike[str] | None = None) -> RepoPaths:
             cwd=cwd, capture_output=True, text=True, check=False,
         )
     except (FileNotFoundError, NotADirectoryError) as exc:
-        raise NotARepositoryError(f"cannot run git in {cwd}: {exc}") from exc
+        raise NotARepositoryError(f"cannot run git in '{cwd}': {exc.strerror}") from exc
     lines = proc.stdout.splitlines()
+    if proc.returncode != 0 and "dubious ownership" in proc.stderr:
+        # git refuses a repository another user owns; its own message says how to allow it.
+        msg = proc.stderr.strip().removeprefix("fatal: ")
+        first, _, rest = msg.partition("\n")
+        hint = next((ln.strip() for ln in rest.splitlines()
+                     if "safe.directory" in ln and ln.strip().startswith("git ")), None)
+        raise NotARepositoryError(
+            f"git refuses this repository: {first}",
+            hint=(f"if you trust it: {hint}" if hint else rest.strip() or None))
     if proc.returncode != 0 and len(lines) < 3:
         raise NotARepositoryError(
             f"not a git repository: {cwd}",

@@ -1,4 +1,9 @@
-"""Pydantic wire schemas for --json and MCP: the stable contract, kept apart from internals."""
+"""Pydantic wire schemas for every --json output (and MCP): the stable contract, one home.
+
+`WIRE` names the shape of each command's `--json` document; tests/cli/test_wire.py runs the
+commands and validates their real output against these models (and fails on a command with
+`--json` that is missing here). A failure under `--json` is always `ErrorOut`.
+"""
 
 from __future__ import annotations
 
@@ -101,3 +106,249 @@ class TimelineOut(BaseModel):
     entries: list[TimelineEntry]
     confidence: float | None = None
     band: str | None = None
+
+
+class ErrorBody(BaseModel):
+    """The one failure shape of every `--json` command (exit code as documented)."""
+
+    code: str  # not_found | ambiguous | usage | stale_letter | not_initialized | ... | internal
+    message: str
+    hint: str | None = None
+    exit_code: int
+    matches: list[str] = Field(default_factory=list)
+
+
+class ErrorOut(BaseModel):
+    error: ErrorBody
+
+
+class CorrectionOut(BaseModel):
+    """`looma correct ... --json`: the op a correction wrote, and how to undo it."""
+
+    op_id: str
+    op: str
+    target: str
+    summary: str
+    undo: str
+
+
+class LinkOut(BaseModel):
+    """`looma link/unlink --json`: the resolved commit and WorkItem, and the undo."""
+
+    op_id: str
+    op: Literal["commit.link", "commit.unlink"]
+    sha: str
+    workitem: str
+    title: str
+    undo: str
+
+
+class InitOut(BaseModel):
+    """`looma init --json`."""
+
+    state_dir: str
+    clone_id: str
+    created: bool  # False: it was already initialized
+    config_changed: list[str]
+    ledger_created: bool
+
+
+class RefineOut(BaseModel):
+    """`looma reprocess --json` / `looma backfill --json` (one refinery pass)."""
+
+    sessions: int
+    windows: int
+    workitems: int
+    promoted: int
+    candidates: int
+    memories: int
+    links: int
+    ops_written: int
+    ops: dict[str, int] = Field(default_factory=dict)
+    llm: dict[str, int] = Field(default_factory=dict)
+
+
+class ReindexOut(BaseModel):
+    """`looma reindex --json`."""
+
+    workitems: int
+    memories: int
+    messages: int
+    vectors: int
+    vectors_pending: int
+    embedder: str | None
+    embedder_reason: str | None
+    ledger_commit: str | None
+    merged_remotes: list[str]
+    rebuilt: bool
+    duration_s: float
+
+
+class AgentIngestOut(BaseModel):
+    sources: int
+    unchanged: int
+    sessions: int
+    events_added: int
+    events_updated: int
+    skipped: dict[str, int]
+    noise: dict[str, int]
+
+
+class IngestOut(BaseModel):
+    """`looma ingest --json`: what was read, and the refinery pass that followed (or None)."""
+
+    agents: dict[str, AgentIngestOut]
+    sources_scanned: int
+    sources_unchanged: int
+    events_added: int
+    events_updated: int
+    unattributed_events: int
+    sessions: dict[str, Any]
+    skipped: dict[str, int]
+    skip_samples: dict[str, Any]
+    noise: dict[str, int]
+    redactions: dict[str, int]
+    notes: list[str]
+    duration_s: float  # reading the transcripts
+    elapsed_s: float  # the whole command, work model included
+    refine: RefineOut | None
+
+
+class StateOut(BaseModel):
+    state: Literal["not initialized", "ingest running", "no transcripts read",
+                   "work model stale", "up to date"]
+    next: str | None
+
+
+class StatusOut(BaseModel):
+    """`looma status --json` (with --health: plus `health` and `warnings`)."""
+
+    state: StateOut
+    repository: str
+    ledger: dict[str, Any]
+    ingestion: dict[str, Any]
+    index: dict[str, Any]
+    embedder: dict[str, Any]
+    hooks: dict[str, Any]
+    health: dict[str, float | None] | None = None
+    warnings: list[dict[str, Any]] | None = None
+    previous: dict[str, float | None] | None = None  # the last health snapshot
+
+
+class ActorOut(BaseModel):
+    kind: Literal["user", "system"]
+    name: str
+    email: str
+
+
+class OpOut(BaseModel):
+    """One ledger op exactly as stored (DESIGN §2.1)."""
+
+    v: int
+    id: str
+    lamport: int
+    ts: str
+    actor: ActorOut
+    clone: str
+    op: str
+    target: dict[str, Any]
+    payload: dict[str, Any]
+    rationale: str | None
+    inverse_of: str | None
+
+
+class LogOut(BaseModel):
+    """`looma log --json`."""
+
+    ops: list[OpOut]
+
+
+class BlameOpOut(BaseModel):
+    id: str
+    op: str
+    ts: str
+    lamport: int
+    actor: ActorOut
+    rationale: str | None
+    target: str | None
+
+
+class BlameOut(BaseModel):
+    """`looma blame WORK --json`: the ops that shaped WORK, oldest first."""
+
+    ops: list[BlameOpOut]
+
+
+class VerifyOut(BaseModel):
+    """`looma verify --json`."""
+
+    ok: bool
+    ops: int
+    commits_checked: int
+    problems: list[Any]
+    warnings: list[Any]
+
+
+class RecallHit(BaseModel):
+    workitem: WorkItemOut
+    why: list[str]
+    memories: list[dict[str, Any]]
+
+
+class RecallOut(BaseModel):
+    """`looma recall ENTITY --json`."""
+
+    entity: str
+    results: list[RecallHit]
+    resolved: list[str] = Field(default_factory=list)  # the commit a rev named
+
+
+# command path -> its --json shape: a model here, or "module:Class" for the shapes still
+# declared next to their api module (import-light: resolved only by `wire_model`).
+WIRE: dict[str, type[BaseModel] | str] = {
+    "work": WorkOut,
+    "resume": ResumeOut,
+    "ask": AskOut,
+    "timeline": TimelineOut,
+    "recall": RecallOut,
+    "status": StatusOut,
+    "log": LogOut,
+    "blame": BlameOut,
+    "verify": VerifyOut,
+    "ingest": IngestOut,
+    "reprocess": RefineOut,
+    "backfill": RefineOut,
+    "reindex": ReindexOut,
+    "init": InitOut,
+    "link": LinkOut,
+    "unlink": LinkOut,
+    "correct merge": CorrectionOut,
+    "correct split": CorrectionOut,
+    "correct rename": CorrectionOut,
+    "correct false-positive": CorrectionOut,
+    "correct promote": CorrectionOut,
+    "correct reject": CorrectionOut,
+    "correct undo": CorrectionOut,
+    "hooks install": "looma_git.api.hooks:InstallResult",
+    "hooks uninstall": "looma_git.api.hooks:InstallResult",
+    "hooks status": "looma_git.api.hooks:HooksStatus",
+    "share enable": "looma_git.api.sync:ShareChangeOut",
+    "share disable": "looma_git.api.sync:ShareChangeOut",
+    "share status": "looma_git.api.sync:ShareStatusOut",
+    "sync": "looma_git.api.sync:SyncOut",
+    "conflicts": "looma_git.api.sync:ConflictsOut",
+    "relink": "looma_git.api.linking:RelinkReport",
+}
+
+
+def wire_model(command: str) -> type[BaseModel]:
+    """The model of `command`'s --json output (`KeyError` when it has none)."""
+    target = WIRE[command]
+    if isinstance(target, str):
+        import importlib
+
+        module, _, name = target.partition(":")
+        model = getattr(importlib.import_module(module), name)
+        assert isinstance(model, type) and issubclass(model, BaseModel)
+        return model
+    return target

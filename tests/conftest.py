@@ -31,6 +31,28 @@ def scrubbed_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     return home
 
 
+def clean_env(home: Path) -> dict[str, str]:
+    """The environment `scrubbed_env` gives a test, as a dict (for session-scoped fixtures)."""
+    env = {k: v for k, v in os.environ.items() if k in _KEEP}
+    env.update(HOME=str(home), GIT_CONFIG_NOSYSTEM="1", LOOMA_NO_PROGRESS="1")
+    return env
+
+
+@pytest.fixture(scope="session")
+def scenario_template(tmp_path_factory: pytest.TempPathFactory):
+    """The scenario built once per session (init + ingest + backfill)."""
+    from tests.api.scenario_env import ScenarioTemplate
+
+    base = tmp_path_factory.mktemp("scenario")
+    return ScenarioTemplate(base / "s", clean_env(base))
+
+
+@pytest.fixture
+def scenario(scenario_template):
+    """A private copy of the built scenario: (repo, env, truth)."""
+    return scenario_template.fresh()
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """A real git repository with one commit."""

@@ -33,6 +33,42 @@ def looma(cwd: Path, *args: str, check: bool = True, env: dict[str, str] | None 
     return proc
 
 
+def cli(cwd: Path, *args: str, check: bool = True, env: dict[str, str] | None = None,
+        input: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the CLI in this process (click's CliRunner isolation around `main`): the same
+    entry point, error mapping and exit codes as `looma(...)`, without a Python start-up per
+    call. `env`, when given, is the whole environment for the call (as for a subprocess)."""
+    from click.testing import CliRunner
+
+    from looma_git.cli.main import main
+
+    overlay: dict[str, str | None] = {}
+    if env is not None:
+        overlay = {k: None for k in os.environ if k not in env}
+        overlay.update(env)
+    runner = CliRunner()
+    old_cwd = os.getcwd()
+    code: int | str | None = 0
+    sys._looma_in_process = True  # type: ignore[attr-defined]
+    with runner.isolation(input=input, env=overlay) as (out, err, _):
+        os.chdir(cwd)
+        try:
+            main(list(args))
+        except SystemExit as exc:
+            code = exc.code
+        finally:
+            os.chdir(old_cwd)
+            sys.stdout.flush()
+            sys.stderr.flush()
+        stdout, stderr = out.getvalue(), err.getvalue()
+    rc = code if isinstance(code, int) else (0 if code is None else 1)
+    proc = subprocess.CompletedProcess(["looma", *args], rc, stdout.decode(), stderr.decode())
+    if check and rc != 0:
+        raise AssertionError(
+            f"looma {' '.join(args)} failed ({rc}):\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
 def make_repo(path: Path, *, commits: int = 1) -> Path:
     """A real repository with `commits` commits on main."""
     path.mkdir(parents=True, exist_ok=True)

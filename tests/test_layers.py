@@ -80,3 +80,26 @@ def test_help_lists_every_command() -> None:
         if name == "hook":  # the internal hook runner is hidden
             continue
         assert name in proc.stdout
+
+
+def test_help_lists_commands_without_importing_them() -> None:
+    """`looma --help` takes each command's summary from cli.main.SHORT_HELP: they must be the
+    commands' own first sentences, and no command module is imported to print them."""
+    import click
+
+    from looma_git.cli.main import COMMANDS, SHORT_HELP, cli
+
+    ctx = click.Context(cli, info_name="looma")
+    for name in COMMANDS:
+        cmd = cli.get_command(ctx, name)
+        assert cmd is not None
+        if cmd.hidden:
+            assert name not in SHORT_HELP
+        else:
+            assert SHORT_HELP.get(name) == cmd.get_short_help_str(limit=300), name
+    code = ("import sys\nfrom looma_git.cli.main import main\n"
+            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print([m for m in sys.modules if m.startswith('looma_git.cli.') and "
+            "m.endswith('_cmd')] + [m for m in sys.modules if m.startswith('pydantic')])")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.stdout.strip().splitlines()[-1] == "[]", proc.stdout

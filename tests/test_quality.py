@@ -64,7 +64,7 @@ def test_teamwork_has_the_shape_issue_13_asks_for(teamwork: tuple[Any, dict]) ->
     assert shape["efforts"] >= 10
     assert shape["sessions"] >= 50
     assert set(shape["agents"]) == {"claude-code", "codex", "gemini-cli", "cursor", "opencode"}
-    assert 30 <= shape["turns_min"] and shape["turns_max"] <= 300
+    assert shape["turns_min"] >= 30 and shape["turns_max"] <= 300
     assert all(30 <= s["records"] <= 300 for s in truth["sessions"]), \
         [(s["key"], s["records"]) for s in truth["sessions"]]
     assert shape["multi_topic_sessions"] >= 3
@@ -117,7 +117,7 @@ _NOT_MET = "issue 13: target not met yet, measured {}"
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=_NOT_MET.format("F1 0.28 (P 0.63, R 0.18)"))
+@pytest.mark.xfail(strict=True, reason=_NOT_MET.format("F1 0.33 (P 0.63, R 0.23)"))
 def test_teamwork_clustering_f1(teamwork: tuple[Any, dict]) -> None:
     m = teamwork[1]
     assert m["clustering_f1"] >= tw.TARGETS["clustering_f1"], (m["clustering_f1"],
@@ -125,20 +125,20 @@ def test_teamwork_clustering_f1(teamwork: tuple[Any, dict]) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=_NOT_MET.format("0.76"))
+@pytest.mark.xfail(strict=True, reason=_NOT_MET.format("0.70"))
 def test_teamwork_link_precision(teamwork: tuple[Any, dict]) -> None:
     m = teamwork[1]
     assert m["link_precision"] >= tw.TARGETS["link_precision"], m["wrong_links"]
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=_NOT_MET.format("0.83"))
+@pytest.mark.xfail(strict=True, reason=_NOT_MET.format("0.79"))
 def test_teamwork_link_recall(teamwork: tuple[Any, dict]) -> None:
     assert teamwork[1]["link_recall"] >= tw.TARGETS["link_recall"]
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=_NOT_MET.format("4 of 8 chores linked"))
+@pytest.mark.xfail(strict=True, reason=_NOT_MET.format("6 of 11 chores linked"))
 def test_teamwork_no_chore_linked(teamwork: tuple[Any, dict]) -> None:
     assert teamwork[1]["chores_linked"] == tw.TARGETS["chores_linked"]
 
@@ -155,3 +155,41 @@ def test_teamwork_resume(teamwork: tuple[Any, dict]) -> None:
 def test_teamwork_ask_top3(teamwork: tuple[Any, dict]) -> None:
     m = teamwork[1]
     assert m["ask_top3"] >= tw.TARGETS["ask_top3"], [a for a in m["ask"] if not a["ok"]]
+
+
+# --- the scorer's arithmetic, on hand-made inputs (fast) ------------------------------------
+
+
+def _seg(effort: str | None, pred: str | None, role: str = "work") -> dict[str, Any]:
+    return {"effort": effort, "predicted": pred, "role": role}
+
+
+def test_segment_clustering_counts_pairs_and_leaves_unassigned_segments_alone() -> None:
+    segs = [_seg("a", "w1"), _seg("a", "w1"), _seg("a", None), _seg("b", "w1"),
+            _seg(None, "w1", "readonly")]
+    m = tw.clustering(segs)
+    # true pairs: (a1,a2) (a1,a3) (a2,a3); predicted-same pairs: (a1,a2) (a1,b) (a2,b)
+    assert (m["clustering_precision"], m["clustering_recall"]) == (round(1 / 3, 4),
+                                                                   round(1 / 3, 4))
+    assert m["segments_scored"] == 4 and m["predicted_workitems"] == 1
+    assert m["per_effort"]["a"] == {"segments": 3, "workitems": 1, "unassigned": 1}
+
+
+def test_workitems_map_to_their_majority_effort() -> None:
+    segs = [_seg("a", "w1"), _seg("a", "w1"), _seg("b", "w1"), _seg("b", "w2"),
+            _seg(None, "w3", "readonly")]
+    assert tw.effort_of_workitems(segs) == {"w1": "a", "w2": "b"}
+
+
+def test_links_skip_merges_and_unreachable_and_count_chores() -> None:
+    truth = {"merge_commits": ["m"], "unreachable_commits": ["u"],
+             "efforts": [{"key": "a", "commits": ["c1", "c2"]}, {"key": "b", "commits": ["c3"]}],
+             "unlinked_commits": {"chore": ["k1"], "release": [], "skeleton": [],
+                                  "teammate": ["t1"]}}
+    work = [{"id": "w1", "commits": ["c1", "m", "u", "k1"]},
+            {"id": "w2", "commits": ["c3", "t1"]}, {"id": "w9", "commits": ["c2"]}]
+    m = tw.links(truth, work, {"w1": "a", "w2": "b"})
+    # predicted (merge and unreachable dropped): c1->a ok, k1->a, c3->b ok, t1->b, c2->?w9
+    assert m["links_predicted"] == 5 and m["link_precision"] == 0.4
+    assert m["link_recall"] == round(2 / 3, 4)
+    assert (m["chores_linked"], m["teammate_linked"], m["unreachable_linked"]) == (1, 1, 1)

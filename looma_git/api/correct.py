@@ -22,11 +22,44 @@ class Correction:
     summary: str
 
 
+MAX_TITLE = 200  # characters; a title is one line
+
+
+def require_identity(paths: RepoPaths) -> None:
+    """A correction is attributed to a person: refuse it without a git identity (user.name
+    and user.email), instead of recording `unknown`."""
+    from looma_git.store.clone import user_actor
+
+    actor = user_actor(paths)
+    if actor.name == "unknown" or actor.email == "unknown@localhost":
+        raise UsageError(
+            "no git identity: a correction is recorded under your name, and git has none here",
+            hint='git config --global user.name "Your Name" && '
+                 'git config --global user.email you@example.com')
+
+
+def check_title(title: str) -> str:
+    """A WorkItem title: one line, not empty, at most MAX_TITLE characters (trimmed)."""
+    clean = title.strip()
+    if not clean:
+        raise UsageError("the title is empty")
+    if any(ch in clean for ch in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"):
+        raise UsageError("a title is one line: it contains a line break")
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in clean):
+        raise UsageError("the title contains control characters")
+    if len(clean) > MAX_TITLE:
+        raise UsageError(f"the title is {len(clean)} characters long (at most {MAX_TITLE})",
+                         hint="put the detail in --rationale")
+    return clean
+
+
 def _append(paths: RepoPaths, op: str, target: dict[str, Any], payload: dict[str, Any],
             rationale: str | None, inverse_of: str | None = None,
             actor_name: str | None = None) -> str:
     from looma_git.api import ledger
     from looma_git.ledger.ops import OpDraft
+
+    require_identity(paths)
 
     ops = ledger.append(paths, [OpDraft(op=op, target=target, payload=payload,
                                         rationale=rationale, inverse_of=inverse_of)],
@@ -82,8 +115,7 @@ def split(paths: RepoPaths, ref: str, titles: list[str], parts: list[list[str]],
     payload_parts = []
     seen: set[str] = set()
     for title, members in zip(titles, parts, strict=True):
-        if not title.strip():
-            raise UsageError("a part title is empty")
+        check_title(title)
         if not members:
             raise UsageError(f"part {title!r} is empty: every part needs at least one "
                              f"{'session' if by == 'sessions' else 'file'}")
@@ -125,11 +157,10 @@ def _refresh_after(paths: RepoPaths) -> None:
 def rename(paths: RepoPaths, ref: str, title: str, *, rationale: str | None = None,
            actor_name: str | None = None) -> Correction:
     """Set the title and pin it: no automated pass changes it again."""
+    title = check_title(title)
     item = _wi(paths, ref)
-    if not title.strip():
-        raise UsageError("the new title is empty")
     op_id = _append(paths, "workitem.rename", {"type": "workitem", "id": item.id},
-                    {"title": title.strip()}, rationale, actor_name=actor_name)
+                    {"title": title}, rationale, actor_name=actor_name)
     return Correction(op_id, "workitem.rename", item.id, f"renamed {item.title!r} to {title!r}")
 
 

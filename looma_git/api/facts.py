@@ -16,6 +16,7 @@ from looma_git.api.query import (
     resolve_workitem,
 )
 from looma_git.api.results import AskOut, FactOut, TimelineEntry, TimelineOut
+from looma_git.errors import ReadOnlyError
 from looma_git.gitrepo import RepoPaths
 from looma_git.model import AGENTS
 from looma_git.pipeline.confidence import band
@@ -139,14 +140,18 @@ def _message_facts(paths: RepoPaths, query: str, n: int) -> list[FactOut]:
         return []
     from looma_git.index.fulltext import FullTextIndex
 
-    ft = FullTextIndex(fulltext_dir(paths))
-    if ft.needs_populate:  # the index was missing or corrupt and was just recreated empty
-        from looma_git.api.index import reindex
-
-        reindex(paths, full=True)
+    try:
         ft = FullTextIndex(fulltext_dir(paths))
+        if ft.needs_populate:  # the index was missing or corrupt and was just recreated empty
+            from looma_git.api.index import reindex
+
+            reindex(paths, full=True)
+            ft = FullTextIndex(fulltext_dir(paths))
+        hits = ft.search(query, limit=n * 3)
+    except ReadOnlyError:
+        return []  # read-only and no index to read: memories and summaries answered already
     out = []
-    for hit in ft.search(query, limit=n * 3):
+    for hit in hits:
         if hit.doc_type != "message":
             continue  # WorkItems and memories were ranked from the ledger's own records
         out.append(FactOut(type="message", id=hit.doc_id, workitem=None, text=hit.snippet,
@@ -198,8 +203,10 @@ def timeline(paths: RepoPaths, ref: str) -> TimelineOut:
                        confidence=round(item.confidence, 2), band=item.band)
 
 
-def recall(paths: RepoPaths, entity: str) -> dict[str, Any]:
-    """Everything that mentions a file, commit, branch, session or term."""
+def recall(paths: RepoPaths, entity: str, *, commits: frozenset[str] = frozenset(),
+           via: str = "commit") -> dict[str, Any]:
+    """Everything that mentions a file, commit, branch, session or term. `commits`: full
+    shas the entity resolved to (a rev like HEAD, or a branch's commits), matched as `via`."""
     items = _items(paths)
     agent, sep, rest = entity.partition(":")
     if sep and agent in AGENTS and rest:
@@ -214,6 +221,8 @@ def recall(paths: RepoPaths, entity: str) -> dict[str, Any]:
             why.append("commit")
         if it.branch and it.branch == entity:
             why.append("branch")
+        if commits and via not in why and any(c.sha in commits for c in it.commits):
+            why.append(via)
         if any(s == entity or s.startswith(entity) for _, s in it.sessions) and len(entity) >= 6:
             why.append("session")
         if low in it.title.lower() or any(low in a.lower() for a in it.aliases):

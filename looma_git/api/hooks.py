@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import subprocess
@@ -18,8 +19,6 @@ from looma_git.hooks import drain as drain_mod
 from looma_git.hooks import install as install_mod
 from looma_git.hooks import queue, state
 from looma_git.ingest.base import DiscoveryEnv
-
-_SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 class HookChangeOut(BaseModel):
@@ -41,6 +40,8 @@ class HookOut(BaseModel):
     chained: bool
     python: str | None = None
     python_exists: bool | None = None
+    manager: str | None = None  # pre-commit | lefthook | husky, when one owns the hook file
+    shim_path: str | None = None  # where looma's shim is (the hook path or the manager's slot)
 
 
 class HooksStatus(BaseModel):
@@ -76,9 +77,15 @@ def _changes(base: Path, changes: list[install_mod.HookChange]) -> InstallResult
         for c in changes])
 
 
-def install(paths: RepoPaths, python: str) -> InstallResult:
-    """Install (or refresh) every shim with `python` baked in; idempotent."""
-    changes = install_mod.install(paths, python)
+def install(paths: RepoPaths, python: str, *, global_ok: bool = False) -> InstallResult:
+    """Install (or refresh) every shim with `python` baked in; idempotent. Refused in a bare
+    repository, into a global core.hooksPath unless `global_ok`, and into a hooks directory
+    in the work tree unless git ignores every file it would write there. Installing asks for
+    looma in this repository, so its clone id is created (the shims do nothing without it)."""
+    from looma_git.store.clone import ensure_clone_id
+
+    changes = install_mod.install(paths, python, global_ok=global_ok)
+    ensure_clone_id(paths)
     return _changes(install_mod.hooks_dir(paths), changes)
 
 
@@ -89,19 +96,13 @@ def uninstall(paths: RepoPaths) -> InstallResult:
 
 
 def store_problem(store_db: Path) -> str | None:
-    """Why store.db is unusable (not SQLite, not a file), or None; a cheap header check."""
-    try:
-        if not store_db.exists():
-            return None
-        if not store_db.is_file():
-            return f"{store_db} is not a file"
-        with store_db.open("rb") as fh:
-            head = fh.read(len(_SQLITE_MAGIC))
-    except OSError as exc:
-        return f"cannot read {store_db}: {exc.strerror or exc}"
-    if head and head != _SQLITE_MAGIC:
-        return f"{store_db} is corrupt (not an SQLite database); run `looma reindex`"
-    return None
+    """Why store.db is unusable (not SQLite, truncated, not a file), or None; a header check."""
+    from looma_git.index.storedb import damage
+
+    if os.path.lexists(store_db) and not store_db.is_file():
+        return f"{store_db} is not a file"
+    problem = damage(store_db)
+    return f"{problem}; run `looma reindex`" if problem else None
 
 
 def _pid_alive(lock: Path) -> bool:
@@ -137,7 +138,10 @@ def status(paths: RepoPaths, *, path_fallback: bool) -> HooksStatus:
     for h in install_mod.inspect_hooks(paths):
         exists = os.access(h.python, os.X_OK) if h.python else None
         hooks.append(HookOut(name=h.name, path=str(h.path), state=h.state, chained=h.chained,
-                             python=h.python, python_exists=exists))
+                             python=h.python, python_exists=exists, manager=h.manager,
+                             shim_path=str(h.shim_path) if h.shim_path else None))
+        if h.problem:
+            problems.append(h.problem)
         if h.python and not exists and not path_fallback:
             problems.append(f"{h.name}: interpreter {h.python} is gone and looma is not on PATH: "
                             "the hook does nothing (run `looma hooks install` again)")
@@ -151,6 +155,19 @@ def status(paths: RepoPaths, *, path_fallback: bool) -> HooksStatus:
     if (p := store_problem(paths.store_db)) is not None:
         problems.append(p)
     installed = [h for h in hooks if h.state in ("installed", "outdated")]
+    if installed and sd.is_dir() and not (sd / "clone-id").exists():
+        problems.append("looma is not initialized in this clone: the hooks do nothing "
+                        "(run `looma init`)")
+    if installed and install_mod.hooks_path_scope(paths) in ("global", "system"):
+        problems.append("the hooks are in a global core.hooksPath: they run in every "
+                        "repository on this machine (and do nothing where `looma init` has "
+                        "not run)")
+    spawn = sd / drain_mod.SPAWN
+    with contextlib.suppress(OSError):
+        if spawn.is_dir() and time.time() - spawn.stat().st_mtime > 300 \
+                and not _pid_alive(spawn / "pid"):
+            problems.append(f"{spawn} is stale (the drainer it launched is gone): the next "
+                            "commit replaces it, or run `looma hook drain`")
     rewrite_ref = _git_config(paths, "notes.rewriteRef")
     if installed and rewrite_ref is None:
         problems.append("notes.rewriteRef is not set: notes will not follow amend/rebase "
@@ -207,9 +224,16 @@ def steps(paths: RepoPaths, env: DiscoveryEnv) -> list[drain_mod.Step]:
             raise drain_mod.StepUnavailable("looma_git.api.ledger.append is not available")
         from looma_git.ledger.ops import OpDraft
 
-        drafts = [OpDraft(op="commit.rewrite", target={"type": "commit", "id": r.old},
-                          payload={"old": r.old, "new": r.new})
-                  for r in batch.rewrites if r.old != r.new]
+        # The same pair can arrive twice: an autosquash runs post-rewrite `amend` for each
+        # fixup and then `rebase` with the same line; an earlier drain may have recorded it.
+        recorded = dict(_optional("looma_git.api.ledger").load_state(paths).rewrites)
+        pairs = []
+        for r in batch.rewrites:
+            if r.old != r.new and recorded.get(r.old) != r.new:
+                recorded[r.old] = r.new
+                pairs.append((r.old, r.new))
+        drafts = [OpDraft(op="commit.rewrite", target={"type": "commit", "id": old},
+                          payload={"old": old, "new": new}) for old, new in pairs]
         if drafts:
             append(paths, drafts, actor="system")
         return f"{len(drafts)} commit.rewrite op(s)"
@@ -255,13 +279,30 @@ PREPUSH_DRAIN_WAIT_S = 60.0
 PREPUSH_SYNC_BUDGET_S = 120.0
 
 
+PREPUSH_PUSH_WAIT_S = 600.0
+
+
 def prepush(paths: RepoPaths, env: DiscoveryEnv, remote: str, *,
+            pushed: list[tuple[str, str]] | None = None, git_pid: int | None = None,
             drain_wait_s: float = PREPUSH_DRAIN_WAIT_S,
             budget_s: float = PREPUSH_SYNC_BUDGET_S) -> str:
-    """The pre-push hook's detached step: drain queued commits (after a running drainer,
-    bounded), then `api.sync.prepush` for `remote`. Never raises; returns the logged line."""
+    """The pre-push hook's detached step. With `git_pid` (the shim's parent), it first waits
+    for that `git push` to end and checks that the `pushed` (local sha, remote ref) pairs
+    landed: when the remote refused the push, looma's refs are not pushed either. Then it
+    drains queued commits (after a running drainer, bounded) and calls `api.sync.prepush` for
+    `remote`. Never raises; returns the logged line."""
+    from looma_git.hooks import pushwait
+
     sd = paths.state_dir
     try:
+        if git_pid:
+            pushwait.wait_exit(pushwait.git_ancestor(git_pid), PREPUSH_PUSH_WAIT_S)
+            bad = pushwait.refused(paths.worktree or paths.git_dir, remote, pushed or [])
+            if bad:
+                line = (f"pre-push {remote}: skipped: the push of {', '.join(bad)} did not land "
+                        "(refused or failed), so looma's refs were not pushed either")
+                state.log(sd, line)
+                return line
         end = time.monotonic() + drain_wait_s
         while _pid_alive(sd / drain_mod.LOCK) and time.monotonic() < end:
             time.sleep(0.1)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from looma_git.errors import ReadOnlyError
 from looma_git.gitrepo import RepoPaths
 from looma_git.retrieval.records import ItemRecord, from_ledger
 
@@ -32,6 +33,7 @@ class ReindexReport:
     ledger_commit: str | None = None
     rebuilt: bool = False
     duration_s: float = 0.0
+    repaired: str | None = None  # a damaged store.db that was set aside and rebuilt
 
 
 def _ref_file(common_dir: Path, ref: str) -> str | None:
@@ -425,7 +427,11 @@ def fresh_head(paths: RepoPaths) -> tuple[str | None, bool]:
     meta = read_meta(paths.state_dir)
     head = ledger_head(paths)
     if meta is None or meta.is_stale(head) or not fulltext_dir(paths).exists():
-        reindex(paths, full=meta is None, memory_budget_s=QUERY_MEMORY_BUDGET_S)
+        try:
+            reindex(paths, full=meta is None, memory_budget_s=QUERY_MEMORY_BUDGET_S)
+        except ReadOnlyError:
+            # A read-only file system (or .git): read what is there rather than fail a read.
+            return head, False
         return head, True
     return head, False
 
@@ -435,8 +441,13 @@ def reindex_from_refs(paths: RepoPaths, *, memory_budget_s: float | None = MEMOR
     """`looma reindex`: first merge looma refs a plain `git fetch` brought for sharing remotes,
     then rebuild the whole local index from the ledger plus local events."""
     from looma_git.api.sync import merge_fetched
+    from looma_git.index.storedb import check_integrity
 
     merged = merge_fetched(paths)
+    damaged = check_integrity(paths)  # a damaged cache is set aside and rebuilt from the refs
     report = reindex(paths, full=True, memory_budget_s=memory_budget_s)
+    if damaged:
+        report.repaired = (f"{damaged}: set aside and rebuilt from the refs (transcripts are "
+                           "re-read by the next `looma ingest`)")
     report.merged_remotes = [m.remote for m in merged]
     return report

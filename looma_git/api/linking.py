@@ -54,12 +54,14 @@ def user_link(paths: RepoPaths, rev: str, work_ref: str, *, rationale: str | Non
               unlink: bool = False) -> str:
     """A user `commit.link` / `commit.unlink` op; returns the op id."""
     from looma_git.api import ledger
+    from looma_git.api.correct import require_identity
     from looma_git.api.query import resolve_workitem
     from looma_git.ledger.ops import OpDraft
     from looma_git.store.gitfacts import list_commits, patch_ids
 
     sha = _full_sha(paths, rev)
     item = resolve_workitem(paths, work_ref)
+    require_identity(paths)
     state = ledger.load_state(paths)
     live = (sha, item.id) in state.links
     if unlink and not live:

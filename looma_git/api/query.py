@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import string
 from typing import Any
 
@@ -11,8 +10,6 @@ from looma_git.errors import AmbiguousError, NotFoundError, NotInitializedError
 from looma_git.gitrepo import RepoPaths, require_worktree
 from looma_git.retrieval import match
 from looma_git.retrieval.records import ItemRecord
-
-LAST_RESUME = "last-resume.json"
 
 
 def _items(paths: RepoPaths, head: str | None = None, *, allow_stale: bool = False
@@ -229,7 +226,6 @@ def resume(paths: RepoPaths, goal: str | None = None, *, work_ref: str | None = 
         else:
             out.message = ("Only a weak match: resume it with `looma resume --work "
                            f"{cands[0].letter}` if it is the one, or rephrase the goal.")
-        _remember_letters(paths, cands)
     else:
         recent = sorted(items, key=lambda it: (it.updated, it.confidence), reverse=True)[:5]
         out.recent = [_candidate(match.Match(item=it, score=0.0, coverage=0, title=0,
@@ -237,6 +233,8 @@ def resume(paths: RepoPaths, goal: str | None = None, *, work_ref: str | None = 
                       for i, it in enumerate(recent)]
         out.message = ("No WorkItem matches this goal; nothing was invented. "
                        "Recently active work is listed instead.")
+    if not work_ref:  # a resume of a picked WorkItem does not replace the listing it used
+        _remember_letters(paths, goal, state, cands if state == "ambiguous" else [])
     return out
 
 
@@ -253,13 +251,11 @@ def _require_ledger(paths: RepoPaths) -> str:
     return head
 
 
-def _remember_letters(paths: RepoPaths, cands: list[CandidateOut]) -> None:
-    try:
-        paths.state_dir.mkdir(parents=True, exist_ok=True)
-        (paths.state_dir / LAST_RESUME).write_text(
-            json.dumps({c.letter: c.id for c in cands}, sort_keys=True))
-    except OSError:
-        pass  # letters are a convenience; ids and titles still work
+def _remember_letters(paths: RepoPaths, goal: str | None, state: str,
+                      cands: list[CandidateOut]) -> None:
+    from looma_git.api import letters
+
+    letters.remember(paths, goal, state, [(c.letter, c.id, c.title) for c in cands])
 
 
 def resolve_workitem(paths: RepoPaths, ref: str, items: list[ItemRecord] | None = None
@@ -267,14 +263,10 @@ def resolve_workitem(paths: RepoPaths, ref: str, items: list[ItemRecord] | None 
     """A WorkItem by id prefix, by the letter of the last ambiguous resume, or exact title."""
     items = items if items is not None else _items(paths)
     by_id = {it.id: it for it in items}
-    if len(ref) == 1 and ref.isalpha():
-        try:
-            letters = json.loads((paths.state_dir / LAST_RESUME).read_text())
-        except (OSError, ValueError):
-            letters = {}
-        wid = letters.get(ref.upper())
-        if wid in by_id:
-            return by_id[wid]
+    from looma_git.api import letters
+
+    if letters.is_letter(ref) and not any(it.title == ref for it in items):
+        return by_id[letters.resolve(paths, ref, set(by_id))]
     matches = [it for it in items if it.id.startswith(ref)]
     if not matches:
         matches = [it for it in items if it.title.lower() == ref.lower()]

@@ -69,9 +69,16 @@ def seeds_from_state(state: LedgerState) -> tuple[list[Seed], dict[str, str],
     for wid, item in sorted(state.workitems.items()):
         if item.merged_into or item.split_into:
             continue  # its sessions now route to the merge target / the split parts
+        part = state.constraints.partitions.get(wid) or {}
+        by_files = part.get("by") == "files" and item.split_from in state.workitems
+        sessions = _session_keys(item)
+        if by_files:  # the split WorkItem's sessions route to its parts, divided by file
+            sessions |= _session_keys(state.workitems[str(item.split_from)])
         seeds.append(Seed(
             id=wid, title=item.title, files=frozenset(item.files), aliases=item.aliases,
-            sessions=_session_keys(item), branch=item.branch, quarantined=item.false_positive))
+            sessions=sessions, branch=item.branch, quarantined=item.false_positive,
+            owns=frozenset(item.files) if by_files else frozenset(),
+            group=item.split_from if by_files else None))
         if item.forced == "promote":
             overrides[wid] = "force-promote"
         elif item.forced == "reject":
@@ -209,6 +216,9 @@ def _save_local(conn: sqlite3.Connection, result: RefineResult, id_map: dict[str
             "VALUES (?,?,?,?,?)",
             [(m.id, None, id_map.get(m.workitem or "", m.workitem), int(m.workitem in id_map),
               json.dumps(asdict(m), sort_keys=True, default=str)) for m in result.memories])
+        # What this model was built from, so `looma status` can say "work model stale".
+        conn.execute("INSERT OR REPLACE INTO refine_meta(key, value) SELECT "
+                     "'events_ingested_at', COALESCE(MAX(ingested_at), '') FROM events")
 
 
 LOCAL_TABLES = ("refine_workitems", "refine_memories")

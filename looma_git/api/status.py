@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from typing import Any
 
@@ -11,6 +12,63 @@ from looma_git.gitrepo import RepoPaths
 
 HEALTH_SCHEMA = """CREATE TABLE IF NOT EXISTS health_snapshots(ts INTEGER PRIMARY KEY,
   json TEXT)"""
+
+
+def _ingest_running(paths: RepoPaths) -> bool:
+    """Another process holds `ingest.lock` (an ingest, or the hooks' drainer, is running)."""
+    import fcntl
+
+    lock = paths.state_dir / "ingest.lock"
+    try:
+        fd = os.open(lock, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
+
+
+def _model_stale(paths: RepoPaths) -> bool | None:
+    """Events were ingested after the work model was last built (None: cannot tell)."""
+    if not paths.store_db.exists():
+        return None
+    from looma_git.index import storedb
+
+    conn = storedb.connect(paths, readonly=True)
+    try:
+        newest = conn.execute("SELECT MAX(ingested_at) FROM events").fetchone()[0]
+        row = conn.execute("SELECT value FROM refine_meta WHERE key='events_ingested_at'"
+                           ).fetchone()
+    except Exception:
+        return None
+    finally:
+        conn.close()
+    if not newest:
+        return False
+    return row is None or str(newest) > str(row[0])
+
+
+def _state(paths: RepoPaths) -> dict[str, Any]:
+    """One word for where this clone stands, with what to run next."""
+    from looma_git.api.index import ledger_head
+
+    if not (paths.state_dir / "clone-id").exists() and ledger_head(paths) is None:
+        return {"state": "not initialized", "next": "looma init"}
+    if _ingest_running(paths):
+        return {"state": "ingest running", "next": "wait for it, or `looma hooks status`"}
+    if ledger_head(paths) is None:
+        return {"state": "not initialized", "next": "looma init"}
+    if not paths.store_db.exists():
+        return {"state": "no transcripts read", "next": "looma ingest (or looma reindex)"}
+    if _model_stale(paths):
+        return {"state": "work model stale", "next": "looma reprocess"}
+    return {"state": "up to date", "next": None}
 
 
 def _ingestion(paths: RepoPaths) -> dict[str, Any]:
@@ -77,6 +135,7 @@ def status(paths: RepoPaths) -> dict[str, Any]:
 
     state = ledger.load_state(paths)
     return {
+        "state": _state(paths),
         "repository": str(paths.worktree or paths.common_dir),
         "ledger": {"workitems": sum(1 for w in state.workitems.values() if w.live),
                    "memories": len(state.memories), "links": len(state.links),

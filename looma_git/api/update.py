@@ -21,16 +21,25 @@ class UpdateReport:
 
 def update(paths: RepoPaths, env: DiscoveryEnv, *, agents: list[str] | None = None,
            progress: Callable[[int, int, str], None] | None = None,
-           settings: Settings | None = None, refine: bool = True) -> UpdateReport:
-    """Ingest; when anything new arrived (or nothing was refined yet), run the refinery."""
+           settings: Settings | None = None, refine: bool = True,
+           phase: Callable[[str], None] | None = None) -> UpdateReport:
+    """Ingest; when anything new arrived (or nothing was refined yet), run the refinery.
+    `phase(name)` is called as each named phase starts (for a progress display)."""
     from looma_git.api.ingest import ingest
     from looma_git.api.refine import refine_and_publish
 
+    def _phase(name: str) -> None:
+        if phase is not None:
+            phase(name)
+
+    _phase("reading transcripts")
     report = ingest(paths, env, agents=agents, progress=progress)
     changed = bool(report.events_added or report.events_updated)
     result = None
     if refine and (changed or not _refined_before(paths)):
+        _phase("building the work model")
         result = refine_and_publish(paths, by="backfill", settings=settings)
+        _phase("indexing")
         # Keep the index (and most memory vectors) fresh here, off the query path: this runs
         # from the hook drainer in the background, so the next `resume` finds it ready.
         from looma_git.api.index import BACKGROUND_MEMORY_BUDGET_S, reindex

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import click
 
-from looma_git.cli.common import conf_tag, emit_json, repo_paths
+from looma_git.cli.common import conf_tag, emit_json, repo_paths, say
+from looma_git.cli.complete import workitems
 
 
 @click.command("ask")
 @click.argument("query")
-@click.option("-n", "--limit", default=10, show_default=True, help="How many facts.")
+@click.option("-n", "--limit", default=10, show_default=True, type=click.IntRange(min=1),
+              help="How many facts (at least 1).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_context
 def ask_cmd(ctx: click.Context, query: str, limit: int, as_json: bool) -> None:
@@ -25,7 +27,7 @@ def ask_cmd(ctx: click.Context, query: str, limit: int, as_json: bool) -> None:
         emit_json(out)
         return
     if not out.facts:
-        click.echo(f"Nothing found for {query!r}.")
+        say(f"Nothing found for {query!r}.")
         return
     for f in out.facts:
         wi = f"  [{f.workitem_title}]" if f.workitem_title else ""
@@ -35,11 +37,11 @@ def ask_cmd(ctx: click.Context, query: str, limit: int, as_json: bool) -> None:
         tag = conf_tag(f.confidence, f.band) if f.status == "confirmed" else "[unconfirmed]"
         if f.lifecycle and f.lifecycle != "active":
             tag += f" [{f.lifecycle}]"
-        click.echo(f"{f.type:<12} {tag} > {f.text}{wi}{where}")
+        say(f"{f.type:<12} {tag} > {f.text}{wi}{where}", indent=13)
 
 
 @click.command("timeline")
-@click.argument("work")
+@click.argument("work", shell_complete=workitems)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_context
 def timeline_cmd(ctx: click.Context, work: str, as_json: bool) -> None:
@@ -50,11 +52,31 @@ def timeline_cmd(ctx: click.Context, work: str, as_json: bool) -> None:
     if as_json:
         emit_json(out)
         return
-    click.echo(f"{out.title} ({out.workitem})  {conf_tag(out.confidence, out.band)}")
+    from looma_git.cli.common import clip, is_tty, page, term_width
+
+    width = term_width() if is_tty() else 0
+    lines = [f"{out.title} ({out.workitem})  {conf_tag(out.confidence, out.band)}"]
     for e in out.entries:
         actor = f"  by {e.actor}" if e.actor else ""
         tag = f"{conf_tag(e.confidence, e.band)} " if e.confidence is not None else ""
-        click.echo(f"  {e.ts or '(undated)':<20} {e.kind:<12} {tag}{e.text}  {e.ref}{actor}")
+        line = f"  {_when(e.ts):<17} {e.kind:<12} {tag}{e.text}  {e.ref}{actor}".rstrip()
+        lines.append(clip(line, width) if width else line)
+    page(lines, ctx)
+
+
+def _when(ts: str | None) -> str:
+    """Every timestamp in one format, UTC to the minute: `2026-03-20 10:04Z`."""
+    if not ts:
+        return "(undated)"
+    from datetime import UTC, datetime
+
+    try:
+        dt = datetime.fromisoformat(ts.replace("Z", "+00:00"))
+    except ValueError:
+        return ts
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return dt.astimezone(UTC).strftime("%Y-%m-%d %H:%MZ")
 
 
 @click.command("recall")
@@ -62,21 +84,53 @@ def timeline_cmd(ctx: click.Context, work: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_context
 def recall_cmd(ctx: click.Context, entity: str, as_json: bool) -> None:
-    """Everything looma knows about ENTITY: a file, directory, commit, branch, session or term."""
+    """Everything looma knows about ENTITY: a file, directory, commit, branch, session or term.
+
+    Commits and branches may be named as git names them: `HEAD`, `HEAD~2`, `main`, a tag.
+    """
     from looma_git.api.facts import recall
 
-    out = recall(repo_paths(ctx), entity)
+    paths = repo_paths(ctx)
+    out = recall(paths, entity)
+    if not out["results"]:
+        shas, via = _rev_commits(paths, entity)
+        if shas:
+            out = recall(paths, entity, commits=shas, via=via)
+            out["resolved"] = sorted(shas)[:1] if via == "commit" else []
     if as_json:
         emit_json(out)
         return
     if not out["results"]:
-        click.echo(f"Nothing recorded about {entity!r}.")
+        say(f"Nothing recorded about {entity!r}.")
         return
     for r in out["results"]:
         w = r["workitem"]
-        click.echo(f"{w['id']}  {w['title']}  {conf_tag(w['confidence'], w['band'])}"
+        say(f"{w['id']}  {w['title']}  {conf_tag(w['confidence'], w['band'])}"
                    f"  via {', '.join(r['why'])}")
         for m in r["memories"]:
             life = f" [{m['lifecycle']}]" if m.get("lifecycle") not in (None, "active") else ""
-            click.echo(f"    {m['kind']:<12} {conf_tag(m['confidence'], m['band'])}{life}"
+            say(f"    {m['kind']:<12} {conf_tag(m['confidence'], m['band'])}{life}"
                        f" > {m['text']}")
+
+
+def _rev_commits(paths, entity: str) -> tuple[frozenset[str], str]:  # paths: RepoPaths
+    """A rev git understands -> (its commit, "commit"); a branch -> (its recent commits,
+    "branch"). Nothing when git does not know the name."""
+    import subprocess
+
+    from looma_git.gitrepo import require_worktree
+
+    if entity.startswith("-"):
+        return frozenset(), "commit"
+    cwd = require_worktree(paths)
+
+    def git(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
+
+    one = git("rev-parse", "--verify", "--quiet", "--end-of-options", entity + "^{commit}")
+    if one.returncode != 0:
+        return frozenset(), "commit"
+    if git("show-ref", "--verify", "--quiet", f"refs/heads/{entity}").returncode == 0:
+        many = git("rev-list", "--max-count=500", "--end-of-options", entity)
+        return frozenset(many.stdout.split()), "branch"
+    return frozenset({one.stdout.strip()}), "commit"

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from looma_git.cli.common import emit_json, repo_paths
+from looma_git.cli.common import emit_json, repo_paths, say
+from looma_git.cli.complete import workitems
 
 if TYPE_CHECKING:
     from looma_git.api.correct import Correction
@@ -19,9 +20,12 @@ JSON = click.option("--json", "as_json", is_flag=True, help="Machine-readable ou
 
 def _done(c: Correction, as_json: bool) -> None:
     if as_json:
-        emit_json(c.__dict__)
+        from looma_git.schemas import CorrectionOut
+
+        emit_json(CorrectionOut(op_id=c.op_id, op=c.op, target=c.target, summary=c.summary,
+                                undo=f"looma correct undo {c.op_id[:10]}"))
     else:
-        click.echo(f"{c.summary}  (op {c.op_id[:10]}; undo with `looma correct undo "
+        say(f"{c.summary}  (op {c.op_id[:10]}; undo with `looma correct undo "
                    f"{c.op_id[:10]}`)")
 
 
@@ -30,14 +34,16 @@ def correct_group() -> None:
     """Correct the work model. Each correction is a user op in refs/looma/ledger that
     every later automated pass respects (constraints are applied before any score).
 
-    WorkItems are named by id prefix, by the letter from the last ambiguous
-    `looma resume`, or by exact title.
+    WorkItems are named by id prefix, by exact title, or by a letter (A, B, ...) of
+    the last `looma resume` listing shown in this terminal. A letter is refused, with
+    the ids it meant, once another resume ran, the work model changed, or the listing
+    was shown elsewhere (another terminal, an agent).
     """
 
 
 @correct_group.command("merge")
-@click.argument("a")
-@click.argument("b")
+@click.argument("a", shell_complete=workitems)
+@click.argument("b", shell_complete=workitems)
 @RATIONALE
 @JSON
 @click.pass_context
@@ -49,7 +55,7 @@ def merge_cmd(ctx: click.Context, a: str, b: str, rationale: str | None, as_json
 
 
 @correct_group.command("split")
-@click.argument("work")
+@click.argument("work", shell_complete=workitems)
 @click.option("--into", "into", required=True, metavar='"T1","T2"',
               help="Titles of the parts, comma-separated.")
 @click.option("--by", "by", type=click.Choice(["sessions", "files"]), default="sessions",
@@ -84,7 +90,7 @@ def split_cmd(ctx: click.Context, work: str, into: str, by: str, parts: tuple[st
     elif sys.stdin.isatty():
         item = split_options(paths, work)
         choices = [f"{a}:{s}" for a, s in item.sessions] if by == "sessions" else list(item.files)
-        click.echo(f"Splitting {item.title!r}; parts: " +
+        say(f"Splitting {item.title!r}; parts: " +
                    ", ".join(f"{i + 1}={t}" for i, t in enumerate(titles)))
         for c in choices:
             pick = int(click.prompt(f"  {c} -> part", type=click.IntRange(1, len(titles))))
@@ -95,7 +101,7 @@ def split_cmd(ctx: click.Context, work: str, into: str, by: str, parts: tuple[st
 
 
 @correct_group.command("rename")
-@click.argument("work")
+@click.argument("work", shell_complete=workitems)
 @click.argument("title")
 @RATIONALE
 @JSON
@@ -158,7 +164,7 @@ def undo_cmd(ctx: click.Context, op: str, rationale: str | None, as_json: bool) 
 
 
 @click.command("blame")
-@click.argument("work")
+@click.argument("work", shell_complete=workitems)
 @JSON
 @click.pass_context
 def blame_cmd(ctx: click.Context, work: str, as_json: bool) -> None:
@@ -172,30 +178,51 @@ def blame_cmd(ctx: click.Context, work: str, as_json: bool) -> None:
     for r in rows:
         who = f"{r['actor']['kind']}:{r['actor']['name']}"
         why = f"  -- {r['rationale']}" if r.get("rationale") else ""
-        click.echo(f"{r['id'][:10]}  L{r['lamport']:<5} {r['ts']}  {who:<24} {r['op']}{why}")
+        say(f"{r['id'][:10]}  L{r['lamport']:<5} {r['ts']}  {who:<24} {r['op']}{why}")
+
+
+def _linked(ctx: click.Context, commit: str, work: str, rationale: str | None, unlink: bool,
+            as_json: bool) -> None:
+    from looma_git.api.linking import user_link
+    from looma_git.api.query import resolve_workitem
+    from looma_git.schemas import LinkOut
+
+    paths = repo_paths(ctx)
+    op_id = user_link(paths, commit, work, rationale=rationale, unlink=unlink)
+    from looma_git.api.ledger import resolve_op
+
+    op = resolve_op(paths, op_id)
+    sha = str(op.target.id)
+    item = resolve_workitem(paths, str((op.payload or {}).get("workitem") or work))
+    out = LinkOut(op_id=op_id, op="commit.unlink" if unlink else "commit.link", sha=sha, workitem=item.id, title=item.title,
+                  undo=f"looma correct undo {op_id[:10]}")
+    if as_json:
+        emit_json(out)
+        return
+    arrow = "-x-" if unlink else "->"
+    say(f"{'unlinked' if unlink else 'linked'} {sha[:10]} {arrow} {item.id} "
+               f"({item.title!r})  (op {op_id[:10]}; undo with `{out.undo}`)")
 
 
 @click.command("link")
 @click.argument("commit")
-@click.argument("work")
+@click.argument("work", shell_complete=workitems)
 @RATIONALE
+@JSON
 @click.pass_context
-def link_cmd(ctx: click.Context, commit: str, work: str, rationale: str | None) -> None:
+def link_cmd(ctx: click.Context, commit: str, work: str, rationale: str | None,
+             as_json: bool) -> None:
     """Record that COMMIT implements WORK (a user op; shows in `git log --notes=looma`)."""
-    from looma_git.api.linking import user_link
-
-    op_id = user_link(repo_paths(ctx), commit, work, rationale=rationale)
-    click.echo(f"linked {commit} -> {work}  (op {op_id[:10]})")
+    _linked(ctx, commit, work, rationale, False, as_json)
 
 
 @click.command("unlink")
 @click.argument("commit")
-@click.argument("work")
+@click.argument("work", shell_complete=workitems)
 @RATIONALE
+@JSON
 @click.pass_context
-def unlink_cmd(ctx: click.Context, commit: str, work: str, rationale: str | None) -> None:
+def unlink_cmd(ctx: click.Context, commit: str, work: str, rationale: str | None,
+               as_json: bool) -> None:
     """Record that COMMIT does not implement WORK; no automated pass relinks it."""
-    from looma_git.api.linking import user_link
-
-    op_id = user_link(repo_paths(ctx), commit, work, rationale=rationale, unlink=True)
-    click.echo(f"unlinked {commit} -x- {work}  (op {op_id[:10]})")
+    _linked(ctx, commit, work, rationale, True, as_json)

@@ -14,14 +14,17 @@ import looma_git
 
 
 def _fixtures_root() -> Path:
-    root = Path(looma_git.__file__).resolve().parent.parent
-    if not (root / "fixtures" / "scenario" / "generate.py").exists():
-        from looma_git.errors import NotFoundError
+    """The directory holding `fixtures/scenario`: shipped in the package (`_demo/`), or the
+    source checkout's."""
+    here = Path(looma_git.__file__).parent
+    for root in (here / "_demo", here.resolve().parent):
+        if (root / "fixtures" / "scenario" / "generate.py").exists():
+            return root
+    from looma_git.errors import NotFoundError
 
-        raise NotFoundError(
-            "the demo scenario (fixtures/scenario) is not installed with this copy of looma",
-            hint="run the demo from a source checkout: pip install -e . && looma demo")
-    return root
+    raise NotFoundError(
+        "the demo scenario (fixtures/scenario) is not installed with this copy of looma",
+        hint="reinstall looma from its wheel, or run the demo from a source checkout")
 
 
 def _run(argv: list[str], cwd: Path, env: dict[str, str], *, show: str | None = None,
@@ -63,6 +66,9 @@ def demo_cmd(target: str | None) -> None:
         env.pop(key)
     env.update(env_for(scenario))
     env["LOOMA_NO_PROGRESS"] = "1"
+    gitconfig = Path(scenario.home) / ".gitconfig"  # corrections are attributed to a person
+    if not gitconfig.exists():
+        gitconfig.write_text("[user]\n\tname = Demo User\n\temail = demo@example.com\n")
     looma = [sys.executable, "-m", "looma_git"]
     repo = Path(scenario.repo)
     step = lambda *a, show=None, check=True: _run(  # noqa: E731

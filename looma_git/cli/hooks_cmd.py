@@ -26,26 +26,45 @@ def hooks_group() -> None:
 
 
 @hooks_group.command("install")
+@click.option("--global", "global_ok", is_flag=True,
+              help="Install into a core.hooksPath set in the global/system git config "
+                   "(every repository on this machine; the shims do nothing where `looma "
+                   "init` has not run).")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_context
-def install_cmd(ctx: click.Context) -> None:
-    """Install the shims (idempotent); foreign hooks are moved aside and chained."""
+def install_cmd(ctx: click.Context, global_ok: bool, as_json: bool) -> None:
+    """Install the shims (idempotent) beside pre-commit, lefthook or husky; other hooks are
+    moved aside and chained. Refused in a bare repository, into a global core.hooksPath
+    unless --global, and into a hooks directory inside the work tree unless git ignores it."""
     import sys
 
     from looma_git.api import hooks as api
 
-    result = api.install(_paths(ctx), sys.executable)
-    _render_changes(result)
+    result = api.install(_paths(ctx), sys.executable, global_ok=global_ok)
+    if as_json:
+        from looma_git.cli.common import emit_json
+
+        emit_json(result)
+    else:
+        _render_changes(result)
     if any(c.action == "conflict" for c in result.changes):
         ctx.exit(1)
 
 
 @hooks_group.command("uninstall")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_context
-def uninstall_cmd(ctx: click.Context) -> None:
+def uninstall_cmd(ctx: click.Context, as_json: bool) -> None:
     """Remove the shims and put chained hooks back exactly as they were."""
     from looma_git.api import hooks as api
 
-    _render_changes(api.uninstall(_paths(ctx)))
+    result = api.uninstall(_paths(ctx))
+    if as_json:
+        from looma_git.cli.common import emit_json
+
+        emit_json(result)
+    else:
+        _render_changes(result)
 
 
 @hooks_group.command("status")
@@ -54,6 +73,7 @@ def uninstall_cmd(ctx: click.Context) -> None:
 def status_cmd(ctx: click.Context, as_json: bool) -> None:
     """Per-hook state, queue length, last drain and last error."""
     import shutil
+    from pathlib import Path
 
     from looma_git.api import hooks as api
 
@@ -65,6 +85,9 @@ def status_cmd(ctx: click.Context, as_json: bool) -> None:
     click.echo(f"hooks dir: {st.hooks_dir}")
     for h in st.hooks:
         extra = " +chained" if h.chained else ""
+        if h.manager:
+            extra += f"  (hook owned by {h.manager}"
+            extra += f"; looma runs as {Path(h.shim_path).name})" if h.shim_path else ")"
         if h.python and h.python_exists is False:
             extra += f"  (interpreter {h.python} missing)"
         click.echo(f"  {h.name:<14} {h.state}{extra}")
@@ -127,9 +150,14 @@ def post_rewrite_cmd(ctx: click.Context, kind: str) -> None:
 
 @hook_group.command("pre-push")
 @click.argument("remote", default="origin")
+@click.option("--git-pid", type=int, default=None, help="The git push to wait for.")
+@click.option("--pushed", multiple=True, metavar="SHA:REF",
+              help="A ref the push sends (checked on the remote after the push).")
 @click.pass_context
-def pre_push_cmd(ctx: click.Context, remote: str) -> None:
-    """Drain queued commits, then sync looma's refs to REMOTE best-effort (detached by the shim)."""
+def pre_push_cmd(ctx: click.Context, remote: str, git_pid: int | None,
+                 pushed: tuple[str, ...]) -> None:
+    """After the push: drain queued commits, then sync looma's refs to REMOTE best-effort
+    (detached by the shim; skipped when the pushed refs did not land)."""
     import os
     import sys
     from pathlib import Path
@@ -138,4 +166,5 @@ def pre_push_cmd(ctx: click.Context, remote: str) -> None:
     from looma_git.ingest.base import DiscoveryEnv
 
     env = DiscoveryEnv(home=Path.home(), environ=dict(os.environ), platform=sys.platform)
-    api.prepush(_paths(ctx), env, remote)
+    pairs = [(p.split(":", 1)[0], p.split(":", 1)[1]) for p in pushed if ":" in p]
+    api.prepush(_paths(ctx), env, remote, pushed=pairs, git_pid=git_pid)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from looma_git.cli.common import emit_json, repo_paths
+from looma_git.cli.common import emit_json, repo_paths, say
 
 # Environment variables adapters may consult for discovery (prefixes and exact names).
 _ENV_PREFIXES = ("XDG_", "CLAUDE_", "CODEX_", "OPENCODE_", "GEMINI_", "CURSOR_", "WINDSURF_")
@@ -38,26 +38,6 @@ def _discovery_env(sources: tuple[str, ...]):  # -> DiscoveryEnv (import kept la
                         platform=sys.platform)
 
 
-class _Bar:
-    """A one-line progress bar on stderr (only used when stderr is a terminal)."""
-
-    def __init__(self) -> None:
-        self.last = -1
-
-    def __call__(self, done: int, total: int, label: str) -> None:
-        pct = 100 if total == 0 else done * 100 // total
-        if pct == self.last and done != total:
-            return
-        self.last = pct
-        width = 30
-        fill = width * pct // 100
-        sys.stderr.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {pct:3d}% {done}/{total} "
-                         f"{label[:40]:<40}")
-        if done == total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
-
-
 def _fmt_counts(counts: dict[str, int]) -> str:
     return ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1])) \
         or "-"
@@ -73,9 +53,11 @@ def _fmt_counts(counts: dict[str, int]) -> str:
 @click.option("--once", is_flag=True, help="Accepted for scripts; ingest is always one pass.")
 @click.option("--refine/--no-refine", "do_refine", default=True, show_default=True,
               help="Refresh WorkItems, memories and commit links after reading.")
+@click.option("-v", "--verbose", is_flag=True,
+              help="Say where each agent's transcripts were looked for, found or not.")
 @click.pass_context
 def ingest_cmd(ctx: click.Context, sources: tuple[str, ...], agents: tuple[str, ...],
-               as_json: bool, once: bool, do_refine: bool) -> None:
+               as_json: bool, once: bool, do_refine: bool, verbose: bool) -> None:
     """Read new records from your coding agents' transcripts into the local store.
 
     Only sessions whose working directory lies in this repository (or one of its worktrees),
@@ -88,25 +70,30 @@ def ingest_cmd(ctx: click.Context, sources: tuple[str, ...], agents: tuple[str, 
       looma ingest --source claude-code=~/backup/.claude/projects
     """
     from looma_git.api.update import update
+    from looma_git.cli.progress import Phases, fmt_elapsed, wanted
     from looma_git.settings import load_settings
 
     env = _discovery_env(sources)
     paths = repo_paths(ctx)
-    show_bar = sys.stderr.isatty() and not os.environ.get("LOOMA_NO_PROGRESS") and not as_json
-    result = update(paths, env, agents=list(agents) or None,
-                    progress=_Bar() if show_bar else None,
-                    settings=load_settings(paths, os.environ), refine=do_refine)
+    with Phases(wanted(as_json)) as bar:
+        result = update(paths, env, agents=list(agents) or None,
+                        progress=bar if bar.enabled else None, phase=bar.phase,
+                        settings=load_settings(paths, os.environ), refine=do_refine)
+    elapsed = bar.elapsed
     report, refined = result.ingest, result.refine
     if as_json:
-        data = report.model_dump(mode="json")
-        data["refine"] = refined.__dict__ if refined else None
-        emit_json(data)
+        from looma_git.schemas import IngestOut, RefineOut
+
+        emit_json(IngestOut(**report.model_dump(mode="json"), elapsed_s=round(elapsed, 3),
+                            refine=RefineOut(**refined.__dict__) if refined else None))
         return
-    click.echo(f"ingested {report.events_added} new event(s)"
+    say(f"ingested {report.events_added} new event(s)"
                + (f", {report.events_updated} updated" if report.events_updated else "")
                + f" from {report.sources_scanned} source(s)"
                + (f" ({report.sources_unchanged} unchanged)" if report.sources_unchanged else "")
-               + f" in {report.duration_s:.2f}s")
+               + f" in {fmt_elapsed(elapsed)}"
+               + (f" (reading {fmt_elapsed(report.duration_s)}, then the work model)"
+                  if refined else ""))
     rows = [(name, a) for name, a in report.agents.items() if a.sources or a.skipped]
     if rows:
         click.echo(f"{'agent':<12} {'sources':>7} {'sessions':>8} {'events':>7}  skipped / noise")
@@ -119,8 +106,47 @@ def ingest_cmd(ctx: click.Context, sources: tuple[str, ...], agents: tuple[str, 
         click.echo(f"{report.unattributed_events} event(s) belong to other repositories "
                    "(not stored)")
     for note in report.notes:
-        click.echo(f"note: {note}")
+        say(f"note: {note}")
+    if verbose or not any(a.sessions or a.unchanged for a in report.agents.values()):
+        _where_looked(env, list(agents) or None, verbose)
     if refined:
-        click.echo(f"work model: {refined.workitems} WorkItems ({refined.promoted} published), "
-                   f"{refined.memories} memories, {refined.links} commit links; "
-                   f"{refined.ops_written} ledger ops written")
+        local = refined.workitems - refined.promoted
+        say(f"work model: {refined.workitems} WorkItems ({refined.promoted} published"
+            + (f"; {local} local candidates, shown by `looma work --candidates`" if local
+               else "") + f"), {refined.memories} memories, {refined.links} commit links; "
+            f"{refined.ops_written} ledger ops written")
+
+
+# Where each agent keeps its transcripts by default (relative to HOME); docs/adapters.md has
+# the full rules (environment overrides, XDG dirs, platforms).
+_DEFAULT_ROOTS = {
+    "claude-code": ("~/.claude/projects",),
+    "codex": ("~/.codex/sessions",),
+    "gemini-cli": ("~/.gemini/tmp",),
+    "cursor": ("~/.cursor", "~/.config/Cursor/User"),
+    "opencode": ("~/.local/share/opencode",),
+    "windsurf": ("~/.codeium/windsurf", "~/.config/Windsurf/User"),
+}
+
+
+def _where_looked(env, agents: list[str] | None, verbose: bool) -> None:  # env: DiscoveryEnv
+    """Each agent's transcript locations under this HOME, and what was found there."""
+    from looma_git.ingest.registry import all_adapters, get_adapter
+
+    if not verbose:
+        click.echo("no transcripts found for this repository; `looma ingest --verbose` shows "
+                   "where each agent's were looked for")
+        return
+    click.echo(f"looked for transcripts under HOME={env.home}:")
+    for name in all_adapters():
+        if agents and name not in agents:
+            continue
+        found = get_adapter(name).discover(env)
+        if env.overrides.get(name):
+            where = [str(p) for p in env.overrides[name]]
+        elif found:
+            where = sorted({str(src.path.parent) for src in found})[:3]
+        else:
+            where = [str(env.home / r[2:]) for r in _DEFAULT_ROOTS.get(name, ())]
+        more = "" if len(where) < 3 or not found else " ..."
+        click.echo(f"  {name:<12} {len(found):>4} source(s)  {', '.join(where)}{more}")

@@ -6,8 +6,9 @@ import click
 
 
 @click.command("init")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_context
-def init_cmd(ctx: click.Context) -> None:
+def init_cmd(ctx: click.Context, as_json: bool) -> None:
     """Set up looma in this clone. Safe to run again: it only adds what is missing.
 
     \b
@@ -22,6 +23,15 @@ def init_cmd(ctx: click.Context) -> None:
     from looma_git.gitrepo import find_repo
 
     report = init_repo(find_repo(ctx.obj.get("repo_dir") if ctx.obj else None))
+    if as_json:
+        from looma_git.cli.common import emit_json
+        from looma_git.schemas import InitOut
+
+        emit_json(InitOut(state_dir=report.state_dir, clone_id=report.clone_id,
+                          created=report.created_clone_id,
+                          config_changed=list(report.config_changed),
+                          ledger_created=report.ledger_created))
+        return
     click.echo(f"looma: {'initialized' if report.created_clone_id else 'already initialized'}"
                f" (clone {report.clone_id})")
     click.echo(f"  state: {report.state_dir}")

@@ -6,7 +6,7 @@ import os
 
 import click
 
-from looma_git.cli.common import emit_json, repo_paths
+from looma_git.cli.common import emit_json, repo_paths, say
 
 
 @click.command("reprocess")
@@ -21,18 +21,25 @@ def reprocess_cmd(ctx: click.Context, as_json: bool) -> None:
     """
     from looma_git.api.index import reindex
     from looma_git.api.refine import refine_and_publish
+    from looma_git.cli.progress import Phases, fmt_elapsed, wanted
     from looma_git.settings import load_settings
 
     paths = repo_paths(ctx)
-    report = refine_and_publish(paths, by="backfill", settings=load_settings(paths, os.environ))
-    reindex(paths, full=True)
+    with Phases(wanted(as_json)) as bar:
+        bar.phase("building the work model")
+        report = refine_and_publish(paths, by="backfill",
+                                    settings=load_settings(paths, os.environ))
+        bar.phase("indexing")
+        reindex(paths, full=True)
     if as_json:
-        emit_json(report.__dict__)
+        from looma_git.schemas import RefineOut
+
+        emit_json(RefineOut(**report.__dict__))
         return
-    click.echo(f"{report.sessions} sessions, {report.windows} windows -> {report.workitems} "
+    say(f"{report.sessions} sessions, {report.windows} windows -> {report.workitems} "
                f"WorkItems ({report.promoted} promoted, {report.candidates} local candidates), "
                f"{report.memories} memories, {report.links} commit links; "
-               f"{report.ops_written} ledger ops written")
+               f"{report.ops_written} ledger ops written; {fmt_elapsed(bar.elapsed)}")
     if report.llm:
         click.echo(_llm_line(report.llm))
 
@@ -45,15 +52,21 @@ def reprocess_cmd(ctx: click.Context, as_json: bool) -> None:
 def backfill_cmd(ctx: click.Context, since: str | None, as_json: bool) -> None:
     """Link existing history to WorkItems in one batched notes write."""
     from looma_git.api.linking import backfill
+    from looma_git.cli.progress import Phases, fmt_elapsed, wanted
     from looma_git.settings import load_settings
 
     paths = repo_paths(ctx)
-    report = backfill(paths, since, settings=load_settings(paths, os.environ))
+    with Phases(wanted(as_json)) as bar:
+        bar.phase("linking commits to WorkItems")
+        report = backfill(paths, since, settings=load_settings(paths, os.environ))
     if as_json:
-        emit_json(report.__dict__)
+        from looma_git.schemas import RefineOut
+
+        emit_json(RefineOut(**report.__dict__))
         return
-    click.echo(f"linked: {report.ops.get('commit.link', 0)} new commit links "
-               f"({report.links} links among the commits considered); see `git log --notes=looma`")
+    say(f"linked: {report.ops.get('commit.link', 0)} new commit links "
+               f"({report.links} links among the commits considered) in "
+               f"{fmt_elapsed(bar.elapsed)}; see `git log --notes=looma`")
     if report.llm:
         click.echo(_llm_line(report.llm))
 
@@ -80,18 +93,25 @@ def reindex_cmd(ctx: click.Context, all_vectors: bool, as_json: bool) -> None:
     `looma work` and `looma resume`.
     """
     from looma_git.api.index import MEMORY_EMBED_BUDGET_S, reindex_from_refs
+    from looma_git.cli.progress import Phases, fmt_elapsed, wanted
 
-    report = reindex_from_refs(repo_paths(ctx), memory_budget_s=None if all_vectors else
-                               MEMORY_EMBED_BUDGET_S)
+    with Phases(wanted(as_json)) as bar:
+        bar.phase("rebuilding the index")
+        report = reindex_from_refs(repo_paths(ctx), memory_budget_s=None if all_vectors else
+                                   MEMORY_EMBED_BUDGET_S)
     if as_json:
-        emit_json(report.__dict__)
+        from looma_git.schemas import ReindexOut
+
+        emit_json(ReindexOut(**report.__dict__))
         return
+    if report.repaired:
+        click.echo(f"repaired: {report.repaired}")
     if report.merged_remotes:
         click.echo("merged looma refs fetched from: " + ", ".join(report.merged_remotes))
     mode = f"embeddings: {report.embedder}" if report.embedder else \
         f"lexical only ({report.embedder_reason})"
-    click.echo(f"indexed {report.workitems} WorkItems, {report.memories} memories, "
+    say(f"indexed {report.workitems} WorkItems, {report.memories} memories, "
                f"{report.messages} messages; {report.vectors} vectors"
                + (f" ({report.vectors_pending} memory vectors pending: --all-vectors)"
                   if report.vectors_pending else "") + f"; {mode}; "
-               f"{report.duration_s:.2f}s")
+               f"{fmt_elapsed(bar.elapsed)}")

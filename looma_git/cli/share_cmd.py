@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from looma_git.cli.common import emit_json, repo_paths
+from looma_git.cli.complete import remotes
 
 
 @click.group("share")
@@ -17,7 +18,7 @@ def share_group() -> None:
 
 
 @share_group.command("enable")
-@click.argument("remote", required=False, default="origin")
+@click.argument("remote", required=False, default="origin", shell_complete=remotes)
 @click.option("--curation-remote", "curation_url", metavar="URL", default=None,
               help="Send looma's refs to this URL instead of REMOTE (for public repositories).")
 @click.option("--curation-name", metavar="NAME", default=None,
@@ -26,9 +27,10 @@ def share_group() -> None:
               help="Also make plain `git push REMOTE` push looma's refs (adds push refspecs, "
                    "plus HEAD if REMOTE had none). Off by default: a diverged ledger would "
                    "then fail your pushes; `looma sync` and the pre-push hook push instead.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_context
 def enable_cmd(ctx: click.Context, remote: str, curation_url: str | None,
-               curation_name: str | None, git_push: bool) -> None:
+               curation_name: str | None, git_push: bool, as_json: bool) -> None:
     """Configure REMOTE (default origin) to carry looma's refs.
 
     \b
@@ -40,19 +42,26 @@ def enable_cmd(ctx: click.Context, remote: str, curation_url: str | None,
 
     out = share_enable(repo_paths(ctx), remote, curation_url=curation_url,
                        curation_name=curation_name, git_push=git_push)
+    if as_json:
+        emit_json(out)
+        return
     for line in out.added:
         click.echo(f"added   {line}")
     click.echo(f"looma: sharing enabled with {out.remote} ({out.url}); run `looma sync`")
 
 
 @share_group.command("disable")
-@click.argument("remote", required=False, default="origin")
+@click.argument("remote", required=False, default="origin", shell_complete=remotes)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_context
-def disable_cmd(ctx: click.Context, remote: str) -> None:
+def disable_cmd(ctx: click.Context, remote: str, as_json: bool) -> None:
     """Remove the config `share enable REMOTE` added (refs already fetched are kept)."""
     from looma_git.api.sync import share_disable
 
     out = share_disable(repo_paths(ctx), remote)
+    if as_json:
+        emit_json(out)
+        return
     for line in out.removed:
         click.echo(f"removed {line}")
     click.echo(f"looma: sharing disabled for {remote}")
@@ -89,7 +98,7 @@ def _render_conflict(c: object) -> list[str]:
 
 
 @click.command("sync")
-@click.argument("remote", required=False)
+@click.argument("remote", required=False, shell_complete=remotes)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output (stable contract).")
 @click.option("--no-fetch", "no_fetch", is_flag=True,
               help="Merge what `git fetch` already put in refs/looma/remotes/REMOTE/.")

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from looma_git.cli.common import emit_json, repo_paths
+from looma_git.cli.common import emit_json, repo_paths, say
 
 
 @click.command("status")
@@ -27,36 +27,51 @@ def status_cmd(ctx: click.Context, with_health: bool, as_json: bool) -> None:
 
 
 def _render(d: dict[str, Any]) -> None:
+    st = d.get("state") or {}
+    if st:
+        say(f"state       {st['state']}" + (f" (next: {st['next']})" if st.get("next")
+                                                     else ""))
     led = d["ledger"]
-    click.echo(f"repository  {d['repository']}")
-    click.echo(f"ledger      {led['workitems']} WorkItems, {led['memories']} memories, "
+    say(f"repository  {d['repository']}")
+    say(f"ledger      {led['workitems']} WorkItems, {led['memories']} memories, "
                f"{led['links']} commit links, lamport {led['lamport']}, "
                f"{led['conflicts']} conflicts")
     ing = d["ingestion"]
     if "error" in ing:
-        click.echo(f"ingestion   {ing['error']}")
+        say(f"ingestion   {ing['error']}")
     else:
         per = ", ".join(f"{a} {n}" for a, n in ing["sessions"].items()) or "none"
-        click.echo(f"ingestion   {ing['events']} events; sessions: {per}")
+        say(f"ingestion   {ing['events']} events; sessions: {per}")
     idx = d["index"]
     fresh = "fresh" if idx.get("fresh") else "stale (rebuilt on next query, or `looma reindex`)"
-    click.echo(f"index       {idx['state']}, {fresh}")
+    say(f"index       {idx['state']}, {fresh}")
     emb = d["embedder"]
-    click.echo("embedder    " + (f"{emb['model_id']}" if emb.get("available")
+    say("embedder    " + (f"{emb['model_id']}" if emb.get("available")
                                  else f"none: looma runs lexically ({emb.get('reason')})"))
     hooks = d.get("hooks", {})
     if "error" in hooks:
-        click.echo(f"hooks       {hooks['error']}")
+        say(f"hooks       {hooks['error']}")
     else:
         installed = [h["name"] for h in hooks.get("hooks", []) if h["state"] == "installed"]
-        click.echo(f"hooks       {', '.join(installed) or 'not installed'}; queue "
+        say(f"hooks       {', '.join(installed) or 'not installed'}; queue "
                    f"{hooks.get('queue_length', 0)}"
                    + (f"; last error: {hooks['log_error']}" if hooks.get("log_error") else ""))
         for p in hooks.get("problems", []):
-            click.echo(f"            problem: {p}")
+            say(f"            problem: {p}")
     if "health" in d:
-        click.echo("health")
+        from looma_git.health import THRESHOLDS
+
+        limits = {name: (cmp, limit) for name, cmp, limit, _ in THRESHOLDS}
+        say("health                     value   warn when")
         for k, v in d["health"].items():
-            click.echo(f"  {k:<24} {'-' if v is None else v}")
+            if v is None:
+                shown = "-"
+            elif float(v).is_integer():
+                shown = f"{int(v)}"
+            else:
+                shown = f"{v:.2f}"
+            cmp, limit = limits.get(k, ("", None))
+            when = f"{cmp} {limit:g}" if limit is not None else ""
+            say(f"  {k:<24} {shown:>7}   {when}".rstrip())
         for w in d["warnings"]:
-            click.echo(f"  warning: {w['message']}")
+            say(f"  warning: {w['message']}")

@@ -20,7 +20,9 @@ from looma_git.errors import LoomaError
 from looma_git.hooks import queue, state
 
 LOCK = "drain.lock"
-MAX_PASSES = 5
+WANTED = "drain.wanted"  # an empty file the shims write: work is waiting
+SPAWN = "drain.spawn"  # a directory the launching shim creates (with the pid it started)
+MAX_PASSES = 20
 
 
 class StepUnavailable(Exception):
@@ -132,25 +134,60 @@ def missing_commits(cwd: Path, shas: Sequence[str]) -> set[str]:
     return {s for s in shas if s not in found}
 
 
+def _clear_spawn(state_dir: Path) -> None:
+    """Remove the shim's `drain.spawn` marker (its launch is done: we run or someone else does)."""
+    spawn = state_dir / SPAWN
+    with contextlib.suppress(OSError):
+        for child in spawn.iterdir():
+            child.unlink()
+    with contextlib.suppress(OSError):
+        spawn.rmdir()
+
+
+def _take_wanted(state_dir: Path) -> bool:
+    """Consume the shims' `drain.wanted` marker; True if it was there."""
+    path = state_dir / WANTED
+    try:
+        if path.is_dir():
+            path.rmdir()  # an older layout
+        else:
+            path.unlink()
+    except OSError:
+        return False
+    return True
+
+
 def run_drain(state_dir: Path, cwd: Path, steps: Sequence[Step]) -> DrainReport:
-    """Drain the queues under the lock, re-checking for work queued while it ran."""
+    """Drain the queues under the lock while the shims say work is waiting.
+
+    The shims launch at most one drainer (see templates/shim.sh): each one appends its work,
+    then creates `drain.wanted`; only when no drainer holds the lock does one of them launch
+    one. So the drainer consumes `drain.wanted` before every pass and looks for it again after
+    releasing the lock: a burst of commits costs one pass per wave, by one process.
+    """
     lock = DrainLock(state_dir / LOCK)
     started = time.perf_counter()
     reports: list[DrainReport] = []
     while len(reports) < MAX_PASSES:
-        if not lock.acquire():
-            break
+        got = lock.acquire()
+        _clear_spawn(state_dir)
+        if not got:
+            break  # the holder looks for drain.wanted after it releases the lock
         try:
             while len(reports) < MAX_PASSES:
+                _take_wanted(state_dir)
                 reports.append(_one_pass(state_dir, cwd, steps))
-                if not _new_work(state_dir, reports[-1].requeued):
+                if not (os.path.exists(state_dir / WANTED)
+                        or _new_work(state_dir, reports[-1].requeued)):
                     break
         finally:
             lock.release()
-        # A shim that saw our pid alive did not start a drainer: look once more after release.
-        if not _new_work(state_dir, reports[-1].requeued):
+        # A shim that saw our pid alive left drain.wanted and launched nothing: look again.
+        if not (os.path.exists(state_dir / WANTED) or _new_work(state_dir, reports[-1].requeued)):
             break
     if not reports:
+        state.log(state_dir, f"drainer {os.getpid()}: another drainer holds the lock "
+                             "(it takes the work)")
         return DrainReport(ran=False)
     total = DrainReport(
         ran=True, passes=len(reports), commits=sum(r.commits for r in reports),
@@ -159,6 +196,8 @@ def run_drain(state_dir: Path, cwd: Path, steps: Sequence[Step]) -> DrainReport:
         duration_ms=(time.perf_counter() - started) * 1000,
         steps=tuple(s for r in reports for s in r.steps))
     _record(state_dir, total)
+    state.log(state_dir, f"drainer {os.getpid()}: {total.passes} pass(es), {total.commits} "
+                         f"commit(s), {total.rewrites} rewrite(s)")
     return total
 
 

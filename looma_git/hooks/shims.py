@@ -8,8 +8,8 @@ from importlib import resources
 HOOK_NAMES: tuple[str, ...] = ("post-commit", "post-rewrite", "post-merge", "post-checkout",
                                "pre-push")
 
-# First-line marker every rendered shim carries (line 2); how install/status tell ours apart.
-MARKER = "# looma-shim v1"
+# Marker every rendered shim carries on line 2 (any version); how install/status tell ours apart.
+MARKER = "# looma-shim v"
 CHAINED_SUFFIX = ".looma-chained"
 
 # Interpreter baked into the reference copies under top-level hooks/: never executable, so a
@@ -29,19 +29,16 @@ def _sh_single_quoted_body(value: str) -> str:
     return value.replace("'", "'\\''")
 
 
-def render(hook: str, python: str) -> str:
-    """The shim for `hook` with `python` (normally sys.executable) baked in."""
-    if hook not in HOOK_NAMES:
-        raise ValueError(f"unknown hook {hook!r}")
+def render(python: str) -> str:
+    """The shim with `python` (normally sys.executable) baked in. One text for every hook:
+    the shim takes its hook name from $0."""
     if "\n" in python or "\0" in python:
         raise ValueError("interpreter path contains a newline or NUL")
-    return (template_text()
-            .replace("@HOOK@", hook)
-            .replace("@PYTHON@", _sh_single_quoted_body(python)))
+    return template_text().replace("@PYTHON@", _sh_single_quoted_body(python))
 
 
 def is_looma_shim(content: bytes) -> bool:
-    """Whether file content is a looma shim (any interpreter, any version of v1)."""
+    """Whether file content is a looma shim (any interpreter, any version)."""
     head = content[:256].split(b"\n", 2)
     return len(head) >= 2 and head[1].startswith(MARKER.encode())
 

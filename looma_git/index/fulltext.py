@@ -178,7 +178,9 @@ class FullTextIndex:
     def _open(self, reset: bool) -> tantivy.Index:
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
-        except PermissionError as exc:
+        except OSError as exc:  # EACCES, EPERM, or EROFS on a read-only file system
+            if isinstance(exc, FileExistsError):
+                raise
             raise ReadOnlyError(f"cannot create index directory {self.dir}: {exc.strerror}") from exc
         existed = (self.dir / "meta.json").exists()
         if reset:  # `looma reindex`: start from nothing whatever is there

@@ -97,7 +97,9 @@ def file_lock(path: Path, timeout: float = 10.0) -> Iterator[Path]:
     try:
         lock_path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-    except PermissionError as exc:
+    except OSError as exc:
+        if exc.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
+            raise
         raise ReadOnlyError(f"cannot create lock file {lock_path}: {exc.strerror}") from exc
     try:
         deadline = time.monotonic() + max(0.0, timeout)

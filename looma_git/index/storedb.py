@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
@@ -34,18 +35,95 @@ CREATE TABLE IF NOT EXISTS ingest_counts(run_id INTEGER, kind TEXT, key TEXT, n 
 """
 
 
+_MAGIC = b"SQLite format 3\x00"
+
+
+def damage(db: Path) -> str | None:
+    """Why `db` cannot be a whole SQLite database (not SQLite, or shorter than the page count
+    its header records: truncated), or None. Reads 100 bytes; no SQL."""
+    try:
+        size = db.stat().st_size
+        if size == 0:
+            return None  # created, never written: SQLite starts it afresh
+        with db.open("rb") as fh:
+            head = fh.read(100)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"cannot read {db}: {exc.strerror or exc}"
+    if not head.startswith(_MAGIC):
+        return f"{db} is corrupt (not an SQLite database)"
+    if len(head) < 100:
+        return f"{db} is truncated ({size} bytes)"
+    page_size = int.from_bytes(head[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(head[28:32], "big")
+    valid = head[24:28] == head[92:96]  # the header's page count is current
+    if valid and pages and size < pages * page_size:
+        return f"{db} is truncated ({size} of {pages * page_size} bytes)"
+    return None
+
+
+def set_aside(db: Path) -> Path:
+    """Move a damaged store.db (and its -wal/-shm) aside, kept for inspection; returns where.
+    store.db is a cache of the refs and the transcripts, so a new one is rebuilt from them."""
+    import time
+
+    dest = db.with_name(f"{db.name}.damaged-{time.strftime('%Y%m%dT%H%M%S')}")
+    for suffix in ("", "-wal", "-shm"):
+        src = db.with_name(db.name + suffix)
+        if src.exists():
+            os.replace(src, dest.with_name(dest.name + suffix))
+    return dest
+
+
+def check_integrity(paths: RepoPaths) -> str | None:
+    """`looma reindex`'s deeper check: damage() plus SQLite's own `PRAGMA quick_check`; sets a
+    damaged store aside (a new one is built) and returns what was wrong, or None."""
+    db = paths.store_db
+    problem = damage(db)
+    if problem is None and db.exists() and db.stat().st_size:
+        try:
+            conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+            try:
+                row = conn.execute("PRAGMA quick_check(1)").fetchone()
+            finally:
+                conn.close()
+            if row is None or row[0] != "ok":
+                problem = f"{db} is damaged ({row[0] if row else 'no answer'})"
+        except sqlite3.DatabaseError as exc:
+            problem = f"{db} is damaged ({exc})"
+    if problem:
+        try:
+            set_aside(db)
+        except OSError as exc:
+            raise ReadOnlyError(f"{problem}, and it cannot be moved aside: {exc}") from exc
+    return problem
+
+
 def connect(paths: RepoPaths, *, readonly: bool = False) -> sqlite3.Connection:
     """Open `<git-common-dir>/looma/store.db` (creating the state dir and meta table when writable).
 
     WAL journal, synchronous=NORMAL, busy_timeout, rows as sqlite3.Row. A read-only connection
-    never creates anything; it fails with InvalidDataError when the store does not exist yet.
+    never creates anything; it fails with InvalidDataError when the store does not exist yet
+    or is damaged. A writable one sets a damaged (truncated, not SQLite) store aside and
+    starts a new one: it is a cache, rebuilt from the refs and the transcripts.
     """
     db = paths.store_db
+    problem = damage(db)
     if readonly:
         if not db.exists():
             raise InvalidDataError(f"no looma store at {db}", hint="run `looma ingest` first")
+        if problem:
+            raise InvalidDataError(problem, hint="run `looma reindex`: it rebuilds the local "
+                                                 "cache from the refs (and re-reads transcripts)")
         conn = _open(f"file:{db}?mode=ro", uri=True)
     else:
+        if problem:
+            try:
+                set_aside(db)
+            except OSError as exc:
+                raise ReadOnlyError(f"{problem}, and it cannot be moved aside: {exc}") from exc
         try:
             paths.state_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from looma_git.gitrepo import RepoPaths
@@ -96,6 +97,7 @@ class Attributor:
         self.identity = identity
         self._cwd_cache: dict[str, bool] = {}
         self._nested_cache: dict[str, bool] = {}
+        self._slugs: dict[Callable[[str], str], dict[str, str]] = {}
 
     def deepest_root(self, path: str, *, real: bool) -> str | None:
         """The most specific work-tree root containing `path` (lexically), or None."""
@@ -150,6 +152,18 @@ class Attributor:
             # The directory is gone (deleted branch checkout, tmp dir): trust the recorded path.
             return not self.in_nested_repo(norm, lex_root)
         return False
+
+    def root_for_slug(self, slug: str, slugify: Callable[[str], str]) -> str | None:
+        """The work-tree root (main or linked worktree, raw or resolved path) whose
+        agent-specific directory slug (`slugify(root)`) is `slug`, else None. How a Cursor
+        `~/.cursor/projects/<slug>/` dir is matched: slugs are lossy, so never decoded."""
+        cache = self._slugs.get(slugify)
+        if cache is None:
+            cache = {}
+            for root in (*self.identity.roots, *self.identity.real_roots):
+                cache.setdefault(slugify(root), root)
+            self._slugs[slugify] = cache
+        return cache.get(slug)
 
     def remote_is_ours(self, remote: str | None) -> bool:
         """The agent-recorded git remote normalizes to one of this repository's remotes."""

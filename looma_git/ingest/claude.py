@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from looma_git.ingest import claude_discovery, noise
+from looma_git.ingest import claude_discovery, claude_tools, noise
 from looma_git.ingest.base import (
     Cursor,
     DiscoveryEnv,
@@ -25,7 +25,10 @@ from looma_git.model import NormalizedEvent, ToolCall
 
 AGENT = "claude-code"
 _NON_MESSAGE = frozenset({"file-history-snapshot", "queue-operation", "progress", "custom-title",
-                          "attachment", "agent-name", "pr-link", "tag", "last-prompt"})
+                          "attachment", "agent-name", "pr-link", "tag", "last-prompt",
+                          "mode", "permission-mode", "worktree-state", "api-request",
+                          "api-request-blob", "api-request-shape", "atis-latch", "tools-used",
+                          "cost-state"})
 # A streaming group left open longer than this (bytes of transcript) is closed anyway, so one
 # never-answered tool call cannot make every later run re-read an ever-growing tail.
 _MAX_OPEN_SPAN = 8 * 1024 * 1024
@@ -41,9 +44,11 @@ class _Ctx:
     cwd: str | None = None
     branch: str | None = None
     version: str | None = None
+    bash: list[str] | None = None  # [call id, command] of the last `! command` typed
 
     def dump(self) -> dict[str, Any]:
-        return {"sid": self.sid, "cwd": self.cwd, "branch": self.branch, "ver": self.version}
+        return {"sid": self.sid, "cwd": self.cwd, "branch": self.branch, "ver": self.version,
+                "bash": self.bash}
 
 
 @dataclass
@@ -107,7 +112,6 @@ class _Reader:
         self.groups: dict[str, _Group] = {}
         self.open_groups: list[_Group] = []  # groups whose `closed` is still False
         self.pending: dict[str, tuple[_Group, int]] = {}
-        self.acks = noise.AckFilter()
         self.seq = 0
         self.ctx = _Ctx()
         self.stem = self.path.stem  # asked for on every record
@@ -163,7 +167,9 @@ class _Reader:
         if start and isinstance(state, dict):
             self.seq = int(state.get("seq", 0))
             c = state.get("ctx") or {}
-            self.ctx = _Ctx(c.get("sid", ""), c.get("cwd"), c.get("branch"), c.get("ver"))
+            bash = c.get("bash")
+            self.ctx = _Ctx(c.get("sid", ""), c.get("cwd"), c.get("branch"), c.get("ver"),
+                            bash if isinstance(bash, list) and len(bash) == 2 else None)
         else:
             start = 0
             self._peek()
@@ -303,7 +309,11 @@ class _Reader:
         if obj.get("isCompactSummary") is True:
             self._noise(noise.COMPACTION_SUMMARY)
             return
-        clean, reasons = noise.clean_text("\n".join(texts))
+        joined = "\n".join(texts)
+        if "<bash-" in joined and self._bash(line, joined):
+            return
+        joined = claude_tools.slash_command(joined)
+        clean, reasons = noise.clean_text(joined)
         if not clean:
             self._noise(reasons[0] if reasons else noise.EMPTY)
             return
@@ -317,19 +327,52 @@ class _Reader:
             return
         session, extra = self._session(obj.get("sessionId") if isinstance(
             obj.get("sessionId"), str) else None)
-        if self.acks.is_repeat(session, "user", clean):
-            self._noise(noise.REPEATED_ACK)
-            return
         self._close_groups()
         extra = {**extra, **self._base_extra(obj)}
         # A retried prompt (same text at the same fork point) collapses into one event.
-        anchor = obj.get("parentUuid") if "parentUuid" in obj else obj.get("timestamp")
+        anchor = obj.get("parentUuid") if "parentUuid" in obj else (
+            obj.get("timestamp") or obj.get("uuid") or f"@{line.start}")
         eid = event_id(AGENT, session, "user", anchor, clean)
         if eid in {e.event_id for e in self.events[-8:]}:
             self._noise(noise.REPEATED_ACK)
             return
         ts = obj.get("timestamp") if isinstance(obj.get("timestamp"), str) else None
         self.events.append(self._event(eid, session, ts, "user", None, clean, (), line.raw, extra))
+
+    def _bash(self, line: Line, text: str) -> bool:
+        """Claude Code's shell mode (`! ls -la` typed by the user): the `<bash-input>` record
+        becomes the user's prompt carrying a shell ToolCall, the `<bash-stdout>`/`<bash-stderr>`
+        record that follows becomes that call's result (role `tool`). False: not shell mode."""
+        shell = claude_tools.parse_bash_mode(text)
+        if shell is None:
+            return False
+        command, output = shell
+        obj = line.obj
+        session, extra = self._session(obj.get("sessionId") if isinstance(
+            obj.get("sessionId"), str) else None)
+        extra = {**extra, **self._base_extra(obj), "shell_mode": "1"}
+        ts = obj.get("timestamp") if isinstance(obj.get("timestamp"), str) else None
+        anchor = obj.get("uuid") or obj.get("timestamp") or line.start
+        self._close_groups()
+        if command is not None:
+            call_id = f"bash-input:{anchor}"
+            self.ctx.bash = [call_id, command]
+            done = output is not None
+            call = claude_tools.shell_mode_call(command, call_id, output if done else None)
+            eid = event_id(AGENT, session, "user", anchor, command)
+            self.events.append(self._event(eid, session, ts, "user", None, f"! {command}",
+                                           (call,), line.raw, extra))
+            if not done:
+                return True
+        if output is None:
+            return True
+        call_id, command = self.ctx.bash or (f"bash-output:{anchor}", "")
+        self.ctx.bash = None
+        call = claude_tools.shell_mode_call(command or None, call_id, output)
+        eid = event_id(AGENT, session, "tool", anchor, output)
+        self.events.append(self._event(eid, session, ts, "tool", None, output, (call,),
+                                       line.raw, extra))
+        return True
 
     def _assistant(self, line: Line, msg: Any) -> None:
         obj = line.obj

@@ -50,7 +50,10 @@ QUIET_EVENTS = {
     "undo_started", "undo_completed", "view_image_tool_call", "mcp_list_tools_response",
     "list_custom_prompts_response", "get_history_entry_response", "exec_approval_request",
     "apply_patch_approval_request", "collab_agent_spawn_begin", "raw_response_item",
+    "thread_settings_applied", "thread_name_updated", "goal_updated",
 }
+# Top-level rollout record types that carry no conversation (0.16x+): consumed silently.
+QUIET_RECORDS = {"world_state", "token_usage_record", "inter_agent_communication_metadata"}
 NOISE_EVENTS = {"agent_reasoning": "reasoning", "agent_reasoning_raw_content": "reasoning",
                 "agent_reasoning_section_break": "reasoning", "background_event": "background",
                 "stream_error": "stream_error", "web_search_end": "duplicate_result"}
@@ -92,6 +95,7 @@ class CodexSession:
         self.era = "enveloped"
         self.facts: dict[str, str] = {}
         self.texts: OrderedDict[str, list[int]] = OrderedDict()  # text key -> [item, event]
+        self.turn = ""  # turn_id of the current turn (texts pair only within one turn)
         self.pending: OrderedDict[str, Any] = OrderedDict()  # call_id -> CallSpec json / stdin
         self.resolved: OrderedDict[str, int] = OrderedDict()
         self.procs: OrderedDict[str, str] = OrderedDict()  # unified-exec process -> call_id
@@ -105,7 +109,7 @@ class CodexSession:
             "remote": self.remote, "model": self.model, "ts": self.last_ts, "era": self.era,
             "facts": self.facts, "texts": list(self.texts.items()),
             "pending": list(self.pending.items()), "resolved": list(self.resolved),
-            "procs": list(self.procs.items()),
+            "procs": list(self.procs.items()), "turn": self.turn,
         }, separators=(",", ":"))
 
     def _load(self, state: str) -> None:
@@ -129,6 +133,7 @@ class CodexSession:
                 self.pending[str(pair[0])] = pair[1]
         for key in as_list(data.get("resolved")):
             self.resolved[str(key)] = 1
+        self.turn = as_str(data.get("turn")) or ""
         for pair in as_list(data.get("procs")):
             if isinstance(pair, list) and len(pair) == 2:
                 self.procs[str(pair[0])] = str(pair[1])
@@ -153,12 +158,15 @@ class CodexSession:
             elif kind == "session_meta":
                 self.meta(payload, ts)
             elif kind == "turn_context":
+                self._turn(payload)
                 self.cwd = as_str(payload.get("cwd")) or self.cwd
                 self.model = as_str(payload.get("model")) or self.model
             elif kind == "response_item":
                 self._item(payload, obj, ts, seq, loc)
             elif kind == "event_msg":
                 self._event_msg(payload, obj, ts, seq, loc)
+            elif kind in QUIET_RECORDS:
+                return
             elif kind == "compacted":
                 text = as_str(payload.get("message"))
                 if text:
@@ -198,6 +206,8 @@ class CodexSession:
         parent = as_str(spawn.get("parent_thread_id"))
         if parent:
             self.facts["parent_thread_id"] = parent
+            self.facts["parent_session"] = parent  # a spawned subagent thread
+            self.facts["is_subagent"] = "1"
 
     # -- response items ----------------------------------------------------------------------
     def _item(self, p: dict[str, Any], obj: dict[str, Any], ts: str | None, seq: int,
@@ -267,7 +277,8 @@ class CodexSession:
     def _text(self, role: str, text: str, stream: int, obj: dict[str, Any], seq: int,
               ts: str | None) -> None:
         """Emit a message unless it is the second copy of one seen on the other stream
-        (response_item vs event_msg carry the same text; counts pair them, order-free)."""
+        (response_item vs event_msg carry the same text; counts pair them, order-free, within
+        one turn: the same prompt typed again in a later turn is a new message)."""
         key = hashlib.sha1(f"{role}\0{text.strip()}".encode("utf-8", "replace")).hexdigest()[:16]
         counts = self.texts.get(key, [0, 0])
         other = 1 - stream
@@ -343,6 +354,8 @@ class CodexSession:
     def _event_msg(self, p: dict[str, Any], obj: dict[str, Any], ts: str | None, seq: int,
                    loc: str) -> None:
         kind = p.get("type")
+        if kind in ("task_started", "turn_started"):
+            self._turn(p)
         if kind in ("user_message", "agent_message"):
             text = as_str(p.get("message"))
             role = "user" if kind == "user_message" else "assistant"
@@ -387,6 +400,12 @@ class CodexSession:
             return
         else:
             self.skips.append(Skip("unknown_type", loc))
+
+    def _turn(self, p: dict[str, Any]) -> None:
+        turn = as_str(p.get("turn_id"))
+        if turn and turn != self.turn:
+            self.turn = turn
+            self.texts.clear()  # a new turn: nothing left to pair with
 
     # -- output ----------------------------------------------------------------------------
     def _noise(self, reason: str) -> None:

@@ -194,18 +194,25 @@ def _read_composer(db: ReadOnlyDb, path: Path, key: str, value: Any, state: dict
 
 
 def read_workspace(path: Path, cursor: Cursor | None, busy_timeout: float) -> ReadResult:
-    """Legacy (pre-composer) chats in a workspace `state.vscdb` ItemTable, after `cursor`."""
+    """A workspace `state.vscdb` ItemTable after `cursor`: the legacy (pre-composer) chat tabs,
+    and composers whose whole conversation is inline in `composer.composerData` (Cursor of
+    late 2024, before composers moved to the global `cursorDiskKV`)."""
     old = cursor or Cursor()
     sig = file_signature(path)
     result = ReadResult(events=[], cursor=old)
     if cursor is not None and old.content_hash == sig and old.state:
         return result
-    state = load_state(old.state).get("t", {})
+    full = load_state(old.state)
+    state = full.get("t", {})
     if not isinstance(state, dict):
         state = {}
+    comp_state = full.get("w", {})
+    if not isinstance(comp_state, dict):
+        comp_state = {}
     folder = workspace_folder(path.parent, result.skips)
     with ReadOnlyDb(path, busy_timeout=busy_timeout) as db:
         raw = _item(db, AICHAT_KEY) if db.ok else None
+        composers = _item(db, "composer.composerData") if db.ok else None
         if db.skip is not None:
             return ReadResult(events=[], cursor=old, skips=[*result.skips, db.skip])
     if raw is not None:
@@ -217,8 +224,50 @@ def read_workspace(path: Path, cursor: Cursor | None, busy_timeout: float) -> Re
             if not isinstance(tab, dict) or not isinstance(tab.get("tabId"), str):
                 continue
             _read_tab(tab, folder, state, result)
-    result.cursor = Cursor(content_hash=sig, state=dump_state({"t": state}))
+    if composers is not None:
+        data, err = load_json_object(composers)
+        if data is None and err != "empty":
+            result.skips.append(Skip(err or "bad_json", f"{path}#composer.composerData"))
+        for entry in (data or {}).get("allComposers") or []:
+            if (isinstance(entry, dict) and isinstance(entry.get("composerId"), str)
+                    and isinstance(entry.get("conversation"), list)):
+                _read_inline_composer(entry, folder, comp_state, result)
+    result.cursor = Cursor(content_hash=sig, state=dump_state({"t": state, "w": comp_state}))
     return result
+
+
+def _read_inline_composer(data: dict[str, Any], folder: str | None, state: dict[str, Any],
+                          result: ReadResult) -> None:
+    """One composer of a workspace `composer.composerData` with its bubbles inline."""
+    cid = data["composerId"]
+    heads, _inline = _headers(data)
+    updated = data.get("lastUpdatedAt") or data.get("createdAt") or 0
+    prev = state.get(cid)
+    n, last = 0, ""
+    if isinstance(prev, list) and len(prev) == 3 and isinstance(prev[1], int):
+        if prev[0] == updated and prev[1] == len(heads):
+            return
+        n, last = prev[1], str(prev[2])
+        if n > len(heads) or (n and heads[n - 1][0] != last):
+            n = 0  # rewound/edited: reread; identical bubbles keep their ids
+    model_cfg = data.get("modelConfig")
+    conv = Conversation(
+        session_id=cid, project_root=folder,
+        model=model_cfg.get("modelName") if isinstance(model_cfg, dict) else None,
+        fallback_ts=iso_from_any(data.get("createdAt")), kind="workspace-composer")
+    generating = data.get("status") == "generating"
+    for i in range(n, len(heads)):
+        bid, bubble = heads[i]
+        assert bubble is not None
+        if i == len(heads) - 1 and (generating or bubble_in_progress(bubble)):
+            break
+        event, noise = bubble_event(conv, bid, bubble, i)
+        if event is not None:
+            result.events.append(event)
+        elif noise:
+            _noise(result, noise)
+        n, last = i + 1, bid
+    state[cid] = [updated if n == len(heads) else -1, n, last]
 
 
 def _read_tab(tab: dict[str, Any], folder: str | None, state: dict[str, Any],

@@ -34,21 +34,25 @@ class Origin:
     session_id: str
     project_root: str | None
     parent_session: str | None = None
+    slug: str | None = None  # the `projects/<slug>/` dir name, when the root is not known
 
 
 def origin_of(path: Path, roots: dict[str, str]) -> Origin:
-    """Session id from the file name; project root only via a known folder whose slug matches
-    the `projects/<slug>/` dir (the slug itself is lossy and never decoded)."""
+    """Session id from the file name; project root via a known folder whose slug matches
+    the `projects/<slug>/` dir (the slug itself is lossy and never decoded). Without one, the
+    slug travels in `extra.project_slug`, and the engine matches it against the slugs of the
+    repository being ingested and its worktrees."""
     parts = path.parts
     parent = None
     if path.parent.name == "subagents":
         parent = path.parent.parent.name
-    root = None
+    root = slug = None
     if "agent-transcripts" in parts:
         idx = len(parts) - 1 - parts[::-1].index("agent-transcripts")
         if idx >= 1:
-            root = roots.get(parts[idx - 1])
-    return Origin(path.stem, root, parent)
+            slug = parts[idx - 1]
+            root = roots.get(slug)
+    return Origin(path.stem, root, parent, None if root else slug)
 
 
 def user_text(text: str) -> tuple[str, bool]:
@@ -72,6 +76,8 @@ def _event(origin: Origin, key: str, seq: int, role: str, text: str, calls: list
     extra = [("store", store)]
     if origin.parent_session:
         extra.append(("parent_session", origin.parent_session))
+    if origin.slug:
+        extra.append(("project_slug", origin.slug))
     return NormalizedEvent(
         event_id=event_id(SOURCE, origin.session_id, key, role, text, call_sig),
         source=SOURCE, session_native_id=origin.session_id, project_root=origin.project_root,

@@ -79,9 +79,10 @@ def _session_info(path: Path) -> SessionInfo:
             name = name[: -len(suffix)]
     chats = next((p for p in path.parents if p.name == "chats"), None)
     project_dir = chats.parent if chats else path.parent
+    parent = path.parent.name if chats is not None and path.parent != chats else None
     if project_dir.parent.name != "tmp":
-        return SessionInfo(name)
-    return SessionInfo(name, resolve_project_root(project_dir), project_dir.name)
+        return SessionInfo(name, parent_id=parent)
+    return SessionInfo(name, resolve_project_root(project_dir), project_dir.name, parent)
 
 
 class GeminiAdapter:

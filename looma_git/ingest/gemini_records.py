@@ -98,8 +98,11 @@ def tool_call(record: Any) -> ToolCall | None:
     command = as_str(args.get("command")) if kind == "shell" else None
     exit_code = None
     if kind == "shell":
-        match = EXIT_RE.search(_result_text(tc.get("result"))[-4000:])
+        result = _result_text(tc.get("result"))
+        match = EXIT_RE.search(result[-4000:])
         exit_code = int(match.group(1)) if match else None
+        if exit_code is None and status == "success" and "Output:" in result:
+            exit_code = 0  # since ~0.5x a clean exit prints no "Exit Code:" line at all
     is_error = status in ERROR_STATUSES or exit_code not in (None, 0)
     return ToolCall(name=name, kind=kind, paths=_paths(args, keys), command=command,
                     exit_code=exit_code, is_error=is_error,
@@ -118,6 +121,15 @@ def todos_text(record: Any) -> str:
     return "\n".join(lines)
 
 
+def _answer_text(args: Any) -> str:
+    """The text of `complete_task` arguments (`{"result": "..."}` or `{"result": {...}}`)."""
+    value: Any = as_dict(args).get("result", args)
+    if isinstance(value, dict):
+        value = value.get("response") or next(
+            (v for v in value.values() if isinstance(v, str) and v.strip()), "")
+    return value.strip() if isinstance(value, str) else ""
+
+
 def view(msg: dict[str, Any]) -> MessageView:
     """Classify and flatten one MessageRecord."""
     mtype = msg.get("type")
@@ -134,6 +146,8 @@ def view(msg: dict[str, Any]) -> MessageView:
             calls.append(call)
             if call.name == "write_todos":
                 plans.append(todos_text(record))
+            elif call.name == "complete_task":  # a subagent's final answer lives in its args
+                plans.append(_answer_text(as_dict(record).get("args")))
     if plans:
         text = "\n\n".join(t for t in (text, *plans) if t)
     if role == "user" and text.startswith("<session_context>"):

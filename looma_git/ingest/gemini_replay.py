@@ -37,6 +37,7 @@ class SessionInfo:
     fallback_id: str
     project_root: str | None = None
     dir_id: str | None = None  # the `tmp/<id>` directory name (64-hex hash or slug)
+    parent_id: str | None = None  # `chats/<parentSessionId>/<id>.jsonl`: the parent session
 
 
 @dataclass
@@ -123,8 +124,11 @@ class GeminiReplay:
             facts.append(("project_hash", project_hash))
         if self.info.dir_id:
             facts.append(("project_dir", self.info.dir_id))
-        if self.meta.get("kind") == "subagent":
+        if self.meta.get("kind") == "subagent" or self.info.parent_id:
             facts.append(("kind", "subagent"))
+            facts.append(("is_subagent", "1"))
+            if self.info.parent_id:
+                facts.append(("parent_session", self.info.parent_id))
         start_ts = utc_z(self.meta.get("startTime"))
         for seq, target, withdrawn in self.retracted:
             events.append(self._event(

@@ -79,6 +79,11 @@ def cursor_slug(path: str) -> str:
     return "".join(out).strip("-")
 
 
+def cursor_slug_ascii(path: str) -> str:
+    """The other spelling seen in the wild: every char outside `[A-Za-z0-9]` (`_` too) -> '-'."""
+    return "".join(ch if ch.isascii() and ch.isalnum() else "-" for ch in path).strip("-")
+
+
 def json_str(value: Any) -> str:
     """Compact JSON for raw_json, bounded: an oversized value becomes a valid JSON stub."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True,

@@ -11,7 +11,7 @@ COMPACTION_SUMMARY = "compaction_summary"
 META = "meta"
 EMPTY = "empty"
 HEARTBEAT = "heartbeat"
-REPEATED_ACK = "repeated_ack"
+REPEATED_ACK = "repeated_ack"  # the same record written twice (same id), not the same text
 INTERRUPT_MARKER = "interrupt_marker"
 HOOK_FEEDBACK = "hook_feedback"
 
@@ -38,7 +38,6 @@ _SYSTEM_PREFIXES = {
         WRAPPER_TAG,
 }
 _HEARTBEATS = frozenset({"heartbeat", "ping", "pong", "keepalive", "keep-alive", "."})
-_ACK_MAX = 80  # an identical short text repeated back-to-back is an ack, not content
 
 
 def clean_text(text: str) -> tuple[str, list[str]]:
@@ -78,17 +77,3 @@ def classify_prompt(text: str) -> str | None:
     if stripped.lower() in _HEARTBEATS:
         return HEARTBEAT
     return None
-
-
-class AckFilter:
-    """Drops a short text that repeats the previous text of the same session and role."""
-
-    def __init__(self) -> None:
-        self._last: dict[tuple[str, str], str] = {}
-
-    def is_repeat(self, session: str, role: str, text: str) -> bool:
-        """True when `text` is a short exact repeat of the last one seen for (session, role)."""
-        key = (session, role)
-        prev = self._last.get(key)
-        self._last[key] = text
-        return bool(text) and len(text) <= _ACK_MAX and prev == text

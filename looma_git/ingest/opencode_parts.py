@@ -63,14 +63,11 @@ def _tool_call(part: dict[str, Any]) -> ToolCall | None:
                     call_id=call_id if isinstance(call_id, str) else None)
 
 
-def _patch_call(part: dict[str, Any]) -> ToolCall | None:
-    # A `patch` part lists the files a step changed (OpenCode's snapshot diff): evidence of
-    # files touched even when the edit came from a tool we do not know.
+def _patch_files(part: dict[str, Any]) -> list[str]:
+    # A `patch` part is OpenCode's snapshot diff of a step: the files the step's `write`/`edit`/
+    # `bash` calls changed. It is bookkeeping, not a call: the files go into `extra`.
     files = part.get("files")
-    if not isinstance(files, list):
-        return None
-    paths = tuple(f for f in files if isinstance(f, str) and f)
-    return ToolCall(name="patch", kind="edit", paths=paths) if paths else None
+    return [f for f in files if isinstance(f, str) and f] if isinstance(files, list) else []
 
 
 def convert(session: SessionInfo, msg_id: str, data: dict[str, Any],
@@ -82,6 +79,7 @@ def convert(session: SessionInfo, msg_id: str, data: dict[str, Any],
     noise: list[str] = []
     texts: list[str] = []
     calls: list[ToolCall] = []
+    changed: list[str] = []
     busy = False
     stopped = False  # a step-finish that does not announce more tool steps
     for _pid, part in parts:
@@ -100,9 +98,7 @@ def convert(session: SessionInfo, msg_id: str, data: dict[str, Any],
             if call is not None:
                 calls.append(call)
         elif ptype == "patch":
-            call = _patch_call(part)
-            if call is not None:
-                calls.append(call)
+            changed.extend(f for f in _patch_files(part) if f not in changed)
         elif ptype == "compaction":
             noise.append("compaction")
         elif ptype == "step-finish":
@@ -137,8 +133,11 @@ def convert(session: SessionInfo, msg_id: str, data: dict[str, Any],
     extra: list[tuple[str, str]] = [("message_id", msg_id)]
     if session.parent_id:
         extra.append(("parent_session", session.parent_id))
+        extra.append(("is_subagent", "1"))  # a child session of the `task` tool
     if session.version:
         extra.append(("opencode_version", session.version))
+    if changed:
+        extra.append(("changed_files", "\n".join(changed)))
     raw = json_str({"id": msg_id, "data": data,
                     "parts": [{"id": pid, "type": p.get("type"), "tool": p.get("tool")}
                               for pid, p in parts]})

@@ -19,6 +19,10 @@ def _run(i: int) -> Any:
 
 
 def _child_init(close_fds: tuple[int, ...], parent: int) -> None:
+    # Ctrl-C goes to the whole foreground process group: the parent handles it (and
+    # terminates the pool); a worker that also raised KeyboardInterrupt printed a traceback
+    # and could die holding the pool's queue lock, hanging the parent's terminate().
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     # The parent's flock on ingest.lock is shared by every fork of its descriptor: a worker
     # that outlived a SIGKILLed parent would keep the lock. Close it, and die with the parent.
     for fd in close_fds:

@@ -11,6 +11,7 @@ from looma_git.index.event_writer import CursorRow, EventRow, SessionUpsert, ext
 from looma_git.ingest import noise
 from looma_git.ingest.attribution import Attributor
 from looma_git.ingest.base import ReadResult, Skip, Source
+from looma_git.ingest.ide_common import cursor_slug, cursor_slug_ascii
 from looma_git.ingest.paths import PathResolver
 from looma_git.model import NormalizedEvent
 from looma_git.redact import redact
@@ -52,6 +53,8 @@ def prepare(agent: str, source: Source, sig: tuple[int, int] | None, rr: ReadRes
     for reason, n in rr.noise.items():
         counts[("noise", reason)] = counts.get(("noise", reason), 0) + n
     events = _filter(rr.events, p)
+    if agent == "cursor":
+        events = [_slug_root(ev, attr) for ev in events]
     for ev in events:
         sid = ev.session_native_id
         if sid in p.ours:
@@ -79,8 +82,12 @@ def prepare(agent: str, source: Source, sig: tuple[int, int] | None, rr: ReadRes
 
 
 def _filter(events: list[NormalizedEvent], p: Prepared) -> list[NormalizedEvent]:
-    """The engine's own noise pass, applied to every adapter's output."""
-    acks = noise.AckFilter()
+    """The engine's own noise pass, applied to every adapter's output.
+
+    Nothing is dropped for repeating an earlier text: a prompt typed again in a later turn
+    ("continue" … "continue") is a new event. Streaming splits and double streams are merged by
+    the adapters through their record ids, and the store dedupes by event id.
+    """
     kept: list[NormalizedEvent] = []
     for ev in events:
         reason: str | None = None
@@ -93,15 +100,24 @@ def _filter(events: list[NormalizedEvent], p: Prepared) -> list[NormalizedEvent]
                 text = clean
         elif not text.strip() and not ev.tool_calls:
             reason = noise.EMPTY
-        if reason is None and not ev.tool_calls and ev.role in ("user", "assistant") \
-                and acks.is_repeat(ev.session_native_id, ev.role, text.strip()):
-            reason = noise.REPEATED_ACK
         if reason is not None:
             p.filter_noise[reason] = p.filter_noise.get(reason, 0) + 1
             p.counts[("noise", reason)] = p.counts.get(("noise", reason), 0) + 1
             continue
         kept.append(ev)
     return kept
+
+
+def _slug_root(ev: NormalizedEvent, attr: Attributor) -> NormalizedEvent:
+    """A Cursor agent transcript whose `projects/<slug>/` names no folder Cursor recorded gets
+    the root of this repository (or of one of its worktrees) whose slug is that one."""
+    if ev.project_root is not None:
+        return ev
+    slug = next((v for k, v in ev.extra if k == "project_slug"), None)
+    if not slug:
+        return ev
+    root = attr.root_for_slug(slug, cursor_slug) or attr.root_for_slug(slug, cursor_slug_ascii)
+    return dataclasses.replace(ev, project_root=root) if root else ev
 
 
 def _redact(text: str, hits: dict[str, int]) -> str:

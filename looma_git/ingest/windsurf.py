@@ -1,4 +1,4 @@
-"""The Windsurf adapter: detect-only. Cascade bodies are encrypted; report metadata, emit nothing."""
+"""The Windsurf adapter: Cascade hook transcripts are read; encrypted `.pb` bodies are reported."""
 
 from __future__ import annotations
 
@@ -43,6 +43,17 @@ def entropy(data: bytes) -> float:
     return -sum(c / n * math.log2(c / n) for c in Counter(data).values())
 
 
+def transcripts_dir(env: DiscoveryEnv) -> Path:
+    """`~/.windsurf/transcripts`: where the `post_cascade_response_with_transcript` hook's
+    plain-text JSONL transcripts are written (one `<trajectory_id>.jsonl` per conversation)."""
+    return env.home / ".windsurf" / "transcripts"
+
+
+def _transcript_sources(directory: Path) -> list[Source]:
+    return [Source(NAME, p, "jsonl") for p in list_dir(directory)
+            if p.suffix == ".jsonl" and not p.name.startswith(".") and is_file(p)]
+
+
 def _sources_in(root: Path, user: Path) -> list[Source]:
     found: list[Source] = []
     for sub, key in (("cascade", "cascade"), ("implicit", "implicit")):
@@ -69,7 +80,8 @@ def _has_content(value: object) -> bool:
 
 
 class WindsurfAdapter:
-    """Windsurf (Codeium; "Devin Desktop" in 2026 builds): says plainly what cannot be read."""
+    """Windsurf (Codeium; "Devin Desktop" in 2026 builds): the Cascade hook transcripts, and a
+    plain statement of what cannot be read (the encrypted `.pb` conversations)."""
 
     name = NAME
 
@@ -82,7 +94,13 @@ class WindsurfAdapter:
         if overrides:
             found: list[Source] = []
             for path in overrides:
-                if is_file(path) and path.suffix == ".vscdb":
+                if is_file(path) and path.suffix == ".jsonl":
+                    found.append(Source(NAME, path, "jsonl"))
+                elif is_dir(path) and path.name == "transcripts":
+                    found.extend(_transcript_sources(path))
+                elif is_dir(path / "transcripts") and path.name == ".windsurf":
+                    found.extend(_transcript_sources(path / "transcripts"))
+                elif is_file(path) and path.suffix == ".vscdb":
                     found.append(Source(NAME, path, "sqlite", "global"))
                 elif is_dir(path) and any(p.suffix == ".pb" for p in list_dir(path)):
                     found.append(Source(NAME, path, "dir", "cascade"))
@@ -90,10 +108,15 @@ class WindsurfAdapter:
                     found.extend(_sources_in(path, path / "User"))
             return found
         root, user = windsurf_roots(env)
-        return _sources_in(root, user)
+        return _transcript_sources(transcripts_dir(env)) + _sources_in(root, user)
 
     def read(self, source: Source, cursor: Cursor | None) -> ReadResult:
-        """No events ever; Skip("encrypted") per new/changed conversation, and notes."""
+        """Hook transcripts -> events; `.pb` dirs and the state DB -> no events, only
+        Skip("encrypted") per new/changed conversation and plain-language notes."""
+        if source.kind == "jsonl":
+            from looma_git.ingest.windsurf_transcripts import read_transcript
+
+            return read_transcript(source.path, cursor)
         if source.kind == "sqlite":
             return self._read_state_db(source, cursor)
         return self._read_cascade(source, cursor)

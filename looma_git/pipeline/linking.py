@@ -47,7 +47,7 @@ class Link:
 
 def _branch_of(commit: CommitInfo) -> str | None:
     ref = commit.ref.removeprefix("refs/heads/").removeprefix("refs/remotes/origin/")
-    return None if ref in TRUNK or ref.startswith("refs/") else ref
+    return None if not ref or ref in TRUNK or ref.startswith("refs/") else ref
 
 
 def _commit_words(commit: CommitInfo) -> Counter[str]:

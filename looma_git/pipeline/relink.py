@@ -82,7 +82,12 @@ def _subject_hit(subject: str | None, cand: Candidate, lines: set[str]) -> float
         return 0.0
     if subj in lines:
         return 1.0
-    return 0.8 if subj in _norm(cand.message) else 0.0
+    # The subject closing a line after a separator ("Merged: <subject>") names it too; a
+    # line that goes on after it ("<subject> v2") is another commit, never a substring hit.
+    for line in lines:
+        if line.endswith(subj) and not line[-len(subj) - 1].isalnum():
+            return 0.8
+    return 0.0
 
 
 def match_orphans(orphans: Iterable[Orphan], candidates: Iterable[Candidate]

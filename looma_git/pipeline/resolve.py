@@ -35,6 +35,10 @@ class Seed:
     sessions: frozenset[str]  # "agent:session"
     branch: str | None
     quarantined: bool = False  # false positive: windows routed here are swallowed
+    # A part of a user's split by files: the files it owns, and the split WorkItem's id (its
+    # group). A window placed in any part of a group is divided among the parts by file.
+    owns: frozenset[str] = frozenset()
+    group: str | None = None
 
 
 @dataclass
@@ -134,17 +138,21 @@ def resolve(windows: list[WorkSignal], seeds: list[Seed]) -> list[Cluster]:
         clusters.append(c)
         for sk in s.sessions:
             by_session.setdefault(sk, []).append(c)
+    groups: dict[str, list[Cluster]] = {}
+    for c in clusters:
+        if c.seed and c.seed.group:
+            groups.setdefault(c.seed.group, []).append(c)
     for w in sorted(windows, key=lambda x: (parse_ts(x.start_ts), x.key)):
         routed = by_session.get(w.session_key)
         if routed:
             best = max(routed, key=lambda c: (score(w, c)[0], c.id)) if len(routed) > 1 \
                 else routed[0]
-            best.add(w)
+            _place(w, best, groups)
             continue
         ranked = sorted(((score(w, c)[0], c.id, c) for c in clusters), key=lambda x: (-x[0], x[1]))
         top = ranked[0] if ranked else None
         if top and top[0] >= HIGH:
-            top[2].add(w)
+            _place(w, top[2], groups)
             continue
         new = Cluster(id=_cluster_id(w))
         new.add(w)
@@ -152,3 +160,29 @@ def resolve(windows: list[WorkSignal], seeds: list[Seed]) -> list[Cluster]:
             new.related[top[1]] = round(top[0], 4)
         clusters.append(new)
     return [c for c in clusters if c.windows or c.seed]
+
+
+def _place(w: WorkSignal, best: Cluster, groups: dict[str, list[Cluster]]) -> None:
+    """Add `w` to `best`; when `best` is a part of a split by files, each part of the split
+    gets only the window's work on the files it owns (`best` also takes unowned files), and
+    none takes the window's commits: commits go by their own files (the linker)."""
+    group = best.seed.group if best.seed else None
+    if not group:
+        best.add(w)
+        return
+    from dataclasses import replace
+
+    parts = groups[group]
+    owned = frozenset().union(*(p.seed.owns for p in parts if p.seed))
+    placed = False
+    for p in parts:
+        own = p.seed.owns if p.seed else frozenset()
+        keep = own | (frozenset(x for x in w.edited | w.read | w.mentioned if x not in owned)
+                      if p is best else frozenset())
+        if not (w.edited & keep) and p is not best:
+            continue
+        p.add(replace(w, edited=w.edited & keep, read=w.read & keep,
+                      mentioned=w.mentioned & keep, commits=frozenset()))
+        placed = True
+    if not placed:
+        best.add(w)

@@ -34,6 +34,38 @@ def _ops_entries(repo: Any, commit: bytes) -> dict[str, bytes]:
     return {i.path.decode("utf-8", "replace"): i.sha for i in get_tree(repo, root[b"ops"][1]).items()}
 
 
+def _ledger_gone(paths: RepoPaths, repo: Any) -> str | None:
+    """Why refs/looma/ledger is missing in a clone where looma has run (history rewritten,
+    e.g. by `git filter-repo`, or deleted) and how to get it back; None for a clone where
+    looma was never set up."""
+    old = None
+    ref_map = paths.common_dir / "filter-repo" / "ref-map"
+    try:
+        for line in ref_map.read_text().splitlines():
+            parts = line.split()
+            if len(parts) == 3 and parts[2] == LEDGER_REF.decode() and set(parts[1]) == {"0"}:
+                old = parts[0]
+    except OSError:
+        pass
+    tracking = sorted(name.decode() for name in repo.refs.allkeys()
+                      if name.startswith(b"refs/looma/remotes/") and name.endswith(b"/ledger"))
+    looma_ran = (old is not None or bool(tracking) or (paths.state_dir / "clone-id").exists()
+                 or ref_value(repo, NOTES_REF) is not None)
+    if not looma_ran:
+        return None
+    why = ("deleted by `git filter-repo` (ref-map: it was " + old[:12] + ")") if old else "deleted"
+    fixes = []
+    if tracking:
+        fixes.append(f"`git update-ref refs/looma/ledger {tracking[0]}` (the last fetched copy)")
+    if old and old.encode() in repo.object_store:
+        fixes.append(f"`git update-ref refs/looma/ledger {old}` (the old commit is still here)")
+    fixes.append("from a remote that has it: `git fetch <remote> "
+                 "refs/looma/ledger:refs/looma/ledger` (or `looma sync <remote>`)")
+    return (f"refs/looma/ledger is gone ({why}), so no WorkItem, correction or link is read; "
+            "nothing is lost where it was pushed. Restore it: " + "; or ".join(fixes)
+            + ", then `looma reindex`")
+
+
 def _files(repo: Any, tree_sha: bytes) -> dict[str, bytes]:
     return {i.path.decode("utf-8", "replace"): i.sha for i in get_tree(repo, tree_sha).items()}
 
@@ -45,6 +77,9 @@ def audit(paths: RepoPaths) -> tuple[int, int, list[Finding], list[str]]:
     with open_repo(paths) as repo:
         head = ref_value(repo, LEDGER_REF)
         if head is None:
+            gone = _ledger_gone(paths, repo)
+            if gone is not None:
+                return 0, 0, [Finding("ledger_ref_missing", gone)], []
             return 0, 0, [], ["refs/looma/ledger does not exist yet (run `looma init`)"]
         result = read_tree(repo, head)
         for rej in result.rejected:

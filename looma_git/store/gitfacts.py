@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC
 from pathlib import Path
 
@@ -42,6 +43,13 @@ def list_commits(worktree: Path, *, revs: tuple[str, ...] = ("--all",),
             "--format=%x1e%H%x1f%cI%x1f%an%x1f%P%x1f%S%x1f%s%x1f%b%x1f"]
     if no_walk:
         args.append("--no-walk=unsorted")
+        # One commit this clone lacks (a teammate's unpushed work, a gc'd rebase) would make
+        # `git log` fail for the whole list: name only the commits that are here.
+        present = existing_objects(worktree, [r for r in revs if _HEX.match(r)])
+        revs = tuple(present[r] if _HEX.match(r) else r for r in revs
+                     if not _HEX.match(r) or r in present)
+        if not revs:
+            return []
     if limit:
         args.append(f"-n{limit}")
     if after:
@@ -70,7 +78,31 @@ def list_commits(worktree: Path, *, revs: tuple[str, ...] = ("--all",),
             body=body.strip(), files=files, ref=ref,
             parents=tuple(p for p in parents.split() if p)))
     commits.reverse()
+    if no_walk:
+        commits = _with_branches(worktree, commits)
     return commits
+
+
+_HEX = re.compile(r"^[0-9a-f]{7,64}$")
+_NAME_REV_TAIL = re.compile(r"[~^][0-9~^]*$")
+
+
+def _with_branches(worktree: Path, commits: list[CommitInfo]) -> list[CommitInfo]:
+    """A commit named by its sha is "reached from" that sha in `git log --source`; give it
+    the branch that contains it instead (`git name-rev` over local branches, one call)."""
+    by_sha = [c for c in commits if c.ref == c.sha or (c.ref and c.sha.startswith(c.ref))]
+    if not by_sha:
+        return commits
+    out = _git(worktree, "name-rev", "--name-only", "--refs=refs/heads/*",
+               *[c.sha for c in by_sha])
+    names = out.splitlines()
+    branch: dict[str, str] = {}
+    for c, name in zip(by_sha, names, strict=False):
+        name = _NAME_REV_TAIL.sub("", name.strip())
+        if name and name != "undefined":
+            branch[c.sha] = "refs/heads/" + name.removeprefix("heads/")
+    named = {c.sha for c in by_sha}
+    return [replace(c, ref=branch.get(c.sha, "")) if c.sha in named else c for c in commits]
 
 
 def _to_utc(iso: str) -> str:

@@ -295,22 +295,30 @@ def merge_notes(repo: Repo, git_dir: Path, state: LedgerState, local: bytes | No
                 remote: bytes | None, author: bytes, message: str) -> NotesMerge:
     """Notes regenerated from `state`, committed on top of both the local and remote notes.
 
-    A link to a commit this clone lacks keeps its note when the remote already shows exactly
-    that note (a teammate's commit we have not fetched), so a sync never strips it remotely.
+    A note on a commit this clone lacks (a shallow clone, a teammate's commit not fetched) is
+    carried over unchanged from the remote (else from the local notes), never regenerated
+    and never dropped: this clone cannot check that commit, a clone that has it will.
     """
     from dulwich.objects import Blob
 
     remote_map = read_notes_map(repo, remote) if remote else {}
+    local_map = read_notes_map(repo, local) if local else {}
     store: Any = repo.object_store
     entries: dict[str, bytes] = {}
     objects: list[Any] = []
-    for sha, text in note_texts(state).items():
-        blob = Blob.from_string(text)
+    desired = note_texts(state)
+    for sha in sorted(set(desired) | set(remote_map) | set(local_map)):
         try:
             present = len(sha) == 40 and bool(bytes.fromhex(sha)) and sha.encode() in store
         except ValueError:
             present = False
-        if present or remote_map.get(sha) == blob.id:
+        if not present:
+            kept = remote_map.get(sha) or local_map.get(sha)
+            if kept is not None:
+                entries[sha] = kept
+            continue
+        if sha in desired:
+            blob = Blob.from_string(desired[sha])
             entries[sha] = blob.id
             objects.append(blob)
     if local is None and remote is None and not entries:

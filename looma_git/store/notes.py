@@ -130,7 +130,8 @@ def _build(repo: Any, entries: dict[str, bytes], level: int, old_root: Any,
 
 def sync_notes(paths: RepoPaths, state: LedgerState, *, author: bytes = b"looma <looma@localhost>"
                ) -> NotesReport:
-    """Make refs/notes/looma equal the projection of `state`'s live links (CAS, one commit)."""
+    """Make refs/notes/looma equal the projection of `state`'s live links (CAS, one commit);
+    notes on commits this clone does not have are kept unchanged."""
     report = NotesReport()
     desired_text = note_texts(state)
     with open_repo(paths) as repo:
@@ -145,6 +146,11 @@ def sync_notes(paths: RepoPaths, state: LedgerState, *, author: bytes = b"looma 
         def build(old: bytes | None) -> bytes | None:
             current = read_notes_map(repo, old)
             desired = {sha: b.id for sha, b in blobs.items()}
+            # A note on a commit this clone lacks (shallow clone, unfetched teammate work)
+            # stays as it is: only a clone that has the commit may rewrite or drop it.
+            for sha, blob_id in current.items():
+                if sha not in desired and not _present(store, sha):
+                    desired[sha] = blob_id
             if current == desired:
                 return old
             objects: list[Any] = [b for sha, b in blobs.items() if current.get(sha) != b.id]

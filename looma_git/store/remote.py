@@ -107,7 +107,7 @@ def fetch(repo: Repo, url: str, haves: list[bytes]) -> RemoteRefs:
         else:
             client.fetch(path, _FetchTarget(repo, present), determine_wants=determine_wants)
     except _network_errors() as exc:
-        raise RemoteError(f"cannot fetch from {url}: {type(exc).__name__}: {exc}",
+        raise RemoteError(f"cannot fetch from {url}: {_why(exc)}",
                           hint="check the remote URL and your network; nothing was changed "
                                "locally") from exc
     for name, sha in seen.items():
@@ -157,7 +157,7 @@ def push(repo: Repo, url: str, updates: dict[bytes, tuple[bytes | None, bytes]])
             result = client.send_pack(bpath, update_refs, generate_pack_data=generate_pack_data)
             statuses = result.ref_status or {}
     except _network_errors() as exc:
-        raise RemoteError(f"cannot push to {url}: {type(exc).__name__}: {exc}",
+        raise RemoteError(f"cannot push to {url}: {_why(exc)}",
                           hint="nothing was changed locally; run `looma sync` again") from exc
     for name, err in statuses.items():
         if err is not None:
@@ -261,3 +261,18 @@ def _push_native(repo: Repo, client: Any, path: bytes,
             parser.handle_packet(pkt)
         parser.handle_packet(None)
         return dict(parser.check())
+
+
+def _why(exc: BaseException) -> str:
+    """A network failure in words (no exception class names: `HangupException:` means the
+    other side closed the connection, usually because the repository is not there)."""
+    name = type(exc).__name__
+    if name == "HangupException":
+        text = " ".join(str(exc).split())
+        return ("the remote hung up (no such repository, or access denied)"
+                + (f": {text}" if text and text != "The remote server unexpectedly closed the "
+                   "connection." else ""))
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror[0].lower() + exc.strerror[1:]
+    text = str(exc).strip()
+    return text or name

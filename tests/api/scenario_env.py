@@ -7,27 +7,54 @@ import os
 from pathlib import Path
 from typing import Any
 
-from tests.helpers import REPO_ROOT, looma
+from tests.helpers import REPO_ROOT, cli
+
+GITCONFIG = ("[user]\n\tname = Test User\n\temail = test@example.com\n"
+             "[init]\n\tdefaultBranch = main\n[protocol \"file\"]\n\tallow = always\n")
 
 
-def build(root: Path) -> tuple[Path, dict[str, str], Any]:
-    """Scenario + init + ingest + backfill; returns (repo, env, truth)."""
+def build(root: Path, base_env: dict[str, str] | None = None) -> tuple[Path, dict[str, str], Any]:
+    """Scenario + init + ingest + backfill; returns (repo, env, truth). The scenario HOME gets
+    the test identity in ~/.gitconfig (corrections need one)."""
     import sys
 
     sys.path.insert(0, str(REPO_ROOT))
     from fixtures.scenario.generate import build_scenario, env_for
 
     scenario = build_scenario(root)
-    env = dict(os.environ)
+    env = dict(os.environ if base_env is None else base_env)
     env.update(env_for(scenario))
+    gitconfig = Path(scenario.home) / ".gitconfig"
+    if not gitconfig.exists():
+        gitconfig.write_text(GITCONFIG)
     repo = Path(scenario.repo)
     for args in (("init",), ("ingest",), ("backfill",)):
-        looma(repo, *args, env=env)
+        cli(repo, *args, env=env)
     return repo, env, scenario.truth
 
 
+class ScenarioTemplate:
+    """One built scenario per test session, copied to the same absolute path for each test
+    (session files and store.db hold absolute paths), so no test sees another's changes."""
+
+    def __init__(self, live: Path, base_env: dict[str, str]) -> None:
+        import shutil
+
+        self.live = live
+        self.template = live.parent / (live.name + "-template")
+        self.repo, self.env, self.truth = build(live, base_env)
+        shutil.copytree(live, self.template, symlinks=True)
+
+    def fresh(self) -> tuple[Path, dict[str, str], Any]:
+        import shutil
+
+        shutil.rmtree(self.live, ignore_errors=True)
+        shutil.copytree(self.template, self.live, symlinks=True)
+        return self.repo, dict(self.env), self.truth
+
+
 def work(repo: Path, env: dict[str, str]) -> list[dict[str, Any]]:
-    return json.loads(looma(repo, "work", "--json", env=env).stdout)["workitems"]
+    return json.loads(cli(repo, "work", "--json", env=env).stdout)["workitems"]
 
 
 def by_files(items: list[dict[str, Any]], path: str) -> dict[str, Any]:

@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.api.scenario_env import add_claude_session, build, by_files, work
-from tests.helpers import git, looma
+from tests.api.scenario_env import add_claude_session, by_files, work
+from tests.helpers import cli as looma
+from tests.helpers import git
 
 
 @pytest.fixture
-def scen(tmp_path: Path) -> tuple[Path, dict[str, str]]:
-    repo, env, _truth = build(tmp_path / "s")
+def scen(scenario) -> tuple[Path, dict[str, str]]:
+    repo, env, _truth = scenario
     return repo, env
 
 

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-from tests.api.scenario_env import build
-from tests.helpers import git, looma
+from tests.helpers import cli as looma
+from tests.helpers import git
 
 
-def test_reprocess_twice_is_byte_identical_and_publishes_nothing(tmp_path: Path) -> None:
-    repo, env, _ = build(tmp_path / "s")
+def test_reprocess_twice_is_byte_identical_and_publishes_nothing(scenario) -> None:
+    repo, env, _ = scenario
     head = git(repo, "rev-parse", "refs/looma/ledger")
     notes = git(repo, "rev-parse", "refs/notes/looma")
     first = json.loads(looma(repo, "reprocess", "--json", env=env).stdout)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.api.scenario_env import build
-from tests.helpers import looma
+from tests.helpers import cli as looma
 
 
 @pytest.fixture(scope="module")

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import subprocess
-from pathlib import Path
 
-from tests.api.scenario_env import add_claude_session, build
-from tests.helpers import git, looma
+from tests.api.scenario_env import add_claude_session
+from tests.helpers import cli as looma
+from tests.helpers import git
 
 SECRETS = {
     "github": "ghp_" + "R3aLlyS3cr3tT0k3nV4lu3xYz0123456789",
@@ -16,8 +16,8 @@ SECRETS = {
 }
 
 
-def test_planted_secrets_never_reach_git_objects(tmp_path: Path) -> None:
-    repo, env, _ = build(tmp_path / "s")
+def test_planted_secrets_never_reach_git_objects(scenario) -> None:
+    repo, env, _ = scenario
     prompt = (f"Continue the OAuth work. Use token {SECRETS['github']} for the GitHub API and "
               f"AWS key {SECRETS['aws']}. We decided to use the key {SECRETS['anthropic']} "
               f"for the assistant. TODO: rotate {SECRETS['openai']} before release.")

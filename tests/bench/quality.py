@@ -161,8 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"read-only sessions at high confidence: {scen['readonly_high_confidence'] or 'none'}; "
               f"foreign sessions attributed: {scen['foreign_attributed'] or 'none'}")
     if team:
-        m, shape, cpu = team
-        print(tw.summary(m, cpu))
+        print(tw.summary(team[0], team[2]))
     if "--write-docs" in args:
         if not (scen and team):
             print("--write-docs needs both benchmarks (drop --only)", file=sys.stderr)

@@ -59,12 +59,14 @@ as subprocesses) in a temporary directory with a fake `HOME`.
 ## The teamwork benchmark (`fixtures/teamwork/`, issue 13)
 
 A six-week history of a web service as a team works on it (see `fixtures/teamwork/README.md`):
-{shape['efforts']} efforts, {shape['commits']} commits (feature branches with merge commits, a
-squash-merge, a rebase), {shape['chore_commits']} chore commits and {shape['teammate_commits']}
-commits of a teammate with no sessions, {shape['sessions']} sessions ({agents}) of
-{shape['turns_min']}–{shape['turns_max']} turns each in their native formats, {shape['segments']}
-labelled segments ({shape['multi_topic_sessions']} sessions switch topic), {shape['resume_goals']}
-resume goals and {shape['ask_questions']} `ask` questions.
+
+- {shape['efforts']} efforts; {shape['commits']} commits: feature branches with merge commits, a
+  squash-merge, a rebase, {shape['chore_commits']} chores and {shape['teammate_commits']} commits
+  of a teammate with no sessions;
+- {shape['sessions']} sessions ({agents}) in their native formats, {shape['turns_min']}–{shape['turns_max']}
+  turns each; {shape['segments']} labelled segments ({shape['multi_topic_sessions']} sessions switch
+  topic);
+- {shape['resume_goals']} resume goals and {shape['ask_questions']} `ask` questions.
 
 {chr(10).join(rows)}
 
@@ -77,9 +79,11 @@ How each number is computed (`tests/bench/quality_teamwork.py`):
   effort; a session that switches topic has several). Every refinery pass records, in the local
   table `refine_window_events` of `store.db`, each window's event ids and the WorkItem it landed
   in (ledger id when promoted, local candidate id otherwise, NULL when in none). The scorer finds
-  each segment's user prompts among the stored `events` (role `user`, text match) and takes the
-  WorkItem of the windows holding them (majority over the segment's prompts). A segment left in
-  no WorkItem pairs with nothing. Clustering is pairwise precision/recall over labelled segments
+  each segment's first prompt among the stored `events` (role `user`, text match); the segment's
+  events run from there to the next segment's first prompt, each votes for the WorkItem of its
+  window, and the segment goes to the majority. A segment none of whose events is in a WorkItem
+  pairs with nothing. (Nothing of looma's is re-run to score: the assignment is read back as the
+  pass left it.) Clustering is pairwise precision/recall over labelled segments
   (read-only exploration, agent-made chores and foreign sessions are not labelled with an effort
   and are left out of the pairs).
 - **WorkItem → effort** is the effort most of its segments carry; a WorkItem no labelled segment
@@ -89,11 +93,16 @@ How each number is computed (`tests/bench/quality_teamwork.py`):
   branches' original commits (unreachable at the end) are reported apart
   ({m['unreachable_linked']} linked).
 - **Resume**: `confident` needs the right WorkItem first; `ambiguous` needs two of the expected
-  efforts among the candidates; `cold` needs no candidate confident. The no-goal resume expects
+  efforts among the candidates; `cold` needs the state `cold`. The no-goal resume expects
   the most recently active effort.
 - **`ask`**: a question counts when a *memory* fact among the first three contains the expected
   decision; for the reversed decision the earlier one must also be among the facts, with
   lifecycle `superseded`.
+
+To look at what looma made of it: `python -m tests.bench.quality_teamwork --keep DIR` builds the
+benchmark in `DIR`, runs looma on it and prints these numbers with every resume and `ask` result;
+then `cd DIR/repo` with `HOME=DIR/home` (and `XDG_*` under it, see `env_for`) to run `looma work`,
+`looma resume ...` yourself. `DIR/truth.json` holds the labels.
 
 Clustering per effort:
 

@@ -81,51 +81,66 @@ def window_owners(repo: Path) -> tuple[dict[str, str | None], dict[str, str]]:
     return owner, window
 
 
-def _user_events(repo: Path) -> dict[tuple[str, str], list[tuple[str, str]]]:
+def _session_events(repo: Path) -> dict[tuple[str, str], list[tuple[str, str, str]]]:
+    """(agent, session) -> [(event id, role, normalized text)] in stored order."""
     db = repo / ".git" / "looma" / "store.db"
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
-        rows = conn.execute("SELECT agent, session_id, event_id, text FROM events "
-                            "WHERE role = 'user' ORDER BY agent, session_id, seq").fetchall()
+        rows = conn.execute("SELECT agent, session_id, event_id, role, text FROM events "
+                            "ORDER BY agent, session_id, seq").fetchall()
     finally:
         conn.close()
-    out: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    for agent, sid, eid, text in rows:
-        out.setdefault((agent, sid), []).append((eid, _norm(text or "")))
+    out: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
+    for agent, sid, eid, role, text in rows:
+        out.setdefault((agent, sid), []).append((eid, role, _norm(text or "")))
     return out
 
 
 def segment_predictions(tw: Any) -> list[dict[str, Any]]:
-    """Each truth segment with the WorkItem looma put it in: the owner of the window holding
-    the segment's prompts (majority over its prompts; the first prompt breaks ties)."""
+    """Each truth segment with the WorkItem looma put it in.
+
+    A segment's events are the stored events from its first prompt up to the next segment's
+    first prompt (prompts are found by their text among the stored user events). Each event
+    votes for the WorkItem of the window holding it; the segment goes to the majority (the
+    earliest voter breaks ties), None when none of its events is in a WorkItem."""
     repo = Path(tw.repo)
     owner, window = window_owners(repo)
-    users = _user_events(repo)
-    out = []
+    stored = _session_events(repo)
+    by_session: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for seg in tw.truth["segments"]:
-        evs = users.get((seg["agent"], seg["id"]), [])
-        votes: list[str | None] = []
-        windows: list[str] = []
-        found = 0
-        for prompt in seg["prompts"]:
-            want = _norm(prompt)[:80]
-            match = next((eid for eid, text in evs if want and want in text), None)
-            if match is None:
-                continue
-            found += 1
-            votes.append(owner.get(match))
-            if match in window:
-                windows.append(window[match])
-        counted = Counter(v for v in votes if v is not None)
-        pred = None
-        if counted:
-            top = max(counted.values())
-            pred = next(v for v in votes if v is not None and counted[v] == top)
-        out.append({**{k: seg[k] for k in ("agent", "id", "session", "segment", "effort",
-                                            "role")},
-                    "prompts_found": found, "prompts": len(seg["prompts"]),
-                    "predicted": pred, "windows": sorted(set(windows))})
-    return out
+        by_session.setdefault((seg["agent"], seg["id"]), []).append(seg)
+    out = []
+    for key, segs in by_session.items():
+        evs = stored.get(key, [])
+        starts: list[int | None] = []
+        found: list[int] = []
+        for seg in segs:
+            hits = []
+            for prompt in seg["prompts"]:
+                want = _norm(prompt)[:80]
+                idx = next((i for i, (_, role, text) in enumerate(evs)
+                            if role == "user" and want and want in text), None)
+                if idx is not None:
+                    hits.append(idx)
+            found.append(len(hits))
+            starts.append(min(hits) if hits else None)
+        for n, seg in enumerate(segs):
+            a = starts[n]
+            later = [x for x in starts[n + 1:] if x is not None]
+            span = evs[a:later[0] if later else len(evs)] if a is not None else []
+            votes = [owner.get(eid) for eid, _, _ in span if eid in owner]
+            counted = Counter(v for v in votes if v is not None)
+            pred = None
+            if counted:
+                top = max(counted.values())
+                pred = next(v for v in votes if v is not None and counted[v] == top)
+            out.append({**{k: seg[k] for k in ("agent", "id", "session", "segment", "effort",
+                                                "role")},
+                        "prompts_found": found[n], "prompts": len(seg["prompts"]),
+                        "events": len(span), "predicted": pred,
+                        "windows": sorted({window[eid] for eid, _, _ in span if eid in window})})
+    order = {(s["agent"], s["id"], s["segment"]): i for i, s in enumerate(tw.truth["segments"])}
+    return sorted(out, key=lambda s: order[(s["agent"], s["id"], s["segment"])])
 
 
 def _prf(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
@@ -314,3 +329,27 @@ def summary(m: dict[str, Any], cpu: dict[str, float]) -> str:
     for a in m["ask"]:
         lines.append(f"  ask {a['question']!r}: {'ok' if a['ok'] else 'MISS'} top3={a['top3']}")
     return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m tests.bench.quality_teamwork [--keep DIR] [--json PATH]`: build, run looma,
+    print the numbers; `--keep` leaves the repository, HOME and truth.json in DIR to inspect
+    (e.g. `cd DIR/repo && HOME=DIR/home looma work`)."""
+    import tempfile
+
+    args = argv if argv is not None else sys.argv[1:]
+    keep = Path(args[args.index("--keep") + 1]) if "--keep" in args else None
+    with tempfile.TemporaryDirectory(prefix="looma-teamwork-") as tmp:
+        base = keep or Path(tmp)
+        base.mkdir(parents=True, exist_ok=True)
+        bench, env, cpu = build(base)
+        m = measure(bench, env)
+        print(summary(m, cpu))
+        if "--json" in args:
+            Path(args[args.index("--json") + 1]).write_text(
+                json.dumps(m, indent=1, default=str), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -7,13 +7,12 @@ import pty
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-from tests.api.scenario_env import build, by_files, work
+from tests.api.scenario_env import by_files, work
 
 
-def test_split_asks_on_a_tty(tmp_path: Path) -> None:
-    repo, env, _ = build(tmp_path / "s")
+def test_split_asks_on_a_tty(scenario) -> None:
+    repo, env, _ = scenario
     a = by_files(work(repo, env), "auth/oauth.py")
     assert len(a["sessions"]) == 2
     master, slave = pty.openpty()

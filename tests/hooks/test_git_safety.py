@@ -8,6 +8,7 @@ stdout and stderr; then checks the problem landed in hooks.log and `looma hooks 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -128,7 +129,7 @@ def test_import_error_in_looma(twins: Twins, tmp_path: Path) -> None:
 
 def test_corrupt_store_db(twins: Twins) -> None:
     install(twins.hooked)
-    state_dir(twins.hooked).mkdir()
+    state_dir(twins.hooked).mkdir(exist_ok=True)
     (state_dir(twins.hooked) / "store.db").write_bytes(b"this is not sqlite" * 100)
     twins.commit()
     st = wait_drains(twins.hooked, 1)
@@ -141,6 +142,7 @@ def test_corrupt_store_db(twins: Twins) -> None:
 
 def test_state_dir_is_a_file(twins: Twins) -> None:
     install(twins.hooked)
+    shutil.rmtree(state_dir(twins.hooked))
     state_dir(twins.hooked).write_text("not a directory\n")
     rc, _, _ = twins.commit()
     assert rc == 0
@@ -151,7 +153,7 @@ def test_state_dir_is_a_file(twins: Twins) -> None:
 def test_read_only_state_dir(twins: Twins) -> None:
     install(twins.hooked)
     sd = state_dir(twins.hooked)
-    sd.mkdir()
+    sd.mkdir(exist_ok=True)
     sd.chmod(0o555)
     try:
         rc, _, _ = twins.commit()
@@ -186,7 +188,7 @@ def test_stale_drainer_lock_dead_pid(twins: Twins) -> None:
     install(twins.hooked)
     dead = subprocess.Popen(["true"])
     dead.wait()
-    state_dir(twins.hooked).mkdir()
+    state_dir(twins.hooked).mkdir(exist_ok=True)
     (state_dir(twins.hooked) / "drain.lock").write_text(f"{dead.pid}\n")
     twins.commit()
     wait_drains(twins.hooked, 1)
@@ -201,7 +203,7 @@ def test_stale_mkdir_style_lock(twins: Twins) -> None:
 
 def test_live_drainer_means_no_second_launch(twins: Twins) -> None:
     install(twins.hooked)
-    state_dir(twins.hooked).mkdir()
+    state_dir(twins.hooked).mkdir(exist_ok=True)
     (state_dir(twins.hooked) / "drain.lock").write_text(f"{os.getpid()}\n")  # alive: us
     twins.commit()
     sha = git(twins.hooked, "rev-parse", "HEAD")
@@ -273,6 +275,7 @@ def test_husky_style_hooks_path_keeps_dollar_zero(tmp_path: Path) -> None:
     repo = twin(tmp_path)
     husky = repo / ".husky"
     (husky / "_").mkdir(parents=True)
+    (husky / "_" / ".gitignore").write_text("*")  # what husky writes: the dir is ignored
     (husky / "_" / "h").write_text(
         'n=$(basename "$0")\ns=$(dirname "$(dirname "$0")")/$n\n[ ! -f "$s" ] && exit 0\n'
         'sh -e "$s" "$@"\n')

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -23,7 +24,7 @@ def test_install_writes_executable_shims_with_this_interpreter(repo: Path) -> No
     for name in shims.HOOK_NAMES:
         path = repo / ".git" / "hooks" / name
         assert os.access(path, os.X_OK)
-        assert path.read_text() == shims.render(name, sys.executable)
+        assert path.read_text() == shims.render(sys.executable)
     assert git(repo, "status", "--porcelain") == ""
 
 
@@ -74,15 +75,77 @@ def test_install_refuses_to_clobber_a_second_foreign_hook(repo: Path) -> None:
     assert (hooks / "post-commit.looma-chained").exists()
 
 
-def test_core_hooks_path_is_honoured_and_created_dir_removed(repo: Path) -> None:
-    git(repo, "config", "core.hooksPath", ".githooks")
+def test_core_hooks_path_outside_the_work_tree_is_honoured_and_created_dir_removed(
+        repo: Path, tmp_path: Path) -> None:
+    hooks = tmp_path / "team-hooks"
+    git(repo, "config", "core.hooksPath", str(hooks))
     looma(repo, "hooks", "install")
-    assert (repo / ".githooks" / "post-commit").read_text().startswith("#!/bin/sh")
+    assert (hooks / "post-commit").read_text().startswith("#!/bin/sh")
     assert not (repo / ".git" / "hooks" / "post-commit").exists()
     st = status_json(repo)
-    assert Path(st["hooks_dir"]).resolve() == (repo / ".githooks").resolve()
+    assert Path(st["hooks_dir"]).resolve() == hooks.resolve()
     looma(repo, "hooks", "uninstall")
-    assert not (repo / ".githooks").exists()
+    assert not hooks.exists()
+
+
+def test_tracked_hooks_path_in_the_work_tree_is_refused_untouched(repo: Path) -> None:
+    team = repo / ".githooks"
+    team.mkdir()
+    (team / "post-commit").write_text("#!/bin/sh\necho team hook\n")
+    (team / "post-commit").chmod(0o755)
+    git(repo, "add", ".githooks")
+    git(repo, "commit", "-q", "-m", "team hooks")
+    git(repo, "config", "core.hooksPath", ".githooks")
+    before = snapshot(team)
+    proc = looma(repo, "hooks", "install", check=False)
+    assert proc.returncode == 2
+    assert "work tree" in proc.stderr and "nothing was installed" in proc.stderr
+    assert snapshot(team) == before
+    assert git(repo, "status", "--porcelain") == ""
+    # `git commit -am` can therefore never commit a shim over the team's hook.
+    (repo / "file0.txt").write_text("changed\n")
+    git(repo, "commit", "-q", "-am", "change")
+    assert git(repo, "show", "HEAD:.githooks/post-commit") == "#!/bin/sh\necho team hook"
+
+
+def test_ignored_hooks_path_in_the_work_tree_is_used(repo: Path) -> None:
+    (repo / ".git" / "info").mkdir(exist_ok=True)
+    (repo / ".git" / "info" / "exclude").write_text("/.localhooks/\n")
+    git(repo, "config", "core.hooksPath", ".localhooks")
+    looma(repo, "hooks", "install")
+    assert shims.is_looma_shim((repo / ".localhooks" / "post-commit").read_bytes())
+    assert git(repo, "status", "--porcelain") == ""
+
+
+def test_bare_repository_is_refused(tmp_path: Path) -> None:
+    bare = tmp_path / "bare.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    proc = looma(bare, "hooks", "install", check=False)
+    assert proc.returncode == 2 and "bare repository" in proc.stderr
+    assert sorted(p.name for p in (bare / "hooks").iterdir()
+                  if not p.name.endswith(".sample")) == []
+
+
+def test_global_hooks_path_is_refused_unless_asked(repo: Path, tmp_path: Path,
+                                                   scrubbed_env: Path) -> None:
+    glob = scrubbed_env / ".githooks"
+    git(repo, "config", "--global", "core.hooksPath", str(glob))
+    proc = looma(repo, "hooks", "install", check=False)
+    assert proc.returncode == 2 and "every repository" in proc.stderr
+    assert not glob.exists()
+    looma(repo, "init")
+    looma(repo, "hooks", "install", "--global")
+    assert shims.is_looma_shim((glob / "post-commit").read_bytes())
+    assert any("global core.hooksPath" in p for p in status_json(repo)["problems"])
+    # Another repository on the machine, never initialised: the shims do nothing there.
+    other = tmp_path / "other"
+    git(tmp_path, "init", "-q", str(other))
+    (other / "x.txt").write_text("x\n")
+    git(other, "add", "x.txt")
+    proc = subprocess.run(["git", "commit", "-q", "-m", "x"], cwd=other, capture_output=True,
+                          text=True, stdin=subprocess.DEVNULL)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+    assert not (other / ".git" / "looma").exists()
 
 
 def test_linked_worktree_installs_into_the_common_hooks_dir(repo: Path, tmp_path: Path) -> None:

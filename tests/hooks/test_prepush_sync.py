@@ -116,3 +116,20 @@ def test_a_rejecting_foreign_pre_push_still_decides_and_nothing_is_synced(
     wait_for(lambda: _log_with(hooked, "link: ok"), "the drain to log")
     assert "pre-push origin" not in (hooked / ".git" / "looma" / "hooks.log").read_text()
     assert _remote_ref(bare, LEDGER) is None
+
+
+def test_a_branch_push_the_remote_refuses_pushes_no_looma_ref(tmp_path: Path) -> None:
+    bare, _plain, hooked = _clone_pair(tmp_path)
+    # The server refuses branch updates (a protected branch) but would take looma's refs.
+    receive = bare / "hooks" / "pre-receive"
+    receive.write_text("#!/bin/sh\nwhile read o n ref; do case $ref in refs/heads/*)"
+                       " echo 'protected branch' >&2; exit 1;; esac; done\nexit 0\n")
+    receive.chmod(0o755)
+    _setup_hooked(hooked, share=True)
+    _same_commit([hooked], "b.txt")
+    rc, _, err = run_git(hooked, "push", "origin", "main")
+    assert rc != 0 and "protected branch" in err
+    log = wait_for(lambda: _log_with(hooked, "pre-push origin: skipped"), "the pre-push child")
+    assert "refs/heads/main did not land" in log
+    assert _remote_ref(bare, LEDGER) is None
+    assert "pre-push: synced" not in log

@@ -51,3 +51,18 @@ def test_missing_commit_without_patch_id_is_a_reported_miss() -> None:
     o = Orphan("gone", None, frozenset({"a.py"}))
     matches, (miss,) = match_orphans([o], [_cand("c", 1, "anything")])
     assert matches == [] and miss.sha == "gone" and "missing" in miss.reason
+
+
+def test_a_subject_inside_a_longer_line_is_not_a_hit() -> None:
+    # Two squash merges: the second one's "... v2" line must not claim the first's commits.
+    lines = ("ttl = settings.session_ttl", "def expire(self, key):", "return self.ttl")
+    o = _orphan(pid=None, subject="Session store: TTL from settings", added=lines)
+    first = _cand("sq1", 200, "Session store (#11)", added=lines)
+    second = _cand("sq2", 300, "Session store v2 (#12)\n\n* Session store: TTL from settings v2",
+                   added=("ttl = settings.session_ttl_v2",))
+    (m,), misses = match_orphans([o], [first, second])
+    assert (m.new, m.how) == ("sq1", "squash-lines") and misses == []
+    merged = _cand("sq3", 400, "Merged: Session store: TTL from settings")
+    (m,), _ = match_orphans([_orphan(pid=None, subject="Session store: TTL from settings")],
+                            [second, merged])
+    assert (m.new, m.how) == ("sq3", "squash-subject")

@@ -74,3 +74,47 @@ def test_commit_with_hooks_and_readonly_state_dir(seeded) -> None:
     proc = _ro(repo / ".git" / "looma", repo, ["git", "commit", "-q", "-m", "ro state"])
     assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == "", proc
     assert git(repo, "log", "-1", "--format=%s") == "ro state"
+
+
+def test_reads_on_a_read_only_file_system_read_instead_of_failing(seeded) -> None:
+    repo, wid = seeded
+    py = [sys.executable, "-m", "looma_git"]
+    looma(repo, "work")  # an index exists ...
+    from looma_git.api.ledger import append
+    from looma_git.gitrepo import find_repo
+    from looma_git.ledger.ops import OpDraft
+
+    append(find_repo(repo), [OpDraft(op="workitem.rename", target={"type": "workitem", "id": wid},
+                                     payload={"title": "Read-only session store"})],
+           actor="user")  # ... and is now behind the ledger: a read would refresh it
+    for argv in (["status"], ["resume", "session store"], ["ask", "session store"],
+                 ["work", "--json"]):
+        proc = _ro(repo, repo, [*py, *argv])  # the whole repository read-only
+        assert proc.returncode == 0, (argv, proc.stderr)
+        assert "internal error" not in proc.stderr
+    resume = _ro(repo, repo, [*py, "resume", "session store", "--json"])
+    assert json.loads(resume.stdout)["candidates"][0]["title"] == "Read-only session store"
+
+
+def test_a_truncated_store_db_is_rebuilt_by_reindex_from_the_refs(repo: Path) -> None:
+    looma(repo, "init")
+    from looma_git.api.ledger import append
+    from looma_git.gitrepo import find_repo
+    from looma_git.ledger.ops import OpDraft
+
+    append(find_repo(repo), [OpDraft(op="workitem.create", target={"type": "workitem", "id": None},
+                                     payload={"title": "Survives a broken cache", "files": []})],
+           actor="system")
+    looma(repo, "reindex")
+    db = repo / ".git" / "looma" / "store.db"
+    with db.open("r+b") as fh:
+        fh.truncate(db.stat().st_size // 2)  # e.g. a disk that filled mid-write
+    status = looma(repo, "status", check=False)
+    assert status.returncode not in (0, 70) and "truncated" in status.stderr
+    assert "looma reindex" in status.stderr and "internal error" not in status.stderr
+    out = looma(repo, "reindex").stdout
+    assert "repaired:" in out and "truncated" in out
+    assert looma(repo, "status").returncode == 0
+    work = json.loads(looma(repo, "work", "--json").stdout)
+    assert [w["title"] for w in work["workitems"]] == ["Survives a broken cache"]
+    assert list(db.parent.glob("store.db.damaged-*"))  # kept aside, not deleted
