@@ -151,7 +151,6 @@ def test_teamwork_resume(teamwork: tuple[Any, dict]) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=_NOT_MET.format("0/8"))
 def test_teamwork_ask_top3(teamwork: tuple[Any, dict]) -> None:
     m = teamwork[1]
     assert m["ask_top3"] >= tw.TARGETS["ask_top3"], [a for a in m["ask"] if not a["ok"]]

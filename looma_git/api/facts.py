@@ -2,33 +2,144 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from looma_git.api.query import (
     _git_commits,
     _items,
+    _rank,
     _require_ledger,
-    _semantic,
     _session_rows,
     _work_out,
+    query_cosines,
     resolve_workitem,
 )
+from looma_git.api.results import AskOut, FactOut, TimelineEntry, TimelineOut
 from looma_git.errors import ReadOnlyError
 from looma_git.gitrepo import RepoPaths
 from looma_git.model import AGENTS
 from looma_git.pipeline.confidence import band
-from looma_git.retrieval.records import ItemRecord
-from looma_git.schemas import AskOut, FactOut, TimelineEntry, TimelineOut
+from looma_git.retrieval import answer, match
+from looma_git.retrieval.records import ItemRecord, MemoryRecord
 
 
 def ask(paths: RepoPaths, query: str, *, limit: int = 10) -> AskOut:
-    """Facts matching a question, with provenance, confidence and band."""
-    from looma_git.api.index import fresh_head, fulltext_dir
+    """Facts answering a question, with provenance, confidence and band: memories first
+    (decisions, architecture, bugs, todos; a superseded decision right after the one that
+    replaced it, labelled), then WorkItem summaries, then raw transcript matches."""
+    items = {it.id: it for it in _items(paths, _require_ledger(paths))}
+    local = _local_candidates(paths)  # unpromoted: their memories answer as "unconfirmed"
+    mems = {m.id: m for it in [*items.values(), *local] for m in it.memories}
+    # Which work is the question about: the resume ranking (words; meaning when the words
+    # do not decide), so a decision answers as a fact of its WorkItem too.
+    ranked = _rank(paths, answer.topic(query), [*items.values(), *local])
+    cosines = None
+    if not match.lexical_decides(ranked):
+        cosines = query_cosines(paths, query, ("memory",), k=max(50, limit * 3))
+    facts: list[FactOut] = []
+    item_scores = {m.item.id: m.score for m in ranked}
+    titles = {it.id: it for it in [*items.values(), *local]}
+    for m, score, how in answer.rank_memories(query, list(mems.values()), item_scores, cosines):
+        facts.append(_memory_fact(m, titles.get(m.workitem or ""), score, how))
+        if len(facts) >= limit:
+            return AskOut(query=query, facts=facts)
+    for mt in answer.rank_items(ranked):
+        it = mt.item
+        if not it.promoted:
+            continue
+        facts.append(FactOut(type="workitem", id=it.id, workitem=it.id,
+                             workitem_title=it.title, text=it.summary or it.title,
+                             confidence=round(it.confidence, 2), band=it.band,
+                             status="confirmed", score=mt.score))
+        if len(facts) >= limit:
+            return AskOut(query=query, facts=facts)
+    facts.extend(_message_facts(paths, query, limit - len(facts)))
+    return AskOut(query=query, facts=facts[:limit])
+
+
+def _local_candidates(paths: RepoPaths) -> list[ItemRecord]:
+    """The last refinery pass's unpromoted WorkItems with their memories (local only: the
+    DESIGN's "unconfirmed" high scorers), as records; [] on a clone without transcripts."""
+    mems: dict[str, list[MemoryRecord]] = {}
+    for mid, m, promoted in _local_rows(paths, "refine_memories"):
+        if promoted or not m.get("text") or not m.get("workitem"):
+            continue
+        conf = m.get("confidence") or {}
+        value = float(conf.get("value", 0.0)) if isinstance(conf, dict) else 0.0
+        mems.setdefault(str(m["workitem"]), []).append(MemoryRecord(
+            id=mid, kind=str(m.get("kind", "decision")), text=str(m["text"]),
+            workitem=str(m["workitem"]), confidence=value, band=band(value),
+            lifecycle=str(m.get("lifecycle") or "active"), promoted=False,
+            evidence=tuple(dict(e) for e in (m.get("evidence") or [])[:1]),
+            said_at=str(m.get("ts") or ""), superseded_by=m.get("superseded_by")))
+    out = []
+    for wid, w, promoted in _local_rows(paths, "refine_workitems") if mems else ():
+        if promoted or w.get("quarantined") or wid not in mems:
+            continue
+        out.append(ItemRecord(
+            id=wid, title=str(w.get("title", "")), kind=str(w.get("kind", "feature")),
+            status="candidate", lifecycle="active", confidence=0.0, band="low",
+            files=tuple(w.get("files") or ()), aliases=tuple(w.get("aliases") or ()),
+            branch=w.get("branch"), summary=str(w.get("summary", "")), sessions=(),
+            commits=(), memories=tuple(mems[wid]), updated="", promoted=False,
+            prompts=tuple(str(e.get("quote", ""))[:300] for e in (w.get("evidence") or [])
+                          if isinstance(e, dict) and e.get("quote"))[:3]))
+    return out
+
+
+def _local_rows(paths: RepoPaths, table: str) -> list[tuple[str, dict[str, Any], bool]]:
+    """`api.refine.local_graph` without importing the refinery (a read path stays light)."""
+    if table not in ("refine_workitems", "refine_memories") or not paths.store_db.exists():
+        return []
+    import json
+    import sqlite3
+
+    from looma_git.index import storedb
+
+    try:
+        conn = storedb.connect(paths, readonly=True)
+    except Exception:  # a missing or unreadable store: no local candidates to show
+        return []
+    try:
+        rows = conn.execute(f"SELECT id, json, promoted FROM {table} ORDER BY id").fetchall()
+    except sqlite3.Error:
+        return []  # no refinery pass yet
+    finally:
+        conn.close()
+    out = []
+    for r in rows:
+        try:
+            out.append((str(r[0]), dict(json.loads(r[1])), bool(r[2])))
+        except (ValueError, TypeError):
+            continue
+    return out
+
+
+def _memory_fact(m: MemoryRecord, wi: ItemRecord | None, score: float, how: str) -> FactOut:
+    source = dict(m.evidence[0]) if m.evidence else {}
+    if how != "words":
+        source["found_by"] = how
+    if m.superseded_by:
+        source["superseded_by"] = m.superseded_by
+    return FactOut(type=m.kind, id=m.id, workitem=m.workitem,
+                   workitem_title=wi.title if wi else None, text=m.text,
+                   confidence=round(m.confidence, 2), band=m.band,
+                   status="confirmed" if m.promoted else "unconfirmed", source=source,
+                   score=round(score, 4), lifecycle=m.lifecycle)
+
+
+def _message_facts(paths: RepoPaths, query: str, n: int) -> list[FactOut]:
+    """Raw transcript matches from the full-text index as it is (rebuilt here only when it
+    is missing or damaged; otherwise `ingest` and the hook drainer keep it fresh)."""
+    if n <= 0:
+        return []
+    from looma_git.api.index import fulltext_dir
+
+    if not fulltext_dir(paths).exists() and not paths.store_db.exists():
+        return []
     from looma_git.index.fulltext import FullTextIndex
 
-    _require_ledger(paths)
-    items = {it.id: it for it in _items(paths, fresh_head(paths)[0])}
-    mems = {m.id: m for it in items.values() for m in it.memories}
     try:
         ft = FullTextIndex(fulltext_dir(paths))
         if ft.needs_populate:  # the index was missing or corrupt and was just recreated empty
@@ -36,68 +147,20 @@ def ask(paths: RepoPaths, query: str, *, limit: int = 10) -> AskOut:
 
             reindex(paths, full=True)
             ft = FullTextIndex(fulltext_dir(paths))
-        hits = ft.search(query, limit=limit * 3)
+        hits = ft.search(query, limit=n * 3)
     except ReadOnlyError:
-        hits = []  # read-only and no index to read: answer from meaning alone (below)
-    facts: list[FactOut] = []
+        return []  # read-only and no index to read: memories and summaries answered already
+    out = []
     for hit in hits:
-        if hit.doc_type == "workitem" and hit.doc_id in items:
-            it = items[hit.doc_id]
-            facts.append(FactOut(type="workitem", id=it.id, workitem=it.id,
-                                 workitem_title=it.title, text=it.summary or it.title,
-                                 confidence=round(it.confidence, 2), band=it.band,
-                                 status="confirmed", score=hit.score))
-        elif hit.doc_type == "memory" and hit.doc_id in mems:
-            m = mems[hit.doc_id]
-            wi = items.get(m.workitem or "")
-            facts.append(FactOut(type=m.kind, id=m.id, workitem=m.workitem,
-                                 workitem_title=wi.title if wi else None, text=m.text,
-                                 confidence=round(m.confidence, 2), band=m.band,
-                                 status="confirmed" if m.promoted else "unconfirmed",
-                                 source=dict(m.evidence[0]) if m.evidence else {},
-                                 score=hit.score, lifecycle=m.lifecycle))
-        elif hit.doc_type == "message":
-            facts.append(FactOut(type="message", id=hit.doc_id, workitem=None, text=hit.snippet,
-                                 confidence=None, band=None, status="unconfirmed",
-                                 source={"agent": hit.agent, "session": hit.session,
-                                         "event": hit.doc_id}, score=hit.score))
-        if len(facts) >= limit:
+        if hit.doc_type != "message":
+            continue  # WorkItems and memories were ranked from the ledger's own records
+        out.append(FactOut(type="message", id=hit.doc_id, workitem=None, text=hit.snippet,
+                           confidence=None, band=None, status="unconfirmed",
+                           source={"agent": hit.agent, "session": hit.session,
+                                   "event": hit.doc_id}, score=hit.score))
+        if len(out) >= n:
             break
-    _semantic_memories(paths, query, facts, mems, items, limit)
-    # Confirmed, still-true facts first; raw transcript hits next; superseded and expired
-    # facts last but still visible, marked (BM25 order within each group).
-    facts.sort(key=lambda f: 2 if f.lifecycle not in (None, "active")
-               else (0 if f.status == "confirmed" else 1))
-    return AskOut(query=query, facts=facts[:limit])
-
-
-SEMANTIC_MIN_COSINE = 0.35  # a memory this close in meaning answers the question too
-
-
-def _semantic_memories(paths: RepoPaths, query: str, facts: list[FactOut], mems: dict[str, Any],
-                       items: dict[str, ItemRecord], limit: int) -> None:
-    """When words found too few confirmed facts, memories close in meaning fill the list
-    (sqlite-vec over memory vectors); each is marked as found by meaning."""
-    confirmed = sum(1 for f in facts if f.status == "confirmed")
-    if confirmed >= limit:
-        return
-    near = _semantic(paths, query, kind="memory", k=limit) or {}
-    have = {f.id for f in facts}
-    for mid, cos in sorted(near.items(), key=lambda kv: -kv[1]):
-        m = mems.get(mid)
-        if m is None or mid in have or cos < SEMANTIC_MIN_COSINE:
-            continue
-        wi = items.get(m.workitem or "")
-        facts.append(FactOut(type=m.kind, id=m.id, workitem=m.workitem,
-                             workitem_title=wi.title if wi else None, text=m.text,
-                             confidence=round(m.confidence, 2), band=m.band,
-                             status="confirmed" if m.promoted else "unconfirmed",
-                             source={**(dict(m.evidence[0]) if m.evidence else {}),
-                                     "found_by": "meaning", "cosine": round(cos, 3)},
-                             score=round(cos, 4), lifecycle=m.lifecycle))
-        confirmed += 1
-        if confirmed >= limit:
-            break
+    return out
 
 
 TIMELINE_OPS = frozenset({"workitem.create", "workitem.rename", "workitem.merge",
@@ -168,7 +231,7 @@ def recall(paths: RepoPaths, entity: str, *, commits: frozenset[str] = frozenset
         if mems:
             why.append("memory")
         if why:
-            hits.append({"workitem": _work_out(it).model_dump(), "why": why,
+            hits.append({"workitem": dataclasses.asdict(_work_out(it)), "why": why,
                          "memories": [{"id": m.id, "kind": m.kind, "text": m.text,
                                        "confidence": m.confidence, "band": m.band,
                                        "lifecycle": m.lifecycle} for m in mems]})

@@ -38,8 +38,33 @@ class ReindexReport:
     repaired: str | None = None  # a damaged store.db that was set aside and rebuilt
 
 
+def _ref_file(common_dir: Path, ref: str) -> str | None:
+    """A ref read from its loose file or packed-refs (what git itself reads), or None when
+    neither names it (a reftable store, or no such ref: then ask git)."""
+    import re
+
+    hexsha = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
+    try:
+        value = (common_dir / ref).read_text().strip()
+        return value if hexsha.match(value) else None
+    except OSError:
+        pass
+    try:
+        with open(common_dir / "packed-refs") as fh:
+            for line in fh:
+                sha, _, name = line.rstrip("\n").partition(" ")
+                if name == ref and hexsha.match(sha):
+                    return sha
+    except OSError:
+        pass
+    return None
+
+
 def ledger_head(paths: RepoPaths) -> str | None:
     """The current ledger commit, or None before the first write."""
+    found = _ref_file(paths.common_dir, LEDGER_REF)
+    if found is not None:
+        return found
     proc = subprocess.run(["git", f"--git-dir={paths.common_dir}", "rev-parse", "-q", "--verify",
                            LEDGER_REF + "^{commit}"], capture_output=True, text=True, check=False)
     return proc.stdout.strip() or None
@@ -118,14 +143,28 @@ def load_items(paths: RepoPaths) -> tuple[Any, list[ItemRecord]]:
 
 # Records per (common dir, ledger head): a process (the MCP server) folds a head once.
 _RECORDS: dict[str, tuple[str, list[ItemRecord]]] = {}
+# Serving the records of an older head while a background process folds the new one is
+# allowed only when every op since is a system op (a commit's drain, a refinery pass), and
+# when there are not more of them than this; a person's correction is always folded first.
+MAX_STALE_OPS = 2000
+# ...and only ops that refresh what exists (a new WorkItem is always folded first).
+STALE_OK_OPS = frozenset({"workitem.update", "commit.link", "commit.unlink", "commit.rewrite",
+                          "memory.promote", "memory.update"})
+REFRESH_LOCK = "records-refresh.lock"
+REFRESH_LOCK_TTL_S = 120
 
 
-def load_records(paths: RepoPaths, head: str | None = None) -> list[ItemRecord]:
+def load_records(paths: RepoPaths, head: str | None = None, *, allow_stale: bool = False
+                 ) -> list[ItemRecord]:
     """The live WorkItems at the ledger head, without folding the ledger when it has not moved.
 
     Folding parses every op file (seconds for thousands of ops), so the records of a head are
     kept per process and as a JSON snapshot in the state dir; both are keyed by the head
-    commit, which changes with every ledger write (and every sync that brings ops).
+    commit, which changes with every ledger write (and every sync that brings ops). Right
+    after system writes that only refresh existing WorkItems (a commit's drain: links and
+    updates) and with `allow_stale` (resume: the fast start), the previous snapshot is served
+    and a detached process folds the new head; after a user op or a new WorkItem, and for
+    every listing (`work`, `ask`, ...), the fold happens here, first.
     """
     from looma_git.retrieval import snapshot
 
@@ -138,10 +177,88 @@ def load_records(paths: RepoPaths, head: str | None = None) -> list[ItemRecord]:
         return cached[1]
     items = snapshot.load(paths.state_dir, head)
     if items is None:
+        older = snapshot.load_any(paths.state_dir) if allow_stale else None
+        if older is not None and _only_system_ops_since(paths, older[0], head):
+            refresh_in_background(paths)
+            return older[1]
         _state, items = load_items(paths)
         snapshot.save(paths.state_dir, head, items)
     _RECORDS[key] = (head, items)
     return items
+
+
+def _only_system_ops_since(paths: RepoPaths, old: str, new: str) -> bool:
+    """Every op file added between two ledger commits is a system op that only refreshes
+    existing WorkItems (an op whose actor line does not say `kind: system` counts as a
+    person's)."""
+    import re
+
+    git = ["git", f"--git-dir={paths.common_dir}"]
+    proc = subprocess.run([*git, "diff-tree", "-r", "--name-only", "--diff-filter=AM", old, new,
+                           "--", "ops/"], capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        return False
+    names = [n for n in proc.stdout.splitlines() if n.endswith(".yaml")]
+    if len(names) > MAX_STALE_OPS:
+        return False
+    if not names:
+        return True
+    batch = subprocess.run([*git, "cat-file", "--batch"], input="".join(
+        f"{new}:{n}\n" for n in names), capture_output=True, text=True, check=False)
+    if batch.returncode != 0:
+        return False
+    actors = re.findall(r"^actor:(.*)$", batch.stdout, re.M)
+    kinds = re.findall(r"^op:\s*(\S+)\s*$", batch.stdout, re.M)
+    return len(actors) == len(kinds) == len(names) and all(
+        re.search(r"\bkind:\s*system\b", a) for a in actors) and all(
+        k in STALE_OK_OPS for k in kinds)
+
+
+def refresh_in_background(paths: RepoPaths) -> bool:
+    """Start one detached process that folds the current ledger head into the records
+    snapshot (at most one at a time per clone); False when one is already running."""
+    import sys
+
+    lock = paths.state_dir / REFRESH_LOCK
+    try:
+        if time.time() - lock.stat().st_mtime < REFRESH_LOCK_TTL_S:
+            return False
+    except OSError:
+        pass
+    try:
+        fd = os.open(lock, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o644)
+        os.write(fd, str(os.getpid()).encode())
+        os.close(fd)
+        subprocess.Popen(
+            [sys.executable, "-c", "import sys; from looma_git.api.index import _refresh_main; "
+             "_refresh_main(sys.argv[1:])", str(paths.worktree or ""), str(paths.git_dir),
+             str(paths.common_dir)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True, close_fds=True)
+    except OSError:
+        return False
+    return True
+
+
+def _refresh_main(argv: list[str]) -> None:
+    """The detached refresher: fold the head, save the snapshot, release the lock."""
+    from looma_git.retrieval import snapshot
+
+    worktree, git_dir, common = argv
+    paths = RepoPaths(worktree=Path(worktree) if worktree else None, git_dir=Path(git_dir),
+                      common_dir=Path(common))
+    try:
+        head = ledger_head(paths)
+        if head is not None and snapshot.load(paths.state_dir, head) is None:
+            _state, items = load_items(paths)
+            snapshot.save(paths.state_dir, head, items)
+    except Exception:  # a cache refresh: the next query folds in the foreground instead
+        pass
+    finally:
+        try:
+            (paths.state_dir / REFRESH_LOCK).unlink()
+        except OSError:
+            pass
 
 
 # Memory vectors are topped up within this many seconds per (re)index; WorkItem vectors are

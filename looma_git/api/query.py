@@ -5,24 +5,18 @@ from __future__ import annotations
 import string
 from typing import Any
 
+from looma_git.api.results import CandidateOut, ResumeOut, SessionRef, WorkItemOut, WorkOut
 from looma_git.errors import AmbiguousError, NotFoundError, NotInitializedError
 from looma_git.gitrepo import RepoPaths, require_worktree
-from looma_git.retrieval import bundle as bundle_mod
 from looma_git.retrieval import match
 from looma_git.retrieval.records import ItemRecord
-from looma_git.schemas import (
-    CandidateOut,
-    ResumeOut,
-    SessionRef,
-    WorkItemOut,
-    WorkOut,
-)
 
 
-def _items(paths: RepoPaths, head: str | None = None) -> list[ItemRecord]:
+def _items(paths: RepoPaths, head: str | None = None, *, allow_stale: bool = False
+           ) -> list[ItemRecord]:
     from looma_git.api.index import load_records
 
-    return load_records(paths, head)
+    return load_records(paths, head, allow_stale=allow_stale)
 
 
 def _work_out(it: ItemRecord) -> WorkItemOut:
@@ -94,42 +88,61 @@ def _embedder() -> Any:
 
 
 def _rank(paths: RepoPaths, goal: str, items: list[ItemRecord]) -> list[match.Match]:
-    """Lexical ranking, boosted by cosines only when they could change the outcome."""
+    """Words first; meaning (cosines) only when the words do not already decide the goal
+    (`match.lexical_decides`): then no model is loaded and no vector is read."""
     lexical = match.rank(goal, items)
-    if not match.semantic_can_change(lexical):
+    if not items or match.lexical_decides(lexical):
         return lexical
-    semantic = _semantic(paths, goal)
-    windows = _semantic(paths, goal, kind="window")
-    if windows:
-        # A WorkItem is as close to the goal as its closest summary or session window.
-        from looma_git.api.index import window_owners
-
-        owners = window_owners(paths)
-        semantic = dict(semantic or {})
-        for doc, cos in windows.items():
-            wi = owners.get(doc)
-            if wi is not None and cos > semantic.get(wi, -1.0):
-                semantic[wi] = cos
+    semantic = item_cosines(paths, goal, {it.id for it in items})
     return match.rank(goal, items, semantic) if semantic else lexical
 
 
-def _semantic(paths: RepoPaths, goal: str, kind: str = "workitem", k: int = 50
-              ) -> dict[str, float] | None:
-    """Cosine of the goal against WorkItem (or memory) vectors, when a model and vectors
-    exist."""
+def item_cosines(paths: RepoPaths, text: str, ids: set[str]) -> dict[str, float]:
+    """WorkItem id -> cosine of `text` with its summary or its closest session window."""
+    near = query_cosines(paths, text, ("workitem", "window"), k=200)
+    if not near:
+        return {}
+    owners: dict[str, str] = {}
+    if any(doc.startswith("win:") for doc in near):
+        from looma_git.api.index import window_owners
+
+        owners = window_owners(paths)
+    out: dict[str, float] = {}
+    for doc, cos in near.items():
+        wi = owners.get(doc, doc) if doc.startswith("win:") else doc
+        if wi in ids and cos > out.get(wi, -1.0):
+            out[wi] = cos
+    return out
+
+
+def query_cosines(paths: RepoPaths, text: str, kinds: tuple[str, ...], k: int = 50
+                  ) -> dict[str, float] | None:
+    """Vector doc id -> cosine with `text` for docs of these kinds; None without vectors.
+
+    The query's vector comes from the query-vector cache when this text was asked before
+    (no model loaded, no numpy); otherwise the model embeds it once and the cache keeps it.
+    """
     from looma_git.api.index import vectors_path
+    from looma_git.index import vectors
 
-    if not vectors_path(paths).exists():
+    path = vectors_path(paths)
+    found = vectors.stamp(path)
+    if found is None:
         return None
+    model_id, dim = found
     try:
-        from looma_git.index.vectors import VectorStore
+        from looma_git.index.query_cache import QueryVectorCache
 
-        emb = _embedder()
-        if emb is None:
-            return None
-        vec = emb.embed([goal])[0]
-        with VectorStore(vectors_path(paths), emb.dim, emb.model_id) as vs:
-            return {doc: 1.0 - dist for doc, dist in vs.knn(vec, k, kind=kind)}
+        cache = QueryVectorCache(paths.state_dir, model_id, dim)
+        blob = cache.get(text)
+        if blob is None:
+            emb = _embedder()
+            if emb is None or emb.model_id != model_id or emb.dim != dim:
+                return None
+            blob = bytes(emb.embed([text])[0].astype("<f4").tobytes())
+            cache.put(text, blob)
+        with vectors.VectorStore(path, dim, model_id) as vs:
+            return {doc: 1.0 - dist for doc, dist in vs.knn(blob, k, kind=kinds)}
     except Exception:  # the vector path is an optional boost; lexical matching stands alone
         return None
 
@@ -170,18 +183,21 @@ def _session_rows(paths: RepoPaths, sessions: tuple[tuple[str, str], ...]) -> li
 
 
 def resume(paths: RepoPaths, goal: str | None = None, *, work_ref: str | None = None,
-           budget: int = bundle_mod.DEFAULT_BUDGET) -> ResumeOut:
+           budget: int = 2000) -> ResumeOut:
     """confident (one bundle) / ambiguous (near-ties side by side) / cold (say so)."""
-    from looma_git.api.index import fresh_head
+    from looma_git.retrieval import bundle as bundle_mod
     from looma_git.store.gitfacts import head_state
 
-    _require_ledger(paths)
-    items = _items(paths, fresh_head(paths)[0])
+    # Served from the index as it is and the records of the current ledger head (or, right
+    # after a commit's drain, of the previous one while a background process folds the new
+    # one): resume never waits on a reindex or a fold of system refreshes.
+    items = _items(paths, _require_ledger(paths), allow_stale=True)
     letters = string.ascii_uppercase
+    git_state: dict[str, Any] | None = None
     if work_ref:
         item = resolve_workitem(paths, work_ref, items)
         m = match.Match(item=item, score=1.0, coverage=1.0, title=1.0, semantic=None,
-                        matched_terms=())
+                        matched_terms=(), via="picked")
         state, chosen = "confident", [m]
     elif goal:
         ranked = _rank(paths, goal, items)
@@ -189,15 +205,16 @@ def resume(paths: RepoPaths, goal: str | None = None, *, work_ref: str | None = 
     else:
         from looma_git.retrieval.recent import most_recent
 
-        branch = head_state(require_worktree(paths)).get("branch")
+        git_state = head_state(require_worktree(paths))
+        branch = git_state.get("branch")
         state, picked = most_recent(items, branch if isinstance(branch, str) else None)
         chosen = [match.Match(item=it, score=1.0, coverage=0, title=0, semantic=None,
-                              matched_terms=()) for it in picked]
+                              matched_terms=(), via="recent") for it in picked]
     cands = [_candidate(m, letters[i]) for i, m in enumerate(chosen)]
-    out = ResumeOut(state=state, goal=goal, candidates=cands, bundle=None)  # type: ignore[arg-type]
+    out = ResumeOut(state=state, goal=goal, candidates=cands, bundle=None)
     if state == "confident":
         item = chosen[0].item
-        git = head_state(require_worktree(paths))
+        git = git_state or head_state(require_worktree(paths))
         b = bundle_mod.build(item, git, _git_commits(paths, [c.sha for c in item.commits]),
                              _session_rows(paths, item.sessions), budget)
         out.bundle = b.as_dict()
@@ -221,14 +238,17 @@ def resume(paths: RepoPaths, goal: str | None = None, *, work_ref: str | None = 
     return out
 
 
-def _require_ledger(paths: RepoPaths) -> None:
-    """Queries need a ledger (local or fetched); without one nothing is written anywhere."""
+def _require_ledger(paths: RepoPaths) -> str:
+    """The ledger head: queries need a ledger (local or fetched); without one nothing is
+    written anywhere."""
     from looma_git.api.index import ledger_head
 
-    if ledger_head(paths) is None:
+    head = ledger_head(paths)
+    if head is None:
         raise NotInitializedError(
             "looma has no ledger in this repository yet",
             hint="run `looma init` then `looma ingest` (or fetch a teammate's refs/looma/*)")
+    return head
 
 
 def _remember_letters(paths: RepoPaths, goal: str | None, state: str,

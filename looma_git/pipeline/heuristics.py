@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 KINDS = ("decision", "todo", "bug", "architecture")
@@ -31,45 +32,115 @@ class Candidate:
         ).hexdigest()[:12]
 
 
-_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
+# Each pattern with its gate: groups of lower-case literals such that every match of the
+# pattern contains at least one literal of every group. A message none of whose gates open
+# (most of them) is never split into sentences or searched; otherwise only the patterns
+# whose gates opened are tried, sentence by sentence. The gates only ever skip work: they
+# are a superset test, so what is found is exactly what the patterns alone find.
+_Gate = tuple[tuple[str, ...], ...]
+_SUBJECT = ("let's", "let us", "we'll", "we will", "we should", "we are going to", "i'll",
+            "i will")
+_CHOICE_VERB = ("use", "go with", "switch to", "adopt", "store", "keep", "stick with",
+                "move to", "rely on", "standardi", "not use", "drop")
+# Verbs a rule starts with when an agent states what the code will do.
+_RULE_VERB_WORDS = ("retry", "stream", "match", "store", "keep", "cache", "send", "split",
+                    "batch", "queue", "hash", "sign", "encrypt", "validate", "reject",
+                    "serve", "paginate", "lock", "debounce", "throttle", "aggregate",
+                    "compute", "route", "dedupe", "deduplicate", "persist", "emit", "publish",
+                    "poll")
+_RULE_VERBS = "|".join(_RULE_VERB_WORDS)
+_PATTERNS: dict[str, tuple[tuple[re.Pattern[str], _Gate], ...]] = {
     "decision": (
-        re.compile(r"\b(?:let's|let us|we(?:'ll| will| should| are going to)|i(?:'ll| will))\s+"
-                   r"(?:use|go with|switch to|adopt|store|keep|stick with|move to|rely on|"
-                   r"standardi[sz]e on|not use|drop)\b", re.I),
-        re.compile(r"\bwe(?:'ve)?\s+(?:decided|chose|agreed|settled)\b", re.I),
-        re.compile(r"\b(?:decided|decision)\s*(?:to|on|:)", re.I),
-        re.compile(r"\bgoing with\b", re.I),
-        re.compile(r"\b(?:use|using|prefer)\s+\S+(?:\s+\S+)?\s+instead of\b", re.I),
+        (re.compile(r"\b(?:let's|let us|we(?:'ll| will| should| are going to)|i(?:'ll| will))\s+"
+                    r"(?:use|go with|switch to|adopt|store|keep|stick with|move to|rely on|"
+                    r"standardi[sz]e on|not use|drop)\b", re.I), (_SUBJECT, _CHOICE_VERB)),
+        (re.compile(r"\bwe(?:'ve)?\s+(?:decided|chose|agreed|settled)\b", re.I),
+         (("decided", "chose", "agreed", "settled"),)),
+        (re.compile(r"\b(?:decided|decision)\s*(?:to|on|:)", re.I), (("decided", "decision"),)),
+        (re.compile(r"\bgoing with\b", re.I), (("going with",),)),
+        (re.compile(r"\b(?:use|using|prefer)\s+\S+(?:\s+\S+)?\s+instead of\b", re.I),
+         (("instead of",),)),
+        # Decisions stated without a cue word, as a window's conclusion states a choice: a
+        # declarative sentence contrasting what is done with what is not ("Usage records are
+        # aggregated per subscription item at invoice time, not pushed to Stripe"), or naming
+        # the option set aside ("... totals at invoice time rather than on every event").
+        (re.compile(r"\b(?:is|are|will be|get|gets|stay|stays|remain|remains)\s+(?:now\s+|"
+                    r"only\s+|always\s+|still\s+)?[a-z]+(?:ed|en)\b[^.;!?]*?,\s*(?:and\s+)?"
+                    r"not\s+(?:[a-z]+(?:ed|en)|in|on|at|via|through|by|from|to|as|per)\b", re.I),
+         (("not",), (",",), ("is", "are", "will be", "get", "stay", "remain"))),
+        (re.compile(r"\b[a-z]+(?:s|ed)\b[^.;!?]*?\brather than\b", re.I), (("rather than",),)),
+        (re.compile(r"\b(?:we|i)\s+(?:opted|chose|went)\s+(?:for|to|with)\b", re.I),
+         (("opted", "chose", "went"),)),
+        # A rule stated as an imperative answer: "Match on the verified email claim, never on
+        # the display name", "Stream rows with a generator instead of building the file in
+        # memory", "Retry with exponential backoff and full jitter: delay = ...".
+        (re.compile(r"^\s*(?:" + _RULE_VERBS + r")\s+(?:with|on|by|in|at|per|through|via|"
+                    r"only|once|every|each|the|a|all|one|rows|[a-z]+s)\b[^.!?:;]{10,120}?"
+                    r"(?:,\s*(?:never|not|but never)\b|\binstead of\b|\brather than\b|:\s)",
+                    re.I | re.M), (_RULE_VERB_WORDS,)),
+        # A policy with a number: "Reset links expire after 30 minutes".
+        (re.compile(r"\b(?:expire|expires|are valid|is valid|stay valid|time out|times out|"
+                    r"capped|limited|kept|retained)\s+(?:for|after|at|to)\s+(?:up to\s+)?\d+"
+                    r"\s*(?:s|ms|sec|secs|seconds?|min|mins|minutes?|h|hours?|days?|weeks?|"
+                    r"requests?|calls?|attempts?|retries|tries|%)\b", re.I),
+         (("expire", "valid", "time", "capped", "limited", "kept", "retained"),)),
     ),
     "todo": (
-        re.compile(r"^\s*(?:[-*]\s*)?(?:TODO|FIXME|todo)\b[:\s]", re.M),
-        re.compile(r"\b(?:we|i|you)\s+still\s+need\s+to\b", re.I),
-        re.compile(r"\bstill\s+(?:needs?|have)\s+to\b", re.I),
-        re.compile(r"\b(?:next step|follow[- ]up|left to do|remaining work)s?\b\s*(?:is|are|:)",
-                   re.I),
-        re.compile(r"^\s*[-*]\s*\[ \]\s+\S", re.M),
-        re.compile(r"\bdon't forget to\b", re.I),
+        (re.compile(r"^\s*(?:[-*]\s*)?(?:TODO|FIXME|todo)\b[:\s]", re.M), (("todo", "fixme"),)),
+        (re.compile(r"\b(?:we|i|you)\s+still\s+need\s+to\b", re.I), (("still",), ("need",))),
+        (re.compile(r"\bstill\s+(?:needs?|have)\s+to\b", re.I), (("still",), ("need", "have"))),
+        (re.compile(r"\b(?:next step|follow[- ]up|left to do|remaining work)s?\b\s*(?:is|are|:)",
+                    re.I), (("next step", "follow", "left to do", "remaining work"),)),
+        (re.compile(r"^\s*[-*]\s*\[ \]\s+\S", re.M), (("[ ]",),)),
+        (re.compile(r"\bdon't forget to\b", re.I), (("don't forget to",),)),
     ),
     "bug": (
-        re.compile(r"^\s*bug\s*:", re.I | re.M),
-        re.compile(r"\b(?:there's|there is|found|hit|spotted)\s+(?:a|another|the)\s+bug\b",
-                   re.I),
-        re.compile(r"\b(?:fails|crashes|breaks|hangs|throws|raises|expires|returns 500)\s+"
-                   r"(?:when|if|on|after|because)\b", re.I),
-        re.compile(r"\b(?:is|are)\s+(?:broken|failing|flaky)\b", re.I),
-        re.compile(r"\brace condition\b", re.I),
-        re.compile(r"\b(?:a|the|this)\s+regression\s+(?:in|since|from|after|when)\b", re.I),
+        (re.compile(r"^\s*bug\s*:", re.I | re.M), (("bug",),)),
+        (re.compile(r"\b(?:there's|there is|found|hit|spotted)\s+(?:a|another|the)\s+bug\b",
+                    re.I), (("bug",),)),
+        (re.compile(r"\b(?:fails|crashes|breaks|hangs|throws|raises|expires|returns 500)\s+"
+                    r"(?:when|if|on|after|because)\b", re.I),
+         (("fails", "crashes", "breaks", "hangs", "throws", "raises", "expires", "returns 500"),)),
+        (re.compile(r"\b(?:is|are)\s+(?:broken|failing|flaky)\b", re.I),
+         (("broken", "failing", "flaky"),)),
+        (re.compile(r"\brace condition\b", re.I), (("race condition",),)),
+        (re.compile(r"\b(?:a|the|this)\s+regression\s+(?:in|since|from|after|when)\b", re.I),
+         (("regression",),)),
+        # A diagnosis: "an N+1 query", "the root cause is", "is caused by".
+        (re.compile(r"\b(?:an?\s+)?n\s*\+\s*1\s+(?:quer(?:y|ies)|select|problem)\b|"
+                    r"\broot cause\b|\b(?:is|are|was|were)\s+caused by\b|\bthe culprit\b",
+                    re.I), (("n+1", "n + 1", "root cause", "caused by", "culprit"),)),
     ),
     "architecture": (
-        re.compile(r"^\s*architecture\s*:", re.I | re.M),
-        re.compile(r"\b(?:the|our)\s+(?:design|architecture)\s+(?:is|will be|uses|keeps)\b",
-                   re.I),
-        re.compile(r"\b(?:layer|module|service|component)\s+(?:owns|is responsible for)\b",
-                   re.I),
-        re.compile(r"\ball\s+(?:\w+\s+){0,3}(?:go|goes|must go)\s+through\b", re.I),
-        re.compile(r"\bsingle source of truth\b", re.I),
+        (re.compile(r"^\s*architecture\s*:", re.I | re.M), (("architecture",),)),
+        (re.compile(r"\b(?:the|our)\s+(?:design|architecture)\s+(?:is|will be|uses|keeps)\b",
+                    re.I), (("design", "architecture"),)),
+        (re.compile(r"\b(?:layer|module|service|component)\s+(?:owns|is responsible for)\b",
+                    re.I), (("owns", "is responsible for"),)),
+        (re.compile(r"\ball\s+(?:\w+\s+){0,3}(?:go|goes|must go)\s+through\b", re.I),
+         (("through",), ("all",))),
+        (re.compile(r"\bsingle source of truth\b", re.I), (("single source of truth",),)),
     ),
 }
+# Every pattern's first gate group is its most selective one: when no literal of any first
+# group occurs, nothing can match and the message costs one lower() and these `in` tests.
+_ANCHORS = tuple(sorted({lit for pats in _PATTERNS.values() for _, gate in pats
+                         for lit in gate[0]}))
+
+
+def _open_patterns(text: str) -> list[tuple[str, tuple[re.Pattern[str], ...]]]:
+    """Per kind (in KINDS order), the patterns whose gates `text` opens; [] for most text."""
+    low = text.lower()
+    if not any(lit in low for lit in _ANCHORS):
+        return []
+    out = []
+    for kind in KINDS:
+        pats = tuple(p for p, gate in _PATTERNS[kind]
+                     if all(any(lit in low for lit in group) for group in gate))
+        if pats:
+            out.append((kind, pats))
+    return out
+
 
 # Phrasings that look like a kind but are not a statement of it.
 _NEGATIVE = re.compile(
@@ -85,6 +156,8 @@ _SENT = re.compile(r"(?:[^\n.!?]|[.!?](?=[^\s.!?]))+(?:[.!?]+(?=\s|$)|\n|$)")
 
 def _masked(text: str) -> str:
     """Code fences blanked out (same length) so spans still index the original text."""
+    if "```" not in text:
+        return text
     return _FENCE.sub(lambda m: " " * len(m.group(0)), text)
 
 
@@ -94,14 +167,17 @@ def extract(text: str, *, event_id: str, agent: str, session_id: str, ts: str,
     if role not in ("user", "assistant") or not text:
         return []
     masked = _masked(text[:20000])
+    kinds = _open_patterns(masked)
+    if not kinds:
+        return []
     out: list[Candidate] = []
     for m in _SENT.finditer(masked):
         sent = m.group(0)
         stripped = sent.strip()
         if len(stripped) < 12 or stripped.endswith("?") or _NEGATIVE.search(stripped):
             continue
-        for kind in KINDS:
-            if any(p.search(sent) for p in _PATTERNS[kind]):
+        for kind, pats in kinds:
+            if any(p.search(sent) for p in pats):
                 lead = len(sent) - len(sent.lstrip())
                 start = m.start() + lead
                 end = start + len(stripped)
@@ -117,3 +193,45 @@ def extract(text: str, *, event_id: str, agent: str, session_id: str, ts: str,
 def is_reversal(text: str) -> bool:
     """A decision that reverses an earlier one ("actually, let's not use Redis")."""
     return bool(_REVERSAL.search(text))
+
+
+# A decision that picks a tool or approach for a slot: "use X", "go with X", "switch to X".
+_PICKS = re.compile(r"\b(?:use|using|go(?:ing)? with|switch(?:ing)? to|adopt|stick with|move to|"
+                    r"rely on|pick|chose|choose|prefer)\s+(?:the\s+|a\s+)?([\w.+#-]{2,})", re.I)
+_WORDS = re.compile(r"[a-z][a-z0-9+#.-]*[a-z0-9+#]|[a-z]")
+# Words that carry no subject: the reversal cues, choice verbs and glue.
+_GLUE = frozenset("""a an the and or but of to in on for at by with from as is are be was were it
+this that these those we we'll i i'll let let's us our you actually instead use using go going
+switch switching to scrap revert not no longer change plan second thought decided decide
+decision choose chose pick prefer adopt stick move rely keep store drop will should shall would
+can just then now so also all any it's there here them they which what when ok okay yes right
+let's""".split())
+
+
+def _subject(text: str) -> set[str]:
+    return {w.rstrip(".-") for w in _WORDS.findall(text.lower())
+            if len(w) > 2 and w not in _GLUE}
+
+
+def reversals(decisions: Sequence[tuple[str, str]]) -> dict[str, str]:
+    """For decisions `(id, text)` of one WorkItem in the order they were said: earlier id ->
+    the id of the later decision that reverses it.
+
+    A later decision reverses an earlier one when it reads as a reversal ("actually",
+    "instead", "switch to", ...) and either names the earlier one's subject (a shared
+    content word: "instead of Dramatiq", "... for the background jobs") or, naming nothing
+    shared, picks another tool for the slot the latest earlier pick filled ("We'll use
+    Dramatiq" -> "Actually, let's use RQ").
+    """
+    out: dict[str, str] = {}
+    for i, (later_id, later) in enumerate(decisions):
+        if not is_reversal(later):
+            continue
+        terms = _subject(later)
+        earlier = [(eid, text) for eid, text in decisions[:i] if eid not in out and eid != later_id]
+        named = [eid for eid, text in earlier if terms & _subject(text)]
+        if not named and _PICKS.search(later):
+            named = [eid for eid, text in reversed(earlier) if _PICKS.search(text)][:1]
+        for eid in named:
+            out[eid] = later_id
+    return out

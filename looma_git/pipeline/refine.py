@@ -11,7 +11,7 @@ from rapidfuzz import fuzz
 
 from looma_git.pipeline import confidence as conf
 from looma_git.pipeline.extractor import Extractor, HeuristicExtractor
-from looma_git.pipeline.heuristics import Candidate, is_reversal
+from looma_git.pipeline.heuristics import Candidate, reversals
 from looma_git.pipeline.inputs import Session
 from looma_git.pipeline.linking import Link, Target, link_commits
 from looma_git.pipeline.resolve import Cluster, Resolver, Seed, window_order
@@ -211,17 +211,7 @@ def _memories(c: Cluster, cands: list[Candidate], c_conf: dict[str, float]) -> l
             workitem=c.id, confidence=conf.score(feats), lifecycle="active",
             superseded_by=None, evidence=ev, sessions=tuple(sessions), ts=head.ts))
     # A later decision that reverses an earlier one on the same subject supersedes it.
-    decisions = [m for m in views if m.kind == "decision"]
-    superseded: dict[str, str] = {}
-    for i, later in enumerate(decisions):
-        if not is_reversal(later.text):
-            continue
-        later_terms = set(_salient(later.text))
-        for earlier in decisions[:i]:
-            if earlier.id in superseded:
-                continue
-            if later_terms & set(_salient(earlier.text)):
-                superseded[earlier.id] = later.id
+    superseded = reversals([(m.id, m.text) for m in views if m.kind == "decision"])
     if superseded:
         views = [MemoryView(**{**m.__dict__, "lifecycle": "superseded",
                                "superseded_by": superseded[m.id]})

@@ -1,4 +1,4 @@
-"""Goal matching and the resume outcome: confident, ambiguous or cold (thresholds in one place)."""
+"""Goal matching and the resume outcome: words and meaning fused, thresholds in one place."""
 
 from __future__ import annotations
 
@@ -8,23 +8,41 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
-from rapidfuzz import fuzz
-
 from looma_git.retrieval.records import ItemRecord
 
-# Resume thresholds (DESIGN §5), in one place.
-CONFIDENT_AT = 0.55  # top match must reach this...
+# Resume thresholds (DESIGN §5), in one place; docs/quality.md says how they were chosen.
+# Words: idf-weighted term coverage + fuzzy title/alias match, in [0, 1].
+CONFIDENT_AT = 0.55  # the top match must reach this...
 MARGIN = 0.15  # ...and lead the runner-up by this much
-COLD_BELOW = 0.25  # below this nothing matches: say so, invent nothing
+COLD_BELOW = 0.25  # below this no word matches: say so, invent nothing
+# Meaning: cosine between the goal and the item's summary or closest session window.
+SEM_CONFIDENT_AT = 0.42
+SEM_MARGIN = 0.15
+SEM_COLD_BELOW = 0.30
+# A words match this weak (one common word of several) needs meaning not to contradict it:
+# with a cosine under SEM_COLD_BELOW it is no match ("batch pick lists by zone" vs a WorkItem
+# that once said "picks up").
+LEX_WEAK = 0.40
 MAX_SIDE_BY_SIDE = 4
+RRF_K = 60  # reciprocal rank fusion constant (the usual 60)
 
-W_COVERAGE = 0.60
-W_TITLE = 0.25
-W_SEMANTIC = 0.15
+W_COVERAGE = 0.70
+W_TITLE = 0.30
+PARTIAL = 0.6  # a goal word that only shares a prefix with an item word ("auth" ~ "authentication")
+BRANCH_SCORE = 1.0  # the goal names the item's branch
+FILE_SCORE = 0.9  # the goal names one of the item's files (or a directory of them)
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9+#]*")
 _STOP = frozenset("the a an of to in on for and or with is are was what whats where how do does "
-                  "did my our we i me about work working resume status on it that this".split())
+                  "did my our we i me about work working resume status on it that this by from "
+                  "into onto at as via than then".split())
+# "continue building the authentication" asks for the authentication: the lead-in is no topic.
+_LEAD_IN = re.compile(
+    r"^\s*(?:(?:let's|lets|please|ok|okay|so)\s+)*(?:continue|resume|finish|keep|carry on|"
+    r"get back to|go back to|back to|pick up|work on|working on|start on)"
+    r"(?:\s+(?:building|working on|working|with|on|implementing|adding|fixing|doing|the|"
+    r"our|my))*\s+", re.I)
+_PATHLIKE = re.compile(r"^[\w.\-]+(?:/[\w.\-]*)+$|^[\w\-]+\.[a-z0-9]{1,5}$", re.I)
 
 
 @lru_cache(maxsize=65536)  # transcripts repeat a small vocabulary; stemming dominated rank()
@@ -42,10 +60,30 @@ def terms(text: str) -> list[str]:
     return [stem(w) for w in _WORD.findall(re.sub(r"[/._\-]", " ", low)) if w not in _STOP]
 
 
+def goal_terms(goal: str) -> list[str]:
+    """The goal's topic terms: its lead-in ("continue building the ...") dropped."""
+    topic = _LEAD_IN.sub("", goal, count=1)
+    return list(dict.fromkeys(terms(topic) or terms(goal)))
+
+
 @lru_cache(maxsize=8192)
 def _doc_terms(text: str) -> frozenset[str]:
     """An item's term set, kept per process: a warm resume re-ranks without re-tokenising."""
     return frozenset(terms(text))
+
+
+@lru_cache(maxsize=8192)
+def _prefixes(doc: frozenset[str]) -> frozenset[str]:
+    """Every 4+-letter prefix of the item's terms, for partial (abbreviation) matches."""
+    return frozenset(t[:n] for t in doc if len(t) >= 4 for n in range(4, len(t) + 1))
+
+
+def _partial(term: str, doc: frozenset[str]) -> bool:
+    """`term` abbreviates an item word or an item word abbreviates it (4+ letters shared as
+    a whole prefix: "auth" / "authentication", "config" / "configuration")."""
+    if len(term) >= 4 and term in _prefixes(doc):
+        return True
+    return any(term[:n] in doc for n in range(4, len(term)))
 
 
 @dataclass(frozen=True)
@@ -53,74 +91,160 @@ class Match:
     """One WorkItem's match against a goal, with the parts behind it."""
 
     item: ItemRecord
-    score: float
+    score: float  # fused, on the words scale (what the thresholds read)
     coverage: float
     title: float
-    semantic: float | None
+    semantic: float | None  # cosine, when meaning was consulted
     matched_terms: tuple[str, ...]
+    lexical: float = 0.0
+    via: str = "words"  # words | meaning | words+meaning | branch | file | picked | recent
+
+
+def _entity(goal: str, it: ItemRecord) -> tuple[float, str] | None:
+    """The goal names the item's branch or one of its files/directories."""
+    g = goal.strip().strip("'\"`").rstrip("/")
+    if not g or " " in g:
+        return None
+    low = g.lower()
+    if any(b.lower() == low or (b.lower().rsplit("/", 1)[-1] == low and "/" in b)
+           for b in it.branches):
+        return BRANCH_SCORE, "branch"
+    if _PATHLIKE.match(g) and any(f == g or f.startswith(g + "/") or f.endswith("/" + g)
+                                  for f in it.files):
+        return FILE_SCORE, "file"
+    return None
 
 
 def rank(goal: str, items: list[ItemRecord],
          semantic: Mapping[str, float] | None = None) -> list[Match]:
-    """Rank items for a goal: idf-weighted term coverage, fuzzy title match, optional cosine."""
-    goal_terms = list(dict.fromkeys(terms(goal)))
-    if not goal_terms or not items:
+    """Rank items for a goal by words (idf-weighted coverage, fuzzy title, branch and file
+    names), fused with meaning (cosines, when given) by reciprocal rank; `score` is the
+    stronger channel on the words scale (see `sem_on_word_scale`)."""
+    gts = goal_terms(goal)
+    if not gts or not items:
         return []
+    from rapidfuzz import fuzz  # here, not at import: `work` and `ask` never rank titles
+
     docs = {it.id: _doc_terms(it.text_fields()) for it in items}
     n = len(items)
-    idf = {t: math.log(1 + (n + 1) / (1 + sum(1 for d in docs.values() if t in d)))
-           for t in goal_terms}
+    df = {t: sum(1 for d in docs.values() if t in d or _partial(t, d)) for t in gts}
+    idf = {t: math.log(1 + (n + 1) / (1 + df[t])) for t in gts}
     total = sum(idf.values())
-    out = []
+    topic = _LEAD_IN.sub("", goal, count=1).lower()
+    lex: list[tuple[ItemRecord, float, float, float, tuple[str, ...], str]] = []
     for it in items:
-        hit = [t for t in goal_terms if t in docs[it.id]]
-        coverage = sum(idf[t] for t in hit) / total if total else 0.0
+        d = docs[it.id]
+        hit = [t for t in gts if t in d]
+        part = [t for t in gts if t not in d and _partial(t, d)]
+        coverage = (sum(idf[t] for t in hit) + PARTIAL * sum(idf[t] for t in part)) / total \
+            if total else 0.0
         names = [it.title, *it.aliases]
-        title = max(fuzz.token_set_ratio(goal.lower(), x.lower()) for x in names) / 100.0
+        title = max(fuzz.token_set_ratio(topic, x.lower()) for x in names) / 100.0
         # A fuzzy title hit without any shared term is noise ("kubernetes" vs "Rate Limiter").
         title = title if hit else 0.0
-        sem = semantic.get(it.id) if semantic else None
-        if sem is None:
-            score = (W_COVERAGE * coverage + W_TITLE * title) / (W_COVERAGE + W_TITLE)
-        else:
-            sem01 = min(1.0, max(0.0, (sem - 0.2) / 0.6))
-            score = W_COVERAGE * coverage + W_TITLE * title + W_SEMANTIC * sem01
-        out.append(Match(item=it, score=round(score, 4), coverage=round(coverage, 4),
-                         title=round(title, 4), semantic=sem, matched_terms=tuple(hit)))
-    out.sort(key=lambda m: (-m.score, -m.item.confidence, m.item.id))
+        score = W_COVERAGE * coverage + W_TITLE * title
+        via = "words"
+        ent = _entity(goal, it)
+        if ent and ent[0] > score:
+            score, via = ent
+        lex.append((it, round(score, 4), round(coverage, 4), round(title, 4),
+                    tuple(hit + part), via))
+    order_lex = sorted(lex, key=lambda r: (-r[1], -r[0].confidence, r[0].id))
+    rrf: dict[str, float] = {r[0].id: 1.0 / (RRF_K + i + 1) for i, r in enumerate(order_lex)
+                             if r[1] > 0}
+    if semantic:
+        order_sem = sorted((it for it in items if it.id in semantic),
+                           key=lambda it: (-semantic[it.id], it.id))
+        for i, it in enumerate(order_sem):
+            if semantic[it.id] >= SEM_COLD_BELOW:
+                rrf[it.id] = rrf.get(it.id, 0.0) + 1.0 / (RRF_K + i + 1)
+    out = []
+    for it, score, coverage, title, found, via in lex:
+        cos = semantic.get(it.id) if semantic else None
+        fused = score
+        if cos is not None:
+            s = sem_on_word_scale(cos)
+            if s > score:
+                fused, via = s, ("words+meaning" if score >= COLD_BELOW else "meaning")
+            elif s >= COLD_BELOW and score >= COLD_BELOW:
+                via = "words+meaning"
+        out.append(Match(item=it, score=round(fused, 4), coverage=coverage, title=title,
+                         semantic=None if cos is None else round(cos, 4), matched_terms=found,
+                         lexical=score, via=via))
+    out.sort(key=lambda m: (-m.score, -rrf.get(m.item.id, 0.0), -m.item.confidence, m.item.id))
     return out
 
 
-def semantic_can_change(lexical: list[Match]) -> bool:
-    """Whether a semantic boost could change the outcome of a lexical-only ranking.
+def sem_on_word_scale(cos: float) -> float:
+    """A cosine mapped onto the words scale so one set of thresholds reads both: the cold
+    and confident cosines land on COLD_BELOW and CONFIDENT_AT (linear between, clamped)."""
+    slope = (CONFIDENT_AT - COLD_BELOW) / (SEM_CONFIDENT_AT - SEM_COLD_BELOW)
+    return max(0.0, min(1.0, COLD_BELOW + (cos - SEM_COLD_BELOW) * slope))
 
-    With cosines, an item's score becomes (W_COVERAGE + W_TITLE) * lexical + W_SEMANTIC * s,
-    s in [0, 1], while an item without a vector keeps its lexical score. When even the worst
-    case (the leader gets s = 0, the best runner-up the most it can) leaves the leader
-    confident, or the best possible score is still cold, the model need not be loaded.
-    """
-    if not lexical:
-        return False
-    eps = 1e-3  # scores are rounded to 4 places
-    lex_w = W_COVERAGE + W_TITLE
-    l1 = lexical[0].score
-    if lex_w * l1 + W_SEMANTIC < COLD_BELOW - eps:
-        return False
-    l2 = max((m.score for m in lexical[1:]), default=0.0)
-    c1_low = lex_w * l1
-    c2_high = max(l2, lex_w * l2 + W_SEMANTIC)
-    return not (c1_low >= CONFIDENT_AT + eps and c1_low - c2_high >= MARGIN + eps)
+
+def lexical_decides(lexical: list[Match]) -> bool:
+    """The rule for loading no model: the words alone make the goal confident. Meaning is
+    consulted only when words leave it ambiguous or cold (a paraphrase, a vague goal)."""
+    return _state(lexical, [m.lexical for m in lexical], CONFIDENT_AT, MARGIN,
+                  COLD_BELOW) == "confident"
+
+
+def semantic_can_change(lexical: list[Match]) -> bool:
+    """Whether consulting meaning could change a words-only outcome (the inverse of
+    `lexical_decides`, kept for callers that ask it this way)."""
+    return bool(lexical) and not lexical_decides(lexical)
+
+
+def _state(matches: list[Match], scores: list[float], high: float, margin: float,
+           low: float) -> str:
+    if not matches or scores[0] < low:
+        return "cold"
+    c2 = scores[1] if len(scores) > 1 else 0.0
+    return "confident" if scores[0] >= high and scores[0] - c2 >= margin else "ambiguous"
 
 
 def outcome(matches: list[Match]) -> tuple[str, list[Match]]:
-    """confident (one), ambiguous (near-ties side by side) or cold (nothing)."""
-    if not matches or matches[0].score < COLD_BELOW:
+    """confident (one), ambiguous (near-ties side by side) or cold (nothing).
+
+    Words decide first: a confident words match stands (no meaning needed). Otherwise the
+    meaning channel may carry the goal on its own thresholds (cosine SEM_CONFIDENT_AT with
+    SEM_MARGIN over the runner-up), unless the words strongly (CONFIDENT_AT) point
+    elsewhere; when neither is confident, the near-ties of both channels are shown side by
+    side, never blended."""
+    if not matches:
         return "cold", []
-    c1 = matches[0].score
-    c2 = matches[1].score if len(matches) > 1 else 0.0
-    if c1 >= CONFIDENT_AT and c1 - c2 >= MARGIN:
-        return "confident", [matches[0]]
-    ties = [m for m in matches if m.score >= COLD_BELOW and c1 - m.score < MARGIN]
+    def lex(m: Match) -> float:
+        if m.lexical < LEX_WEAK and m.semantic is not None and m.semantic < SEM_COLD_BELOW:
+            return 0.0
+        return m.lexical
+
+    by_lex = sorted(matches, key=lambda m: (-lex(m), -m.item.confidence, m.item.id))
+    lex_scores = [lex(m) for m in by_lex]
+    s_lex = _state(by_lex, lex_scores, CONFIDENT_AT, MARGIN, COLD_BELOW)
+    if s_lex == "confident":
+        return "confident", [by_lex[0]]
+    with_cos = [m for m in matches if m.semantic is not None]
+    by_sem = sorted(with_cos, key=lambda m: (-(m.semantic or 0.0), m.item.id))
+    sem_scores = [m.semantic or 0.0 for m in by_sem]
+    s_sem = _state(by_sem, sem_scores, SEM_CONFIDENT_AT, SEM_MARGIN, SEM_COLD_BELOW)
+    lex_ties = [m for m in by_lex if lex(m) >= COLD_BELOW
+                and lex_scores[0] - lex(m) < MARGIN] if s_lex == "ambiguous" else []
+    sem_ties = [m for m in by_sem if (m.semantic or 0.0) >= SEM_COLD_BELOW
+                and sem_scores[0] - (m.semantic or 0.0) < SEM_MARGIN] \
+        if s_sem != "cold" else []
+    if s_sem == "confident":
+        top = by_sem[0]
+        # Meaning carries the goal unless the words make a strong case for another item:
+        # that disagreement is shown side by side, not hidden.
+        rival = by_lex[0]
+        if rival.item.id == top.item.id or lex(rival) < CONFIDENT_AT:
+            return "confident", [top]
+    if s_lex == "cold" and s_sem == "cold":
+        return "cold", []
+    ids = {m.item.id for m in lex_ties + sem_ties}
+    ties = [m for m in matches if m.item.id in ids]  # `matches` is in fused (RRF) order
     if len(ties) < 2:
-        ties = [m for m in matches[:2] if m.score >= COLD_BELOW]
+        live = [m for m in matches if lex(m) >= COLD_BELOW
+                or (m.semantic or 0.0) >= SEM_COLD_BELOW]
+        ties = ties + [m for m in live[:2] if m.item.id not in ids]
     return "ambiguous", ties[:MAX_SIDE_BY_SIDE]

@@ -8,6 +8,8 @@ from typing import Any
 from looma_git.ledger.state import LedgerState
 from looma_git.pipeline.confidence import band
 
+TRUNKS = frozenset({"main", "master", "trunk", "develop", "HEAD"})
+
 
 @dataclass(frozen=True)
 class MemoryRecord:
@@ -23,6 +25,7 @@ class MemoryRecord:
     promoted: bool
     evidence: tuple[dict[str, Any], ...]
     said_at: str = ""
+    superseded_by: str | None = None
 
 
 @dataclass(frozen=True)
@@ -55,20 +58,25 @@ class ItemRecord:
     updated: str
     promoted: bool
     features: tuple[tuple[str, float], ...] = ()
+    branches: tuple[str, ...] = ()  # its own branch and its linked commits' branches
+    prompts: tuple[str, ...] = ()  # the effort's own words: opening requests it was made from
 
     def text_fields(self) -> str:
         """Everything searchable about the item, for matching and indexing."""
         mems = " ".join(m.text for m in self.memories if m.lifecycle == "active")
         return " ".join([self.title, " ".join(self.aliases), " ".join(self.files),
-                         self.summary, mems])
+                         " ".join(self.branches), " ".join(self.prompts), self.summary, mems])
 
 
 def from_ledger(state: LedgerState) -> list[ItemRecord]:
     """Live WorkItems of the fold (merged-away, split and false-positive ones excluded)."""
     links_by_wi: dict[str, list[LinkRecord]] = {}
+    branches_by_wi: dict[str, set[str]] = {}
     for (sha, wi), link in sorted(state.links.items()):
         links_by_wi.setdefault(wi, []).append(
             LinkRecord(sha=sha, confidence=link.confidence, by=link.by))
+        if link.branch and link.branch not in TRUNKS:
+            branches_by_wi.setdefault(wi, set()).add(link.branch)
     mems_by_wi: dict[str, list[MemoryRecord]] = {}
     for mid, m in sorted(state.memories.items()):
         if m.false_positive or m.forced == "reject":
@@ -76,7 +84,8 @@ def from_ledger(state: LedgerState) -> list[ItemRecord]:
         mems_by_wi.setdefault(m.workitem or "", []).append(MemoryRecord(
             id=mid, kind=m.kind, text=m.text, workitem=m.workitem, confidence=m.confidence,
             band=m.band or band(m.confidence), lifecycle=m.lifecycle or "active", promoted=True,
-            evidence=tuple(dict(e) for e in m.evidence), said_at=m.said_at))
+            evidence=tuple(dict(e) for e in m.evidence), said_at=m.said_at,
+            superseded_by=m.superseded_by))
     out = []
     for wid, it in sorted(state.workitems.items()):
         if it.merged_into or it.false_positive or it.split_into:
@@ -89,5 +98,9 @@ def from_ledger(state: LedgerState) -> list[ItemRecord]:
                                   for s in it.sessions)),
             commits=tuple(links_by_wi.get(wid, [])), memories=tuple(mems_by_wi.get(wid, [])),
             updated=it.last_active or it.updated_ts, promoted=True,
-            features=tuple(sorted(it.features.items()))))
+            features=tuple(sorted(it.features.items())),
+            branches=tuple(sorted(branches_by_wi.get(wid, set()) | (
+                {it.branch} if it.branch else set()))),
+            prompts=tuple(dict.fromkeys(str(e.get("quote") or "")[:300] for e in it.evidence
+                                        if e.get("quote")))[:3]))
     return out

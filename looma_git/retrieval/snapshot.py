@@ -12,7 +12,7 @@ from looma_git.retrieval.records import ItemRecord, LinkRecord, MemoryRecord
 SNAPSHOT_FILE = "records-snapshot.json"
 #: Bump when ItemRecord/MemoryRecord/LinkRecord or `from_ledger` change shape or meaning,
 #: so an old snapshot is ignored instead of misread.
-SNAPSHOT_FORMAT = 1
+SNAPSHOT_FORMAT = 2
 MAX_SNAPSHOT_BYTES = 512 * 1024 * 1024
 
 
@@ -30,19 +30,26 @@ def _item_from_json(d: dict[str, Any]) -> ItemRecord:
         **d, "files": tuple(d["files"]), "aliases": tuple(d["aliases"]),
         "sessions": tuple((a, s) for a, s in d["sessions"]),
         "commits": tuple(LinkRecord(sha=c[0], confidence=c[1], by=c[2]) for c in d["commits"]),
-        "memories": mems, "features": tuple((k, v) for k, v in d["features"])})
+        "memories": mems, "features": tuple((k, v) for k, v in d["features"]),
+        "branches": tuple(d["branches"]), "prompts": tuple(d["prompts"])})
 
 
 def load(state_dir: Path, head: str) -> list[ItemRecord] | None:
     """The records saved for `head`, or None when absent, stale, foreign or damaged."""
+    found = load_any(state_dir)
+    return found[1] if found is not None and found[0] == head else None
+
+
+def load_any(state_dir: Path) -> tuple[str, list[ItemRecord]] | None:
+    """(ledger commit, records) of the saved snapshot, whatever head it was saved for."""
     path = Path(state_dir) / SNAPSHOT_FILE
     try:
         if path.stat().st_size > MAX_SNAPSHOT_BYTES:
             return None
         doc = json.loads(path.read_bytes())
-        if doc.get("format") != SNAPSHOT_FORMAT or doc.get("ledger_commit") != head:
+        if doc.get("format") != SNAPSHOT_FORMAT or not isinstance(doc.get("ledger_commit"), str):
             return None
-        return [_item_from_json(d) for d in doc["items"]]
+        return doc["ledger_commit"], [_item_from_json(d) for d in doc["items"]]
     except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
         return None  # a cache: anything unexpected means "fold the ledger again"
 

@@ -228,9 +228,30 @@ def unreachable(worktree: Path, shas: list[str]) -> set[str]:
 
 
 def head_state(worktree: Path) -> dict[str, object]:
-    """Branch, HEAD and dirty files for a resume bundle."""
-    branch = _git(worktree, "symbolic-ref", "--short", "-q", "HEAD").strip() or None
-    head = _git(worktree, "rev-parse", "--short", "HEAD").strip() or None
-    status = _git(worktree, "status", "--porcelain", "-z", "--untracked-files=normal")
-    dirty = sorted({entry[3:] for entry in status.split("\x00") if len(entry) > 3})
-    return {"branch": branch, "head": head, "dirty": dirty}
+    """Branch, HEAD and dirty files for a resume bundle (two git calls)."""
+    status = _git(worktree, "status", "--porcelain=v2", "--branch", "-z",
+                  "--untracked-files=normal")
+    branch: str | None = None
+    born = False
+    dirty: set[str] = set()
+    entries = status.split("\x00")
+    i = 0
+    while i < len(entries):
+        e = entries[i]
+        i += 1
+        if e.startswith("# branch.head "):
+            name = e[len("# branch.head "):]
+            branch = None if name == "(detached)" else name
+        elif e.startswith("# branch.oid "):
+            born = e[len("# branch.oid "):] != "(initial)"
+        elif e.startswith("1 "):
+            dirty.add(e.split(" ", 8)[-1])
+        elif e.startswith("2 "):
+            dirty.add(e.split(" ", 9)[-1])
+            i += 1  # the rename's original path
+        elif e.startswith("u "):
+            dirty.add(e.split(" ", 10)[-1])
+        elif e.startswith("? "):
+            dirty.add(e[2:])
+    head = _git(worktree, "rev-parse", "--short", "HEAD").strip() or None if born else None
+    return {"branch": branch, "head": head, "dirty": sorted(dirty)}

@@ -132,9 +132,9 @@ def test_not_a_database_is_reported_as_unavailable(tmp_path: Path) -> None:
 
 
 def test_missing_extension_is_reported_as_unavailable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import sqlite_vec
+    from looma_git.index import vectors
 
-    monkeypatch.setattr(sqlite_vec, "loadable_path", lambda: str(tmp_path / "no-such-vec0"))
+    monkeypatch.setattr(vectors, "_extension_path", lambda: str(tmp_path / "no-such-vec0"))
     with pytest.raises(VectorStoreUnavailable, match="sqlite-vec"):
         VectorStore(tmp_path / "v.db", 4, "m")
 
