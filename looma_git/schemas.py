@@ -233,6 +233,8 @@ class StatusOut(BaseModel):
     health: dict[str, float | None] | None = None
     warnings: list[dict[str, Any]] | None = None
     previous: dict[str, float | None] | None = None  # the last health snapshot
+    # with --health: secrets redacted on ingest, by rule family (e.g. {"github": 2})
+    redaction_by_family: dict[str, int] | None = None
 
 
 class ActorOut(BaseModel):
