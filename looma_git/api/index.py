@@ -14,6 +14,7 @@ from typing import Any
 
 from looma_git.errors import ReadOnlyError
 from looma_git.gitrepo import RepoPaths
+from looma_git.index.vector_sync import vectors_path  # noqa: F401  (api surface: tests, status)
 from looma_git.retrieval.records import ItemRecord, from_ledger
 
 LEDGER_REF = "refs/looma/ledger"
@@ -72,10 +73,6 @@ def ledger_head(paths: RepoPaths) -> str | None:
 
 def fulltext_dir(paths: RepoPaths) -> Path:
     return paths.state_dir / "tantivy"
-
-
-def vectors_path(paths: RepoPaths) -> Path:
-    return paths.state_dir / "vectors.db"
 
 
 def _item_docs(items: list[ItemRecord]) -> list[Any]:
@@ -327,122 +324,21 @@ def reindex(paths: RepoPaths, *, full: bool = True,
 
 def _embed(paths: RepoPaths, items: list[ItemRecord], report: ReindexReport,
            memory_budget_s: float | None) -> str | None:
-    """Vectors for WorkItem summaries (always all) and memories (within `memory_budget_s`,
-    None: no limit); lexical-only when no model is installed."""
-    from looma_git.index.embedder import load_default_with_reason
+    """Top up the vectors (index/vector_sync) and record what happened in `report`."""
+    from looma_git.index import vector_sync
 
-    embedder, reason = load_default_with_reason()
-    if embedder is None:
-        report.embedder_reason = reason
-        return None
-    from looma_git.errors import LoomaError
-    from looma_git.index.vectors import VectorStore
-
-    texts: list[tuple[str, str, str]] = []
-    for it in items:
-        texts.append((it.id, "workitem", f"{it.title}. {' '.join(it.aliases)}. {it.summary}"))
-    for it in items:
-        texts.extend((m.id, "memory", m.text) for m in it.memories if m.lifecycle == "active")
-    texts.extend(_window_texts(paths))
-    wanted = {i: _text_hash(k, t) for i, k, t in texts}
-    try:
-        with VectorStore(vectors_path(paths), embedder.dim, embedder.model_id) as vs:
-            # Embedding is most of a reindex (~100 texts/s on 2 cores) and every ledger write
-            # triggers one: re-embed only texts that changed since the vectors were written.
-            known = _read_embedded(paths, embedder.model_id)
-            if known is None or vs.needs_reembed or vs.count() != len(known):
-                known = {}
-                vs.clear()
-            _embedded_path(paths).unlink(missing_ok=True)  # vectors move; the record follows
-            gone = [d for d in known if d not in wanted]
-            vs.delete_many(gone)
-            todo = [(i, k, t) for i, k, t in texts if known.get(i) != wanted[i]]
-            done = {i: h for i, h in known.items() if i in wanted}
-            must = [x for x in todo if x[1] == "workitem"]
-            rest = [x for x in todo if x[1] != "workitem"]
-            t0 = time.perf_counter()
-            for batch in _batches(must) + _batches(rest):
-                if batch[0][1] != "workitem" and memory_budget_s is not None and (
-                        time.perf_counter() - t0 >= memory_budget_s):
-                    break
-                vecs = embedder.embed([t for _, _, t in batch])
-                vs.upsert_many([(i, k, v) for (i, k, _), v in zip(batch, vecs, strict=True)])
-                done.update((i, wanted[i]) for i, _, _ in batch)
-            _write_embedded(paths, embedder.model_id, done)
-            report.vectors = len(done)
-            report.vectors_pending = len(wanted) - len(done)
-    except (LoomaError, OSError) as exc:
-        report.embedder_reason = exc.message if isinstance(exc, LoomaError) else str(exc)
-        return None
-    report.embedder = embedder.model_id
-    return embedder.model_id
-
-
-EMBEDDED_FILE = "vectors-texts.json"
-
-
-def _window_texts(paths: RepoPaths) -> list[tuple[str, str, str]]:
-    """Session-window summaries from the last refinery pass (local only: none on a clone that
-    never saw the transcripts)."""
-    if not paths.store_db.exists():
-        return []
-    from looma_git.index import storedb
-
-    conn = storedb.connect(paths, readonly=True)
-    try:
-        rows = conn.execute("SELECT key, text FROM refine_windows ORDER BY key").fetchall()
-    except Exception:
-        return []
-    finally:
-        conn.close()
-    return [(f"win:{key}", "window", text) for key, text in rows if text]
+    texts = vector_sync.item_texts(items) + vector_sync.window_texts(paths)
+    out = vector_sync.sync(paths, texts, memory_budget_s)
+    report.vectors, report.vectors_pending = out.vectors, out.pending
+    report.embedder, report.embedder_reason = out.model_id, out.reason
+    return out.model_id
 
 
 def window_owners(paths: RepoPaths) -> dict[str, str]:
     """Vector doc id of each window -> the WorkItem it belongs to."""
-    if not paths.store_db.exists():
-        return {}
-    from looma_git.index import storedb
+    from looma_git.index.vector_sync import window_owners as owners
 
-    conn = storedb.connect(paths, readonly=True)
-    try:
-        return {f"win:{k}": wi for k, wi in conn.execute(
-            "SELECT key, workitem FROM refine_windows")}
-    except Exception:
-        return {}
-    finally:
-        conn.close()
-
-
-def _batches(items: list[tuple[str, str, str]], size: int = 64) -> list[list[tuple[str, str, str]]]:
-    return [items[i:i + size] for i in range(0, len(items), size)]
-
-
-def _text_hash(kind: str, text: str) -> str:
-    import hashlib
-
-    return hashlib.sha1(f"{kind}\0{text}".encode()).hexdigest()
-
-
-def _embedded_path(paths: RepoPaths) -> Path:
-    return paths.state_dir / EMBEDDED_FILE
-
-
-def _read_embedded(paths: RepoPaths, model_id: str) -> dict[str, str] | None:
-    """doc id -> hash of the text its stored vector was computed from (None: unknown)."""
-    try:
-        doc = json.loads(_embedded_path(paths).read_bytes())
-        if doc.get("model_id") != model_id or not isinstance(doc.get("docs"), dict):
-            return None
-        return {str(k): str(v) for k, v in doc["docs"].items()}
-    except (OSError, ValueError, AttributeError):
-        return None
-
-
-def _write_embedded(paths: RepoPaths, model_id: str, docs: dict[str, str]) -> None:
-    tmp = paths.state_dir / f".{EMBEDDED_FILE}.{os.getpid()}.tmp"
-    tmp.write_text(json.dumps({"model_id": model_id, "docs": docs}, sort_keys=True))
-    os.replace(tmp, _embedded_path(paths))
+    return owners(paths)
 
 
 def ensure_fresh(paths: RepoPaths) -> bool:

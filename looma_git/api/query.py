@@ -122,8 +122,8 @@ def query_cosines(paths: RepoPaths, text: str, kinds: tuple[str, ...], k: int = 
     The query's vector comes from the query-vector cache when this text was asked before
     (no model loaded, no numpy); otherwise the model embeds it once and the cache keeps it.
     """
-    from looma_git.api.index import vectors_path
     from looma_git.index import vectors
+    from looma_git.index.vector_sync import vectors_path
 
     path = vectors_path(paths)
     found = vectors.stamp(path)

@@ -11,8 +11,8 @@ from typing import Any
 
 from looma_git.pipeline.heuristics import Candidate
 from looma_git.pipeline.linking import Target
-from looma_git.pipeline.refine import StoredWindow
 from looma_git.pipeline.signals import WorkSignal
+from looma_git.pipeline.views import StoredWindow
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS refine_workitems(id TEXT PRIMARY KEY, ledger_id TEXT, promoted INTEGER,

@@ -9,7 +9,7 @@ from looma_git.ledger import derive
 from looma_git.ledger.state import MemoryState, WorkItemState
 from looma_git.pipeline import confidence as conf
 from looma_git.pipeline.linking import Link
-from looma_git.pipeline.refine import Evidence, MemoryView, RefineResult, WorkItemView
+from looma_git.pipeline.views import Evidence, MemoryView, RefineResult, WorkItemView
 
 Draft = dict[str, Any]
 MAX_EVIDENCE = 5

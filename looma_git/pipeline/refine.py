@@ -4,17 +4,15 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
-
-from rapidfuzz import fuzz
 
 from looma_git.pipeline import confidence as conf
 from looma_git.pipeline.extractor import Extractor, HeuristicExtractor
-from looma_git.pipeline.heuristics import Candidate, reversals
-from looma_git.pipeline.inputs import Session
-from looma_git.pipeline.linking import Link, Target, link_commits
-from looma_git.pipeline.resolve import Cluster, Resolver, Seed, window_order
+from looma_git.pipeline.heuristics import Candidate
+from looma_git.pipeline.linking import Target, link_commits
+from looma_git.pipeline.memories import expire_done
+from looma_git.pipeline.memories import memories as memory_views
+from looma_git.pipeline.resolve import Cluster, Resolver, window_order
 from looma_git.pipeline.signals import WorkSignal, parse_ts, windows_of
 from looma_git.pipeline.text import (
     is_chore,
@@ -22,121 +20,20 @@ from looma_git.pipeline.text import (
     title_from_commit,
     title_from_prompt,
 )
+from looma_git.pipeline.views import (
+    QUOTE_MAX,
+    Evidence,
+    MemoryView,
+    RefineInput,
+    RefineResult,
+    StoredWindow,
+    WorkItemView,
+)
 from looma_git.store.gitfacts import CommitInfo
 
-QUOTE_MAX = 500
 PROMPT_OBS = 300  # characters of a session's opening request kept in its observation
 LONG_SESSION_WINDOWS = 3  # one read-only session this long is an investigation on its own
 LONG_SESSION_EVENTS = 40
-
-
-@dataclass(frozen=True)
-class StoredWindow:
-    """A window from an earlier pass: its signals, candidates and where resolution put it."""
-
-    signal: WorkSignal
-    cands: tuple[Candidate, ...]
-    cluster: str
-    related: tuple[tuple[str, float], ...] = ()
-    events: int = 0
-
-
-@dataclass(frozen=True)
-class RefineInput:
-    """Everything one pass reads.
-
-    Full pass: every session in `sessions`, no `prior`. Incremental pass: only new or grown
-    sessions in `sessions` (any iterable: they are read one at a time), every other session's
-    windows in `prior`; with `replay` (the seeds are the ones `prior` was resolved against),
-    windows before the first changed one keep their stored cluster without being scored, so
-    the result is exactly the full pass's on the same inputs."""
-
-    sessions: Iterable[Session]
-    commits: tuple[CommitInfo, ...]
-    known_paths: frozenset[str]
-    sha_lookup: dict[str, str]
-    seeds: tuple[Seed, ...] = ()
-    forbidden_links: frozenset[tuple[str, str]] = frozenset()  # user unlinks
-    ledger_links: frozenset[tuple[str, str]] = frozenset()  # (sha, wi) live in the ledger
-    overrides: tuple[tuple[str, str], ...] = ()  # (wi id, override) from user ops
-    extractor: Extractor | None = None  # None: the heuristic extractor
-    prior: tuple[StoredWindow, ...] = ()
-    replay: bool = False
-    dirty_from: float = float("inf")  # earliest start of a window that vanished since `prior`
-    local_authors: frozenset[str] = frozenset()  # this clone's git identity (commit authors)
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """A bounded quote with its source ref; the only transcript text that may reach git."""
-
-    quote: str
-    agent: str
-    session: str
-    event: str
-    hash: str
-    start: int = 0
-    end: int = 0
-
-
-@dataclass(frozen=True)
-class MemoryView:
-    """A memory candidate attached (or not) to a WorkItem."""
-
-    id: str
-    kind: str
-    text: str
-    workitem: str | None
-    confidence: conf.Confidence
-    lifecycle: str
-    superseded_by: str | None
-    evidence: tuple[Evidence, ...]
-    sessions: tuple[str, ...]
-    ts: str = ""  # when it was first said
-
-
-@dataclass(frozen=True)
-class WorkItemView:
-    """A resolved WorkItem (promoted or still a local candidate)."""
-
-    id: str
-    seed_id: str | None
-    title: str
-    kind: str
-    status: str
-    summary: str
-    files: tuple[str, ...]
-    aliases: tuple[str, ...]
-    branch: str | None
-    confidence: conf.Confidence
-    sessions: tuple[tuple[str, str], ...]
-    windows: tuple[str, ...]
-    commits: tuple[str, ...]
-    related: tuple[tuple[str, float], ...]
-    readonly: bool
-    quarantined: bool
-    first_ts: str
-    last_ts: str
-    evidence: tuple[Evidence, ...]
-    terms: tuple[tuple[str, int], ...]
-    last_active: str = ""  # latest session activity or implementing commit
-    observed: tuple[dict[str, Any], ...] = ()  # per-session observations (ledger/derive.py)
-    corroborated: bool = False  # read-only work seen in >= 2 sessions or one long one
-
-
-@dataclass(frozen=True)
-class RefineResult:
-    """Everything one pass produced."""
-
-    workitems: tuple[WorkItemView, ...]
-    memories: tuple[MemoryView, ...]
-    links: tuple[Link, ...]
-    windows: tuple[WorkSignal, ...]
-    stored: tuple[StoredWindow, ...] = ()  # what the next incremental pass starts from
-    targets: tuple[Target, ...] = ()  # what the per-commit linker scores against
-    rescored: int = 0  # windows scored (the rest were replayed)
-    extracted: int = 0  # windows whose candidates were extracted in this pass
-    own_authors: frozenset[str] | None = None  # authors with session evidence (None: unknown)
 
 
 def _features(c: Cluster, linked: int, extra_sessions: int = 0) -> dict[str, float]:
@@ -180,70 +77,6 @@ def _summary(c: Cluster, commits: list[CommitInfo], mems: list[MemoryView]) -> s
     if todo or failing:
         parts.append("Unfinished: " + " ".join(todo + [f"failing: {x}" for x in failing]))
     return " ".join(parts)[:1200]
-
-
-def _memories(c: Cluster, cands: list[Candidate], c_conf: dict[str, float]) -> list[MemoryView]:
-    groups: list[list[Candidate]] = []
-    for cand in sorted(cands, key=lambda x: (x.ts, x.event_id, x.start)):
-        for g in groups:
-            if g[0].kind == cand.kind and fuzz.ratio(g[0].text.lower(), cand.text.lower()) >= 90:
-                g.append(cand)
-                break
-        else:
-            groups.append([cand])
-    views: list[MemoryView] = []
-    for g in groups:
-        head = g[0]
-        sessions = sorted({f"{x.agent}:{x.session_id}" for x in g})
-        agents = {s.split(":", 1)[0] for s in sessions}
-        feats = {
-            "file_overlap": c_conf.get("file_overlap", 0.0),
-            "commit_linkage": c_conf.get("commit_linkage", 0.0),
-            "session_breadth": conf.breadth(len(sessions)),
-            "agent_breadth": conf.breadth(len(agents)),
-            "temporal_persistence": conf.breadth(len({x.ts[:10] for x in g if x.ts})),
-        }
-        ev = tuple(Evidence(quote=x.text[:QUOTE_MAX], agent=x.agent, session=x.session_id,
-                            event=x.event_id, hash=x.content_hash, start=x.start, end=x.end)
-                   for x in g[:3])
-        views.append(MemoryView(
-            id="mem_" + head.cand_id[5:], kind=head.kind, text=head.text[:QUOTE_MAX],
-            workitem=c.id, confidence=conf.score(feats), lifecycle="active",
-            superseded_by=None, evidence=ev, sessions=tuple(sessions), ts=head.ts))
-    # A later decision that reverses an earlier one on the same subject supersedes it.
-    superseded = reversals([(m.id, m.text) for m in views if m.kind == "decision"])
-    if superseded:
-        views = [MemoryView(**{**m.__dict__, "lifecycle": "superseded",
-                               "superseded_by": superseded[m.id]})
-                 if m.id in superseded else m for m in views]
-    return views
-
-
-DONE_OVERLAP = 0.5  # share of a todo's salient words a later commit must carry to close it
-
-
-def _expire_done(mems: list[MemoryView], commits: list[CommitInfo]) -> list[MemoryView]:
-    """A todo that a later implementing commit visibly did is no longer open: expired."""
-    out = []
-    for m in mems:
-        words = set(_salient(m.text))
-        if m.kind == "todo" and m.lifecycle == "active" and len(words) >= 2 and m.ts:
-            t0 = parse_ts(m.ts)
-            for c in commits:
-                if parse_ts(c.ts) > t0 and len(words & set(_salient(c.subject))) >= max(
-                        2, DONE_OVERLAP * len(words)):
-                    m = MemoryView(**{**m.__dict__, "lifecycle": "expired"})
-                    break
-        out.append(m)
-    return out
-
-
-def _salient(text: str) -> list[str]:
-    from looma_git.pipeline.text import tokens
-
-    generic = {"let", "use", "instead", "actually", "switch", "decided", "going", "store",
-               "keep", "drop", "not", "we'll"}
-    return [t for t in tokens(text) if t not in generic]
 
 
 def observations(c: Cluster) -> tuple[dict[str, Any], ...]:
@@ -370,8 +203,8 @@ def refine(inp: RefineInput) -> RefineResult:
         if c.readonly and cf.override is None and cf.value > conf.READONLY_CAP:
             cf = conf.Confidence(conf.READONLY_CAP, conf.band(conf.READONLY_CAP), cf.features)
         cands = [x for w in c.windows for x in cands_by_window.get(w.key, [])]
-        mems = _expire_done(_memories(c, cands, feats),
-                            [by_sha[s] for s in shas if s in by_sha])
+        mems = expire_done(memory_views(c, cands, feats),
+                           [by_sha[s] for s in shas if s in by_sha])
         memories.extend(mems)
         first = min((w for w in c.windows), key=lambda w: (parse_ts(w.start_ts), w.key),
                     default=None)

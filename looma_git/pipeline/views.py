@@ -1,0 +1,127 @@
+"""The refinery's input and output types: what a pass reads and what it produces (pure data)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from looma_git.pipeline import confidence as conf
+from looma_git.pipeline.extractor import Extractor
+from looma_git.pipeline.heuristics import Candidate
+from looma_git.pipeline.inputs import Session
+from looma_git.pipeline.linking import Link, Target
+from looma_git.pipeline.resolve import Seed
+from looma_git.pipeline.signals import WorkSignal
+from looma_git.store.gitfacts import CommitInfo
+
+QUOTE_MAX = 500
+
+
+@dataclass(frozen=True)
+class StoredWindow:
+    """A window from an earlier pass: its signals, candidates and where resolution put it."""
+
+    signal: WorkSignal
+    cands: tuple[Candidate, ...]
+    cluster: str
+    related: tuple[tuple[str, float], ...] = ()
+    events: int = 0
+
+
+@dataclass(frozen=True)
+class RefineInput:
+    """Everything one pass reads.
+
+    Full pass: every session in `sessions`, no `prior`. Incremental pass: only new or grown
+    sessions in `sessions` (any iterable: they are read one at a time), every other session's
+    windows in `prior`; with `replay` (the seeds are the ones `prior` was resolved against),
+    windows before the first changed one keep their stored cluster without being scored, so
+    the result is exactly the full pass's on the same inputs."""
+
+    sessions: Iterable[Session]
+    commits: tuple[CommitInfo, ...]
+    known_paths: frozenset[str]
+    sha_lookup: dict[str, str]
+    seeds: tuple[Seed, ...] = ()
+    forbidden_links: frozenset[tuple[str, str]] = frozenset()  # user unlinks
+    ledger_links: frozenset[tuple[str, str]] = frozenset()  # (sha, wi) live in the ledger
+    overrides: tuple[tuple[str, str], ...] = ()  # (wi id, override) from user ops
+    extractor: Extractor | None = None  # None: the heuristic extractor
+    prior: tuple[StoredWindow, ...] = ()
+    replay: bool = False
+    dirty_from: float = float("inf")  # earliest start of a window that vanished since `prior`
+    local_authors: frozenset[str] = frozenset()  # this clone's git identity (commit authors)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A bounded quote with its source ref; the only transcript text that may reach git."""
+
+    quote: str
+    agent: str
+    session: str
+    event: str
+    hash: str
+    start: int = 0
+    end: int = 0
+
+
+@dataclass(frozen=True)
+class MemoryView:
+    """A memory candidate attached (or not) to a WorkItem."""
+
+    id: str
+    kind: str
+    text: str
+    workitem: str | None
+    confidence: conf.Confidence
+    lifecycle: str
+    superseded_by: str | None
+    evidence: tuple[Evidence, ...]
+    sessions: tuple[str, ...]
+    ts: str = ""  # when it was first said
+
+
+@dataclass(frozen=True)
+class WorkItemView:
+    """A resolved WorkItem (promoted or still a local candidate)."""
+
+    id: str
+    seed_id: str | None
+    title: str
+    kind: str
+    status: str
+    summary: str
+    files: tuple[str, ...]
+    aliases: tuple[str, ...]
+    branch: str | None
+    confidence: conf.Confidence
+    sessions: tuple[tuple[str, str], ...]
+    windows: tuple[str, ...]
+    commits: tuple[str, ...]
+    related: tuple[tuple[str, float], ...]
+    readonly: bool
+    quarantined: bool
+    first_ts: str
+    last_ts: str
+    evidence: tuple[Evidence, ...]
+    terms: tuple[tuple[str, int], ...]
+    last_active: str = ""  # latest session activity or implementing commit
+    observed: tuple[dict[str, Any], ...] = ()  # per-session observations (ledger/derive.py)
+    corroborated: bool = False  # read-only work seen in >= 2 sessions or one long one
+
+
+@dataclass(frozen=True)
+class RefineResult:
+    """Everything one pass produced."""
+
+    workitems: tuple[WorkItemView, ...]
+    memories: tuple[MemoryView, ...]
+    links: tuple[Link, ...]
+    windows: tuple[WorkSignal, ...]
+    stored: tuple[StoredWindow, ...] = ()  # what the next incremental pass starts from
+    targets: tuple[Target, ...] = ()  # what the per-commit linker scores against
+    rescored: int = 0  # windows scored (the rest were replayed)
+    extracted: int = 0  # windows whose candidates were extracted in this pass
+    own_authors: frozenset[str] | None = None  # authors with session evidence (None: unknown)
