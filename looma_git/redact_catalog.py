@@ -1,0 +1,142 @@
+"""The public-catalog pass (pass c): provider token shapes from redact_rules, found by keyword."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from looma_git.redact_entropy import placeholder as _ph
+from looma_git.redact_entropy import shannon_entropy
+from looma_git.redact_keywords import _ENV_REF, _PLACEHOLDER_VALUE
+
+# --- pass (c): provider token shapes from the public catalog (looma_git/redact_rules.py) ------
+# A rule runs only when one of its keywords occurs in the lowercased text; which keywords occur
+# is found by one regex scan (a trie of all keywords) instead of one substring scan each.
+
+
+@dataclass(frozen=True)
+class _CatalogRule:
+    rule_id: str
+    family: str
+    pattern: re.Pattern[str]
+    entropy: float
+
+
+def _trie_regex(words: list[str]) -> str:
+    """One alternation for many literals, factored by common prefix so sre tries few branches."""
+    trie: dict[str, Any] = {}
+    for w in words:
+        node = trie
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict[str, Any]) -> str:
+        alts = [re.escape(ch) + emit(sub) for ch, sub in sorted(node.items()) if ch]
+        if "" in node:
+            alts.append("")
+        if len(alts) == 1:
+            return alts[0]
+        return "(?:" + "|".join(alts) + ")"
+    return emit(trie)
+
+
+def _load_catalog() -> tuple[re.Pattern[str], dict[str, list[_CatalogRule]]]:
+    from looma_git.redact_rules import CATALOG
+
+    by_kw: dict[str, list[_CatalogRule]] = {}
+    for rule_id, family, keywords, regex, entropy in CATALOG:
+        rule = _CatalogRule(rule_id, family, re.compile(regex), entropy)
+        for kw in keywords:
+            by_kw.setdefault(kw, []).append(rule)
+    return re.compile(_trie_regex(sorted(by_kw))), by_kw
+
+
+_CATALOG_KW, _CATALOG_BY_KW = _load_catalog()
+# Characters a token continues with: a match is widened over them so the whole token goes.
+_TOKEN_CH = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=~|%")
+_TOKEN_JOIN = frozenset(".:")  # continue a token only when a token character follows
+
+
+def _widen(text: str, start: int, end: int) -> tuple[int, int]:
+    """The whole token around text[start:end]: never leave a piece of it behind."""
+    n = len(text)
+    while start > 0 and ((text[start - 1] in _TOKEN_CH and text[start - 1] not in "=/|%")
+                         or (text[start - 1] in "." and start > 1 and text[start - 2] in _TOKEN_CH)):
+        start -= 1
+    while end < n and (text[end] in _TOKEN_CH or (
+            text[end] in _TOKEN_JOIN and end + 1 < n and text[end + 1] in _TOKEN_CH)):
+        end += 1
+    return start, end
+
+
+# Catalog secrets are long tokens: keywords are looked for only inside runs of 16+ characters
+# without whitespace, quotes or brackets (prose has few), plus the few keywords that span
+# such characters, in the whole text.
+_CATALOG_TOKEN = re.compile(r"[^\s\"'`<>(){}\[\],;]{16,}+")
+_CATALOG_SPACED = tuple(k for k in _CATALOG_BY_KW if re.search(r"[\s\"'`<>(){}\[\],;]", k))
+
+
+def _catalog_pass(text: str, hits: Counter[str]) -> str:
+    toks = _CATALOG_TOKEN.findall(text)
+    found = set(_CATALOG_KW.findall(" ".join(toks).lower())) if toks else set()
+    spaced: set[str] = set()
+    if _CATALOG_SPACED:
+        low = text.lower()
+        spaced = {k for k in _CATALOG_SPACED if k in low}
+    if not found and not spaced:
+        return text
+    n = len(text)
+    # where each found keyword occurs: rules run on those tokens (a margin of two characters
+    # each side for their boundary tests), not over the whole text
+    tok_spans = [(m.start(), m.end(), m.group(0).lower()) for m in _CATALOG_TOKEN.finditer(text)]
+    spans: list[tuple[int, int, str]] = []
+    seen: set[str] = set()
+    for kw in sorted(found | spaced):
+        windows = [(0, n)] if kw in spaced else [
+            (max(0, a - 2), min(n, b + 2)) for a, b, low_tok in tok_spans if kw in low_tok]
+        for rule in _CATALOG_BY_KW.get(kw, ()):
+            if rule.rule_id in seen:
+                continue
+            seen.add(rule.rule_id)
+            for lo, hi in windows:
+                for m in rule.pattern.finditer(text, lo, hi):
+                    g = 1 if rule.pattern.groups else 0
+                    # a group that is only a repeated piece of the match is not the secret
+                    if m.group(g) is None or 2 * (m.end(g) - m.start(g)) < m.end() - m.start():
+                        g = 0
+                    secret = m.group(g)
+                    if rule.entropy and shannon_entropy(secret) < rule.entropy:
+                        continue
+                    if "[REDACTED:" in secret or _PLACEHOLDER_VALUE.fullmatch(secret) or (
+                            _ENV_REF.fullmatch(secret)):
+                        continue
+                    a, b = _widen(text, m.start(g), m.end(g))
+                    spans.append((a, b, rule.family))
+    if not spans:
+        return text
+    return _splice(text, spans, hits)
+
+
+def _splice(text: str, spans: list[tuple[int, int, str]], hits: Counter[str]) -> str:
+    """Replace non-overlapping spans (overlaps merged, the first kind wins) by placeholders."""
+    spans.sort()
+    out: list[str] = []
+    last = 0
+    cur: list[Any] | None = None
+    merged: list[list[Any]] = []
+    for a, b, kind in spans:
+        if cur is not None and a < cur[1]:
+            cur[1] = max(cur[1], b)
+            continue
+        cur = [a, b, kind]
+        merged.append(cur)
+    for a, b, kind in merged:
+        out.append(text[last:a])
+        out.append(_ph(kind))
+        hits[kind] += 1
+        last = b
+    out.append(text[last:])
+    return "".join(out)

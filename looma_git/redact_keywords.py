@@ -1,0 +1,232 @@
+"""Keyword-anchored passes: credential-named assignments, auth headers, XML and `curl -u`."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from looma_git.redact_entropy import PLACEHOLDER_PREFIX as _PLACEHOLDER_PREFIX
+from looma_git.redact_entropy import _looks_random as _looks_random_any
+from looma_git.redact_entropy import _pathlike as _pathlike_any
+from looma_git.redact_entropy import _wordlike, shannon_entropy
+from looma_git.redact_entropy import placeholder as _ph
+from looma_git.redact_shapes import _AWS_SECRET, _bind, _Repl, _repl_aws_secret
+
+# --- credential-named assignments ----------------------------------------------------------
+# Anchored on the keyword (never on a leading identifier run, which would backtrack); the
+# keyword must end the name (`max_tokens=`, `token_count:` do not match) and the name boundary
+# before it is checked in the replacer.
+_ASSIGN = re.compile(
+    r"(?i:(password|passwd|passphrase|pwd|pass|secret|token|api[_\-]?key|apikey|"
+    r"access[_\-]?key|secret[_\-]?key|private[_\-]?key|signing[_\-]?key|client[_\-]?secret|"
+    r"credentials?|creds|auth|key))"
+    # a short tail after the keyword: `SECRET_KEY_BASE`, `api_key_prod`, `password1`
+    r"((?i:[_.\-]?(?:base|value|prod|dev|test|live|b64|base64|enc|hash|[0-9]{1,2}))?)"
+    # the operator: `=`, `:`, `:=`, `::=`, `:::=`, `?=`, `.=`, `+=`, `=>`, `,` after a quoted
+    # name, and typed declarations `var x string =`, `val x: String =`
+    r"((?:\\?[\"'`])?[ \t]{0,8}(?::[ \t]{0,4}[A-Za-z_][\w.\[\]*]{0,30}[ \t]{1,4}=(?!=)|"
+    r"[A-Za-z_][\w\[\]*]{0,30}[ \t]{1,4}=(?![=>])|:{1,3}=|\?=|\.=|\+=|=>|=(?!=)|:(?![:/\\])|,)"
+    r"[ \t]{0,8})"
+    r"(?:(\\?[\"'`])((?:[^\"'`\\\n]|\\[^\"'`\n]){1,512}+)(\\?[\"'`])"
+    r"|([^\s,;\"'`(){}\[\]<>\\]{1,512}+))")
+# Names that are credentials only when the value looks random (`key: value`, `auth: true`).
+_WEAK_NAMES = frozenset({"key", "auth"})
+# Lowercase literals each keyword pattern's matches start with (checked against
+# _KEYWORD_STARTS below).
+_ASSIGN_STARTS = ("pass", "pwd", "secret", "token", "api", "access", "private", "signing",
+                  "client", "credential", "cred", "auth", "key")
+_AUTH_STARTS = ("authorization", "x-api-key", "api-key", "x-auth-token", "private-token")
+_AWS_STARTS = ("aws", "secret")
+_AUTH_HEADER = re.compile(
+    r"(?i:(authorization|x-api-key|api-key|x-auth-token|auth-token|private-token)(\\?[\"']?\s{0,4}:\s{0,4}\\?[\"']?))"
+    r"(?:(?i:(bearer|basic|token|bot|digest))\s{1,4})?(?!\[REDACTED:)([A-Za-z0-9._~+/=\-]{8,}+)")
+_DOTTED_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\[.*)?")
+_PLACEHOLDER_VALUE = re.compile(
+    r"\*+|x+|X+|\.\.\.|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{.*\}\}|%\(?\w*\)?s|"
+    r"\$[0-9]|(?i:none|null|nil|true|false|undefined|redacted|changeme|your[-_a-z]*|str|string|bytes|int|bool|optional.*)")
+_TYPEISH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _value_is_secret(value: str, quoted: bool) -> bool:
+    """Whether an assigned value should be hidden: literal, not a placeholder or a code reference."""
+    if not value or value.startswith(_PLACEHOLDER_PREFIX) or _PLACEHOLDER_VALUE.fullmatch(value):
+        return False
+    if "[REDACTED:" in value or _ENV_REF.fullmatch(value):
+        return False
+    if quoted:
+        return True
+    # Bare values are often code (`token = get_token`, `password: str`): hide only literals
+    # that look like secrets (a digit, a symbol, mixed case) or are long.
+    if value.isdigit():
+        return len(value) >= 12  # a numeric id or PIN long enough to be one
+    if _DOTTED_IDENT.fullmatch(value) and all(
+            (len(p) <= 12 and not any(c.isdigit() for c in p)) or _wordlike(p)
+            for p in value.split(".")):
+        return False
+    if _TYPEISH.fullmatch(value) and not any(c.isdigit() for c in value) and (
+            len(value) < 16 or ("_" in value and (value.islower() or value.isupper()))):
+        return False  # a type or a snake_case / CONSTANT_CASE variable name
+    return len(value) >= 4
+
+
+_ENV_REF = re.compile(r"%[A-Za-z_][A-Za-z0-9_]*%|\$\(.*\)|\$\{\{.*\}\}|@[A-Za-z_]+@")
+
+
+def _randomish(value: str) -> bool:
+    """A value that would be a secret whatever the name: long, mixed, not a word or path."""
+    if len(value) < 12 or value.startswith(_PLACEHOLDER_PREFIX) or "[REDACTED:" in value:
+        return False
+    if _PLACEHOLDER_VALUE.fullmatch(value) or _ENV_REF.fullmatch(value) or _DOTTED_IDENT.fullmatch(value):
+        return False
+    if not (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)):
+        return _looks_random_any(value)
+    return not _wordlike(value) and not _pathlike_any(value) and shannon_entropy(value) >= 3.0
+
+
+def _assign_repl(m: re.Match[str], hits: Counter[str]) -> str:
+    """Hide the value of `password=...`-style assignments, keeping the name and the quotes."""
+    start = m.start(1)
+    text = m.string
+    if start > 0:
+        prev = text[start - 1]
+        first = text[start]
+        # `bypass=`, `mytoken=`: the keyword is the tail of another lowercase word.
+        if prev.isalnum() and not (prev.islower() and first.isupper()) and not (
+                prev.isupper() and first.isupper()) and not prev.isdigit():
+            return m.group(0)
+    op = m.group(3)
+    weak = m.group(1).lower() in _WEAK_NAMES
+    # `setProperty("X_TOKEN", "v")`: a comma separates name and value only when both are quoted
+    comma = op.strip().lstrip("\"'`\\").startswith(",")
+    if comma and (op[:1] not in "\"'`\\" or m.group(5) is None):
+        return m.group(0)
+    head = f"{m.group(1)}{m.group(2)}{op}"
+    if m.group(5) is not None:
+        value = m.group(5)
+        # after a comma (`f("X_TOKEN", "v")`, `['A_KEY', 'B_KEY']`) the quotes prove less
+        quoted = not comma
+        if not _value_is_secret(value, quoted) or (weak and not _randomish(value)):
+            return m.group(0)
+        hits["credential"] += 1
+        return f"{head}{m.group(4)}{_ph('credential')}{m.group(6)}"
+    value = m.group(7)
+    end = m.end()
+    if end < len(text) and text[end] in "([":  # a call or an index: code, not a literal
+        return m.group(0)
+    if not _value_is_secret(value, False) or (weak and not _randomish(value)):
+        return m.group(0)
+    hits["credential"] += 1
+    return f"{head}{_ph('credential')}"
+
+
+# --- structural contexts the assignment regex cannot see ---------------------------------
+_CRED_WORD = re.compile(
+    r"(?i:password|passwd|passphrase|pwd|secret|token|api[_\-]?key|apikey|access[_\-]?key|"
+    r"private[_\-]?key|client[_\-]?secret|credentials?|key)(?:[_.\-]?[0-9]{1,2})?$")
+_XML_KV = re.compile(
+    r"(?i:\b(?:key|name)\s{0,4}=\s{0,4}\"([^\"<>]{1,80})\"(\s{1,64}value\s{0,4}=\s{0,4}\"))([^\"]{1,512})\"")
+_XML_ELEM = re.compile(
+    r"<([A-Za-z][\w.\-]{0,60}?(?i:password|passwd|secret|token|api[_\-]?key|apikey|key|"
+    r"credentials?|pwd))>(\s{0,40})([^<>\s]{1,512})(\s{0,40})</\1>")
+_CURL_USER = re.compile(
+    r"(?<!\S)(?:-u|--user)(?:=|[ \t]{1,5})([\"']?)([^\s:\"']{1,128}):([\"']?)([^\s\"']{1,512})\3\1")
+
+
+def _name_is_credential(name: str) -> tuple[bool, bool]:
+    """(credential name?, weak name needing a random-looking value?)"""
+    m = _CRED_WORD.search(name)
+    if m is None:
+        return False, False
+    word = m.group(0).lower().rstrip("0123456789_.-")
+    return True, word == "key"
+
+
+def _structural(text: str, hits: Counter[str]) -> str:
+    """XML key/value attributes and elements, and `curl -u user:pass`."""
+    if "value" in text or "Value" in text or "VALUE" in text:
+        def kv(m: re.Match[str]) -> str:
+            cred, weak = _name_is_credential(m.group(1))
+            v = m.group(3)
+            if not cred or not _value_is_secret(v, True) or (weak and not _randomish(v)):
+                return m.group(0)
+            hits["credential"] += 1
+            return m.group(0)[:m.start(3) - m.start(0)] + _ph("credential") + '"'
+        text = _XML_KV.sub(kv, text)
+    if "</" in text:
+        def elem(m: re.Match[str]) -> str:
+            _, weak = _name_is_credential(m.group(1))
+            v = m.group(3)
+            if not _value_is_secret(v, True) or (weak and not _randomish(v)):
+                return m.group(0)
+            hits["credential"] += 1
+            return f"<{m.group(1)}>{m.group(2)}{_ph('credential')}{m.group(4)}</{m.group(1)}>"
+        text = _XML_ELEM.sub(elem, text)
+    if "-u" in text or "--user" in text:
+        def curl(m: re.Match[str]) -> str:
+            v = m.group(4)
+            if v.startswith(("$", "%", _PLACEHOLDER_PREFIX)) or _PLACEHOLDER_VALUE.fullmatch(v):
+                return m.group(0)
+            hits["credential"] += 1
+            return (m.group(0)[:m.start(4) - m.start(0)] + _ph("credential") + m.group(3)
+                    + m.group(1))
+        text = _CURL_USER.sub(curl, text)
+    return text
+
+
+def _auth_repl(m: re.Match[str], hits: Counter[str]) -> str:
+    """Hide the credential of an `Authorization:`-style header, keeping the scheme."""
+    scheme = m.group(3)
+    if scheme is None and m.group(4).lower() in {"bearer", "basic", "token"}:
+        return m.group(0)
+    hits["bearer_token"] += 1
+    head = f"{m.group(1)}{m.group(2)}" + (f"{scheme} " if scheme else "")
+    return head + _ph("bearer_token")
+
+
+_KEYWORD_PASSES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
+    (_AWS_SECRET, _repl_aws_secret), (_AUTH_HEADER, _auth_repl), (_ASSIGN, _assign_repl))
+# Every match of a keyword pass starts with one of these (lowercased) literals; the passes
+# are tried only at their offsets (a case-insensitive regex scan of the whole text at every
+# position is what made prose slow).
+_KEYWORD_STARTS = ("pass", "pwd", "secret", "token", "api", "access", "private", "signing",
+                   "client", "cred", "auth", "aws", "key")
+# `x-api-key`: the pass tried at `api` matches `api-key`, leaving `x-` in front untouched.
+assert all(any(s in k for s in _KEYWORD_STARTS)
+           for k in (*_ASSIGN_STARTS, *_AUTH_STARTS, *_AWS_STARTS))
+
+
+def _keyword_passes(text: str, hits: Counter[str]) -> str:
+    """AWS secrets in context, auth headers and credential assignments, in one left-to-right
+    walk over the offsets where a keyword starts."""
+    low = text.lower()
+    if len(low) != len(text):  # a few Unicode letters change length when lowered
+        for pattern, repl in _KEYWORD_PASSES:
+            text = pattern.sub(_bind(repl, hits), text)
+        return text
+    offsets: set[int] = set()
+    for lit in _KEYWORD_STARTS:
+        i = low.find(lit)
+        while i >= 0:
+            offsets.add(i)
+            i = low.find(lit, i + 1)
+    if not offsets:
+        return text
+    out: list[str] = []
+    last = 0
+    for i in sorted(offsets):
+        if i < last:
+            continue
+        for pattern, repl in _KEYWORD_PASSES:
+            m = pattern.match(text, i)
+            if m is not None:
+                new = repl(m, hits)
+                if new == m.group(0):  # not a credential here: later offsets still count
+                    continue
+                out.append(text[last:i])
+                out.append(new)
+                last = m.end()
+                break
+    if not out:
+        return text
+    out.append(text[last:])
+    return "".join(out)
