@@ -1,0 +1,21 @@
+"""The read path's plain dataclasses (api/results.py) mirror their wire schemas field for field,
+so the fast path (no pydantic) and `--json`/MCP can never drift apart."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+
+from looma_git import schemas
+from looma_git.api import results
+
+
+def test_every_result_dataclass_has_exactly_its_schema_fields() -> None:
+    checked = 0
+    for _, cls in inspect.getmembers(results, inspect.isclass):
+        if not dataclasses.is_dataclass(cls) or not hasattr(cls, "_schema"):
+            continue
+        model = getattr(schemas, cls._schema)
+        assert {f.name for f in dataclasses.fields(cls)} == set(model.model_fields), cls
+        checked += 1
+    assert checked >= 5
