@@ -23,6 +23,9 @@ LOCK = "drain.lock"
 WANTED = "drain.wanted"  # an empty file the shims write: work is waiting
 SPAWN = "drain.spawn"  # a directory the launching shim creates (with the pid it started)
 MAX_PASSES = 20
+# After the queues look empty the drainer keeps the lock this long before it leaves: commits a
+# script or a rebase makes back to back then join this drainer instead of launching the next.
+SETTLE_S = float(os.environ.get("LOOMA_DRAIN_SETTLE_S", "0.5"))
 
 
 class StepUnavailable(Exception):
@@ -168,8 +171,10 @@ def run_drain(state_dir: Path, cwd: Path, steps: Sequence[Step]) -> DrainReport:
     lock = DrainLock(state_dir / LOCK)
     started = time.perf_counter()
     reports: list[DrainReport] = []
+    held: list[tuple[float, float]] = []  # wall-clock spans this process held the lock
     while len(reports) < MAX_PASSES:
         got = lock.acquire()
+        first_held = time.time()
         _clear_spawn(state_dir)
         if not got:
             break  # the holder looks for drain.wanted after it releases the lock
@@ -177,11 +182,11 @@ def run_drain(state_dir: Path, cwd: Path, steps: Sequence[Step]) -> DrainReport:
             while len(reports) < MAX_PASSES:
                 _take_wanted(state_dir)
                 reports.append(_one_pass(state_dir, cwd, steps))
-                if not (os.path.exists(state_dir / WANTED)
-                        or _new_work(state_dir, reports[-1].requeued)):
+                if not _settled_has_work(state_dir, reports[-1].requeued):
                     break
         finally:
             lock.release()
+            held.append((first_held, time.time()))
         # A shim that saw our pid alive left drain.wanted and launched nothing: look again.
         if not (os.path.exists(state_dir / WANTED) or _new_work(state_dir, reports[-1].requeued)):
             break
@@ -196,9 +201,21 @@ def run_drain(state_dir: Path, cwd: Path, steps: Sequence[Step]) -> DrainReport:
         duration_ms=(time.perf_counter() - started) * 1000,
         steps=tuple(s for r in reports for s in r.steps))
     _record(state_dir, total)
+    spans = " ".join(f"{a:.3f}-{b:.3f}" for a, b in held)
     state.log(state_dir, f"drainer {os.getpid()}: {total.passes} pass(es), {total.commits} "
-                         f"commit(s), {total.rewrites} rewrite(s)")
+                         f"commit(s), {total.rewrites} rewrite(s); held {spans}")
     return total
+
+
+def _settled_has_work(state_dir: Path, requeued: int) -> bool:
+    """Whether more work arrived, waiting up to SETTLE_S for a burst's next commit."""
+    deadline = time.monotonic() + SETTLE_S
+    while True:
+        if os.path.exists(state_dir / WANTED) or _new_work(state_dir, requeued):
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
 
 
 def _new_work(state_dir: Path, requeued: int) -> bool:
