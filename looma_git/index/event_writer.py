@@ -31,6 +31,7 @@ class EventRow(NamedTuple):
     content_sig: str
     tools: tuple[tuple[int, str, str, str | None, int | None, int, str | None], ...] = ()
     files: tuple[tuple[int, str, str | None, str], ...] = ()  # (idx, raw_path, relpath, op)
+    raw_ref: str | None = None  # the raw record by reference (`raw_ref()`); raw_json is "" then
 
 
 @dataclass(frozen=True)
@@ -112,16 +113,18 @@ def write_batch(conn: sqlite3.Connection, rows: list[EventRow], sessions: list[S
                    if r.event_id in have and have[r.event_id] != r.content_sig]
         conn.executemany(
             "INSERT INTO events(event_id, agent, session_id, seq, ts, role, model, branch, text,"
-            " raw_json, schema_version, ingested_at, extra, content_sig)"
-            " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " raw_json, schema_version, ingested_at, extra, content_sig, raw_ref)"
+            " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             [(r.event_id, r.agent, r.session_id, r.seq, r.ts, r.role, r.model, r.branch, r.text,
-              r.raw_json, r.schema_version, now, r.extra, r.content_sig) for r in inserts])
+              r.raw_json, r.schema_version, now, r.extra, r.content_sig, r.raw_ref)
+             for r in inserts])
         if updates:
             conn.executemany(
                 "UPDATE events SET ts=?, role=?, model=?, branch=?, text=?, raw_json=?,"
-                " schema_version=?, ingested_at=?, extra=?, content_sig=? WHERE event_id=?",
+                " schema_version=?, ingested_at=?, extra=?, content_sig=?, raw_ref=?"
+                " WHERE event_id=?",
                 [(r.ts, r.role, r.model, r.branch, r.text, r.raw_json, r.schema_version, now,
-                  r.extra, r.content_sig, r.event_id) for r in updates])
+                  r.extra, r.content_sig, r.raw_ref, r.event_id) for r in updates])
             conn.executemany("DELETE FROM tool_calls WHERE event_id=?",
                              [(r.event_id,) for r in updates])
             conn.executemany("DELETE FROM tool_files WHERE event_id=?",
@@ -197,6 +200,15 @@ def _withdrawn(rows: Sequence[EventRow]) -> set[str]:
             out.add(str(extra["supersedes"]))
         out.update(x for x in str(extra.get("retracts") or "").split(",") if x)
     return out
+
+
+def raw_ref(path: str, spans: tuple[tuple[int, int], ...]) -> str:
+    """The stored form of a raw record kept by reference: the transcript's path and the
+    (byte offset, length) of each of its lines, as compact JSON."""
+    return _REF.encode({"path": path, "spans": [list(s) for s in spans]})
+
+
+_REF = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
 def extra_json(extra: tuple[tuple[str, str], ...]) -> str | None:
