@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 from collections.abc import Iterable, Sequence
@@ -205,10 +206,15 @@ def _withdrawn(rows: Sequence[EventRow]) -> set[str]:
 def raw_ref(path: str, spans: tuple[tuple[int, int], ...]) -> str:
     """The stored form of a raw record kept by reference: the transcript's path and the
     (byte offset, length) of each of its lines, as compact JSON."""
-    return _REF.encode({"path": path, "spans": [list(s) for s in spans]})
+    # The same text as json.dumps({"path": path, "spans": [...]}, compact), built directly:
+    # one is made per stored event.
+    body = ",".join(f"[{int(a)},{int(b)}]" for a, b in spans)
+    return f'{{"path":{_path_json(path)},"spans":[{body}]}}'
 
 
-_REF = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+@functools.lru_cache(maxsize=64)
+def _path_json(path: str) -> str:
+    return json.dumps(path, ensure_ascii=False)
 
 
 def extra_json(extra: tuple[tuple[str, str], ...]) -> str | None:
