@@ -261,7 +261,8 @@ def test_realproject_history_is_the_real_one(realproject: tuple[Any, dict]) -> N
             added = [ln[1:] for ln in diff.splitlines() if ln.startswith("+")
                      and not ln.startswith("+++") and len(ln.strip()) > 12]
             text = sessions[e["key"]]
-            assert added and all(_json.dumps(a)[1:-1] in text for a in added), (e["key"], sha)
+            assert added and all(_json.dumps(a, ensure_ascii=False)[1:-1] in text
+                                 for a in added), (e["key"], sha)
 
 
 @pytest.mark.slow
