@@ -251,7 +251,9 @@ a labelled unit (its events, up to the next prompt, vote for the WorkItem of the
 back from `refine_window_events`); links are `looma work --json` against the truth's (commit,
 effort) pairs, merge commits neither hit nor miss; a WorkItem maps to the effort most of its
 prompts carry. `python -m tests.bench.quality_realproject --keep DIR` leaves the repository,
-`HOME` and `truth.json` in `DIR`.
+`HOME` and `truth.json` in `DIR`; then `python -m tests.bench.realproject_why DIR` prints, for
+every window in resolution order, its score (with its parts) against each effort's oracle
+cluster: where the score itself merges or splits efforts.
 
 What looma made of it:
 
