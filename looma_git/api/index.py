@@ -16,8 +16,8 @@ from looma_git.errors import ReadOnlyError
 from looma_git.gitrepo import RepoPaths
 from looma_git.index.vector_sync import vectors_path  # noqa: F401  (api surface: tests, status)
 from looma_git.retrieval.records import ItemRecord, from_ledger
+from looma_git.store.refnames import LEDGER_REF
 
-LEDGER_REF = "refs/looma/ledger"
 MESSAGE_CHARS = 4000
 
 

@@ -13,8 +13,9 @@ from looma_git.errors import (
 from looma_git.gitrepo import RepoPaths, require_worktree
 from looma_git.ledger.ops import Op, OpDraft
 from looma_git.ledger.state import LedgerState
+from looma_git.store.refnames import NOTES_REF
 
-NOTES_REWRITE_REF = "refs/notes/looma"
+NOTES_REWRITE_REF = NOTES_REF
 
 
 @dataclass(frozen=True)
@@ -60,9 +61,8 @@ def _git_config(worktree: str, *args: str) -> subprocess.CompletedProcess[str]:
 def init_repo(paths: RepoPaths) -> InitReport:
     """Idempotent setup: state dir + clone id, notes rewrite config, an empty ledger ref."""
     from looma_git.store.clone import ensure_clone_id
-    from looma_git.store.ledger_ref import LEDGER_REF
     from looma_git.store.locking import cas_update
-    from looma_git.store.notes import NOTES_REF
+    from looma_git.store.refnames import LEDGER_REF_B as LEDGER_REF
     from looma_git.store.repo import make_commit, open_repo, ref_value, write_objects
 
     worktree = str(require_worktree(paths))
@@ -102,7 +102,7 @@ def init_repo(paths: RepoPaths) -> InitReport:
 
             _, new = cas_update(repo, LEDGER_REF, build, message=b"looma: init")
             created_ledger = new == commit.id
-        if ref_value(repo, NOTES_REF) is None:
+        if ref_value(repo, NOTES_REF.encode()) is None:
             # notes.rewriteRef names this ref: git warns on every amend/rebase while it is
             # missing, so init creates it (an empty notes tree: the projection of no links).
             from dulwich.objects import Tree as _Tree
@@ -117,7 +117,7 @@ def init_repo(paths: RepoPaths) -> InitReport:
                 write_objects(repo, [empty, notes_commit])
                 return bytes(notes_commit.id)
 
-            cas_update(repo, NOTES_REF, build_notes, message=b"looma: init notes")
+            cas_update(repo, NOTES_REF.encode(), build_notes, message=b"looma: init notes")
     return InitReport(str(paths.state_dir), clone_id, created, tuple(changed), created_ledger)
 
 

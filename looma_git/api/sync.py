@@ -107,6 +107,7 @@ def _ensure_notes_ref(paths: RepoPaths) -> None:
     from dulwich.objects import Tree
 
     from looma_git.store.locking import cas_update
+    from looma_git.store.refnames import NOTES_REF_B
     from looma_git.store.repo import make_commit, open_repo, write_objects
 
     with open_repo(paths) as repo:
@@ -119,7 +120,7 @@ def _ensure_notes_ref(paths: RepoPaths) -> None:
             write_objects(repo, [empty, commit])
             return bytes(commit.id)
 
-        cas_update(repo, b"refs/notes/looma", build, message=b"looma: notes")
+        cas_update(repo, NOTES_REF_B, build, message=b"looma: notes")
 
 
 def share_disable(paths: RepoPaths, remote: str = "origin") -> ShareChangeOut:
@@ -197,7 +198,8 @@ def merge_fetched(paths: RepoPaths) -> list[SyncOut]:
     sharing remote (no network, no push), so a teammate's ops count without `looma sync`."""
     import subprocess
 
-    from looma_git.store.share_config import read_settings, tracking_ref
+    from looma_git.store.refnames import LEDGER_REF, tracking_ref
+    from looma_git.store.share_config import read_settings
 
     out = []
     for remote in read_settings(paths).enabled:
@@ -208,7 +210,7 @@ def merge_fetched(paths: RepoPaths) -> list[SyncOut]:
             continue
         fetched = probe.stdout.strip()
         local = subprocess.run(["git", f"--git-dir={paths.common_dir}", "merge-base",
-                                "--is-ancestor", fetched, "refs/looma/ledger"],
+                                "--is-ancestor", fetched, LEDGER_REF],
                                capture_output=True)
         if local.returncode == 0:
             continue  # already merged

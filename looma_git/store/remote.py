@@ -6,12 +6,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from looma_git.errors import RemoteError
+from looma_git.store.refnames import LEDGER_REF_B, NOTES_REF_B
 
 if TYPE_CHECKING:
     from dulwich.repo import Repo
 
-LEDGER = b"refs/looma/ledger"
-NOTES = b"refs/notes/looma"
+LEDGER = LEDGER_REF_B
+NOTES = NOTES_REF_B
 WANTED = (LEDGER, NOTES)
 ZERO = b"0" * 40
 

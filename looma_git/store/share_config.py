@@ -8,18 +8,11 @@ from dataclasses import dataclass, field
 
 from looma_git.errors import NotFoundError, ReadOnlyError, UsageError
 from looma_git.gitrepo import RepoPaths
+from looma_git.store.refnames import LEDGER_REF, NOTES_REF, tracking_ref
 
-LEDGER_REF = "refs/looma/ledger"
-NOTES_REF = "refs/notes/looma"
-TRACKING_PREFIX = "refs/looma/remotes/"
 DEFAULT_CURATION_NAME = "looma-curation"
 # `looma.share.<remote>` makes the remote name a git config variable name.
 _VAR_NAME = re.compile(r"[A-Za-z][A-Za-z0-9-]*\Z")
-
-
-def tracking_ref(remote: str, which: str) -> str:
-    """`refs/looma/remotes/<remote>/<ledger|notes>`: where a fetch of `remote` lands."""
-    return f"{TRACKING_PREFIX}{remote}/{which}"
 
 
 def fetch_refspecs(remote: str) -> list[str]:

@@ -13,8 +13,8 @@ from looma_git.ledger.state import Conflict
 from looma_git.store import merge, remote
 from looma_git.store.clone import read_clone_id, user_actor
 from looma_git.store.locking import writer_lock
+from looma_git.store.refnames import tracking_ref
 from looma_git.store.repo import open_repo, ref_value, write_objects
-from looma_git.store.share_config import tracking_ref
 
 MAX_RETRIES = 5
 
