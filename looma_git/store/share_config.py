@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from looma_git.errors import NotFoundError, ReadOnlyError, UsageError
 from looma_git.gitrepo import RepoPaths
+from looma_git.store import git
 from looma_git.store.refnames import LEDGER_REF, NOTES_REF, tracking_ref
 
 DEFAULT_CURATION_NAME = "looma-curation"
@@ -57,8 +58,7 @@ class ShareChange:
 
 
 def _git_config(paths: RepoPaths, *args: str, check: bool = False) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(["git", f"--git-dir={paths.common_dir}", "config", *args],
-                          capture_output=True, text=True, check=False)
+    proc = git.config(None, *args, git_dir=paths.common_dir)
     if check and proc.returncode != 0:
         raise ReadOnlyError(f"git config {' '.join(args)} failed: {proc.stderr.strip()}",
                             hint="looma needs write access to the repository config")
@@ -66,8 +66,7 @@ def _git_config(paths: RepoPaths, *args: str, check: bool = False) -> subprocess
 
 
 def _get_all(paths: RepoPaths, key: str) -> list[str]:
-    proc = _git_config(paths, "--get-all", key)
-    return [line for line in proc.stdout.splitlines() if line] if proc.returncode == 0 else []
+    return git.config_get_all(None, key, git_dir=paths.common_dir)
 
 
 def check_remote_name(name: str) -> str:
