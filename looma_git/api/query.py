@@ -14,7 +14,7 @@ from looma_git.retrieval.records import ItemRecord
 
 def _items(paths: RepoPaths, head: str | None = None, *, allow_stale: bool = False
            ) -> list[ItemRecord]:
-    from looma_git.api.index import load_records
+    from looma_git.retrieval.head_records import load_records
 
     return load_records(paths, head, allow_stale=allow_stale)
 
@@ -104,7 +104,7 @@ def item_cosines(paths: RepoPaths, text: str, ids: set[str]) -> dict[str, float]
         return {}
     owners: dict[str, str] = {}
     if any(doc.startswith("win:") for doc in near):
-        from looma_git.api.index import window_owners
+        from looma_git.index.rebuild import window_owners
 
         owners = window_owners(paths)
     out: dict[str, float] = {}
@@ -241,7 +241,7 @@ def resume(paths: RepoPaths, goal: str | None = None, *, work_ref: str | None = 
 def _require_ledger(paths: RepoPaths) -> str:
     """The ledger head: queries need a ledger (local or fetched); without one nothing is
     written anywhere."""
-    from looma_git.api.index import ledger_head
+    from looma_git.store.heads import ledger_head
 
     head = ledger_head(paths)
     if head is None:

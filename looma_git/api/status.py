@@ -56,7 +56,7 @@ def _model_stale(paths: RepoPaths) -> bool | None:
 
 def _state(paths: RepoPaths) -> dict[str, Any]:
     """One word for where this clone stands, with what to run next."""
-    from looma_git.api.index import ledger_head
+    from looma_git.store.heads import ledger_head
 
     if not (paths.state_dir / "clone-id").exists() and ledger_head(paths) is None:
         return {"state": "not initialized", "next": "looma init"}
@@ -94,8 +94,8 @@ def _ingestion(paths: RepoPaths) -> dict[str, Any]:
 
 
 def _index(paths: RepoPaths) -> dict[str, Any]:
-    from looma_git.api.index import ledger_head
     from looma_git.index.meta import read_meta
+    from looma_git.store.heads import ledger_head
 
     meta = read_meta(paths.state_dir)
     head = ledger_head(paths)
