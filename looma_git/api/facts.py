@@ -8,11 +8,9 @@ from typing import Any
 from looma_git.api.query import (
     _git_commits,
     _items,
-    _rank,
     _require_ledger,
     _session_rows,
     _work_out,
-    query_cosines,
     resolve_workitem,
 )
 from looma_git.api.results import AskOut, FactOut, TimelineEntry, TimelineOut
@@ -22,6 +20,7 @@ from looma_git.model import AGENTS
 from looma_git.pipeline.confidence import band
 from looma_git.retrieval import answer, match
 from looma_git.retrieval.records import ItemRecord, MemoryRecord
+from looma_git.retrieval.semantic import query_cosines, rank_goal
 
 
 def ask(paths: RepoPaths, query: str, *, limit: int = 10) -> AskOut:
@@ -33,7 +32,7 @@ def ask(paths: RepoPaths, query: str, *, limit: int = 10) -> AskOut:
     mems = {m.id: m for it in [*items.values(), *local] for m in it.memories}
     # Which work is the question about: the resume ranking (words; meaning when the words
     # do not decide), so a decision answers as a fact of its WorkItem too.
-    ranked = _rank(paths, answer.topic(query), [*items.values(), *local])
+    ranked = rank_goal(paths, answer.topic(query), [*items.values(), *local])
     cosines = None
     if not match.lexical_decides(ranked):
         cosines = query_cosines(paths, query, ("memory",), k=max(50, limit * 3))
