@@ -98,29 +98,10 @@ def share_enable(paths: RepoPaths, remote: str = "origin", *, curation_url: str 
     ch = share_config.enable(paths, remote, curation_url=curation_url,
                              curation_name=curation_name, git_push=git_push)
     if git_push:
-        _ensure_notes_ref(paths)
+        from looma_git.store.bootstrap import ensure_notes_ref
+
+        ensure_notes_ref(paths, message="looma: notes")
     return ShareChangeOut(remote=ch.remote, url=ch.url, added=list(ch.added))
-
-
-def _ensure_notes_ref(paths: RepoPaths) -> None:
-    """A configured push refspec whose source is missing fails the user's whole `git push`."""
-    from dulwich.objects import Tree
-
-    from looma_git.store.locking import cas_update
-    from looma_git.store.refnames import NOTES_REF_B
-    from looma_git.store.repo import make_commit, open_repo, write_objects
-
-    with open_repo(paths) as repo:
-        empty = Tree()
-        commit = make_commit(empty.id, [], "looma: notes\n", b"looma <looma@localhost>")
-
-        def build(old: bytes | None) -> bytes | None:
-            if old is not None:
-                return None
-            write_objects(repo, [empty, commit])
-            return bytes(commit.id)
-
-        cas_update(repo, NOTES_REF_B, build, message=b"looma: notes")
 
 
 def share_disable(paths: RepoPaths, remote: str = "origin") -> ShareChangeOut:
