@@ -16,6 +16,7 @@ from looma_git.api.query import (
 from looma_git.api.results import AskOut, FactOut, TimelineEntry, TimelineOut
 from looma_git.errors import ReadOnlyError
 from looma_git.gitrepo import RepoPaths
+from looma_git.index.reads import local_rows
 from looma_git.model import AGENTS
 from looma_git.pipeline.confidence import band
 from looma_git.retrieval import answer, match
@@ -61,7 +62,7 @@ def _local_candidates(paths: RepoPaths) -> list[ItemRecord]:
     """The last refinery pass's unpromoted WorkItems with their memories (local only: the
     DESIGN's "unconfirmed" high scorers), as records; [] on a clone without transcripts."""
     mems: dict[str, list[MemoryRecord]] = {}
-    for mid, m, promoted in _local_rows(paths, "refine_memories"):
+    for mid, m, promoted in local_rows(paths, "refine_memories"):
         if promoted or not m.get("text") or not m.get("workitem"):
             continue
         conf = m.get("confidence") or {}
@@ -73,7 +74,7 @@ def _local_candidates(paths: RepoPaths) -> list[ItemRecord]:
             evidence=tuple(dict(e) for e in (m.get("evidence") or [])[:1]),
             said_at=str(m.get("ts") or ""), superseded_by=m.get("superseded_by")))
     out = []
-    for wid, w, promoted in _local_rows(paths, "refine_workitems") if mems else ():
+    for wid, w, promoted in local_rows(paths, "refine_workitems") if mems else ():
         if promoted or w.get("quarantined") or wid not in mems:
             continue
         out.append(ItemRecord(
@@ -84,34 +85,6 @@ def _local_candidates(paths: RepoPaths) -> list[ItemRecord]:
             commits=(), memories=tuple(mems[wid]), updated="", promoted=False,
             prompts=tuple(str(e.get("quote", ""))[:300] for e in (w.get("evidence") or [])
                           if isinstance(e, dict) and e.get("quote"))[:3]))
-    return out
-
-
-def _local_rows(paths: RepoPaths, table: str) -> list[tuple[str, dict[str, Any], bool]]:
-    """`api.refine.local_graph` without importing the refinery (a read path stays light)."""
-    if table not in ("refine_workitems", "refine_memories") or not paths.store_db.exists():
-        return []
-    import json
-    import sqlite3
-
-    from looma_git.index import storedb
-
-    try:
-        conn = storedb.connect(paths, readonly=True)
-    except Exception:  # a missing or unreadable store: no local candidates to show
-        return []
-    try:
-        rows = conn.execute(f"SELECT id, json, promoted FROM {table} ORDER BY id").fetchall()
-    except sqlite3.Error:
-        return []  # no refinery pass yet
-    finally:
-        conn.close()
-    out = []
-    for r in rows:
-        try:
-            out.append((str(r[0]), dict(json.loads(r[1])), bool(r[2])))
-        except (ValueError, TypeError):
-            continue
     return out
 
 

@@ -44,14 +44,11 @@ def link_commits(paths: RepoPaths, shas: list[str], *, by: str = "hook",
 
 
 def _full_sha(paths: RepoPaths, rev: str) -> str:
+    from looma_git.store import git
     from looma_git.store.gitfacts import existing_objects
 
     worktree = require_worktree(paths)
-    import subprocess
-
-    proc = subprocess.run(["git", "rev-parse", "-q", "--verify", rev + "^{commit}"],
-                          cwd=worktree, capture_output=True, text=True, check=False)
-    sha = proc.stdout.strip()
+    sha = git.rev_parse_commit(rev, cwd=worktree) or ""
     if not sha or not existing_objects(worktree, [sha]):
         raise NotFoundError(f"no commit {rev!r} in this repository")
     return sha

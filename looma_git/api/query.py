@@ -42,10 +42,10 @@ def work(paths: RepoPaths, *, status: str | None = None, candidates: bool = Fals
 
 def _local_candidates(paths: RepoPaths) -> list[WorkItemOut]:
     """Unpromoted WorkItems of the last refinery pass (local only, never shared)."""
-    from looma_git.api.refine import local_graph
+    from looma_git.index.reads import local_rows
 
     out = []
-    for wid, w, promoted in local_graph(paths):
+    for wid, w, promoted in local_rows(paths, "refine_workitems"):
         if promoted or w.get("quarantined"):
             continue
         conf = w.get("confidence") or {}
@@ -90,22 +90,9 @@ def _git_commits(paths: RepoPaths, shas: list[str]) -> list[dict[str, Any]]:
 
 
 def _session_rows(paths: RepoPaths, sessions: tuple[tuple[str, str], ...]) -> list[dict[str, Any]]:
-    rows = {(a, s): {"agent": a, "id": s} for a, s in sessions}
-    if paths.store_db.exists():
-        from looma_git.index import storedb
+    from looma_git.index.reads import session_rows
 
-        conn = storedb.connect(paths, readonly=True)
-        try:
-            for a, s in sessions:
-                r = conn.execute("SELECT first_ts, last_ts, event_count FROM sessions "
-                                 "WHERE agent=? AND session_id=?", (a, s)).fetchone()
-                if r:
-                    rows[(a, s)].update(first=r[0], last=r[1], events=r[2])
-        except Exception:
-            pass
-        finally:
-            conn.close()
-    return sorted(rows.values(), key=lambda r: str(r.get("last") or ""), reverse=True)
+    return session_rows(paths, sessions)
 
 
 def resume(paths: RepoPaths, goal: str | None = None, *, work_ref: str | None = None,

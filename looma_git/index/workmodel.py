@@ -9,30 +9,13 @@ from collections.abc import Iterable
 from dataclasses import asdict
 from typing import Any
 
+from looma_git.index import schema
 from looma_git.pipeline.heuristics import Candidate
 from looma_git.pipeline.linking import Target
 from looma_git.pipeline.signals import WorkSignal
 from looma_git.pipeline.views import StoredWindow
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS refine_workitems(id TEXT PRIMARY KEY, ledger_id TEXT, promoted INTEGER,
-  json TEXT);
-CREATE TABLE IF NOT EXISTS refine_memories(id TEXT PRIMARY KEY, ledger_id TEXT, workitem TEXT,
-  promoted INTEGER, json TEXT);
-CREATE TABLE IF NOT EXISTS refine_meta(key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE IF NOT EXISTS refine_windows(key TEXT PRIMARY KEY, workitem TEXT, text TEXT);
-CREATE TABLE IF NOT EXISTS refine_window_events(key TEXT PRIMARY KEY, agent TEXT, session_id TEXT,
-  workitem TEXT, event_ids TEXT);
-CREATE TABLE IF NOT EXISTS refine_signals(key TEXT PRIMARY KEY, session TEXT, cluster TEXT,
-  json TEXT);
-CREATE INDEX IF NOT EXISTS refine_signals_session ON refine_signals(session);
-CREATE TABLE IF NOT EXISTS refine_sessions(key TEXT PRIMARY KEY, version TEXT);
-CREATE TABLE IF NOT EXISTS refine_known(path TEXT PRIMARY KEY);
-CREATE TABLE IF NOT EXISTS refine_targets(id TEXT PRIMARY KEY, ledger_id TEXT, json TEXT,
-  create_json TEXT);
-CREATE TABLE IF NOT EXISTS refine_target_keys(key TEXT, id TEXT);
-CREATE INDEX IF NOT EXISTS refine_target_keys_key ON refine_target_keys(key);
-"""
+SCHEMA = schema.WORKMODEL
 LOCAL_TABLES = ("refine_workitems", "refine_memories")
 
 
