@@ -2,7 +2,7 @@
 
 `resume`, `ask`, `work`, `timeline` build these dataclasses, so a text answer never imports
 pydantic (~0.15 s of a fresh process). Each top-level result has `model_dump`, which
-validates it through its `looma_git.schemas` model and dumps that: `--json` and MCP output
+validates it through its `looma_git.wire.cli` model and dumps that: `--json` and MCP output
 stay exactly the stable contract the schemas define.
 """
 
@@ -19,7 +19,7 @@ class _Wire:
     _schema: ClassVar[str]
 
     def model_dump(self, *, mode: str = "python", **kw: Any) -> dict[str, Any]:
-        from looma_git import schemas
+        from looma_git.wire import cli as schemas
 
         model = getattr(schemas, self._schema)
         data = dataclasses.asdict(self)  # type: ignore[call-overload]

@@ -82,7 +82,7 @@ def ingest_cmd(ctx: click.Context, sources: tuple[str, ...], agents: tuple[str, 
     elapsed = bar.elapsed
     report, refined = result.ingest, result.refine
     if as_json:
-        from looma_git.schemas import IngestOut, RefineOut
+        from looma_git.wire.cli import IngestOut, RefineOut
 
         emit_json(IngestOut(**report.model_dump(mode="json"), elapsed_s=round(elapsed, 3),
                             refine=RefineOut(**refined.__dict__) if refined else None))

@@ -34,7 +34,7 @@ def reprocess_cmd(ctx: click.Context, as_json: bool) -> None:
         # yet indexed (a missing or damaged index is still rebuilt whole).
         reindex(paths, full=False)
     if as_json:
-        from looma_git.schemas import RefineOut
+        from looma_git.wire.cli import RefineOut
 
         emit_json(RefineOut(**report.__dict__))
         return
@@ -62,7 +62,7 @@ def backfill_cmd(ctx: click.Context, since: str | None, as_json: bool) -> None:
         bar.phase("linking commits to WorkItems")
         report = backfill(paths, since, settings=load_settings(paths, os.environ))
     if as_json:
-        from looma_git.schemas import RefineOut
+        from looma_git.wire.cli import RefineOut
 
         emit_json(RefineOut(**report.__dict__))
         return
@@ -102,7 +102,7 @@ def reindex_cmd(ctx: click.Context, all_vectors: bool, as_json: bool) -> None:
         report = reindex_from_refs(repo_paths(ctx), memory_budget_s=None if all_vectors else
                                    MEMORY_EMBED_BUDGET_S)
     if as_json:
-        from looma_git.schemas import ReindexOut
+        from looma_git.wire.cli import ReindexOut
 
         emit_json(ReindexOut(**report.__dict__))
         return

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from looma_git.mcp.models import (
+from looma_git.mcp.text import conf_tag, fence, one_line
+from looma_git.wire.mcp import (
     EVIDENCE_LABEL,
     AskResult,
     CandidateRow,
@@ -17,7 +18,6 @@ from looma_git.mcp.models import (
     ToolErrorOut,
     WorkItemRow,
 )
-from looma_git.mcp.text import conf_tag, fence, one_line
 
 INJECTION_LABEL = "WARNING suspected prompt injection in the quote below"
 
