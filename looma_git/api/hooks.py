@@ -6,9 +6,6 @@ import contextlib
 import os
 import time
 from pathlib import Path
-from typing import Any
-
-from pydantic import BaseModel
 
 from looma_git.errors import InvalidDataError, ReadOnlyError
 from looma_git.gitrepo import RepoPaths
@@ -17,56 +14,14 @@ from looma_git.hooks import install as install_mod
 from looma_git.hooks import queue, state
 from looma_git.ingest.base import DiscoveryEnv
 from looma_git.store import git
-
-
-class HookChangeOut(BaseModel):
-    name: str
-    path: str
-    action: str
-    detail: str = ""
-
-
-class InstallResult(BaseModel):
-    hooks_dir: str
-    changes: list[HookChangeOut]
-
-
-class HookOut(BaseModel):
-    name: str
-    path: str
-    state: str  # installed | outdated | foreign | absent
-    chained: bool
-    python: str | None = None
-    python_exists: bool | None = None
-    manager: str | None = None  # pre-commit | lefthook | husky, when one owns the hook file
-    shim_path: str | None = None  # where looma's shim is (the hook path or the manager's slot)
-
-
-class HooksStatus(BaseModel):
-    """`looma hooks status --json`."""
-
-    hooks_dir: str
-    hooks: list[HookOut]
-    queue_length: int
-    rewrites_length: int
-    drainer_running: bool
-    last_drain: dict[str, Any] | None = None
-    last_error: dict[str, Any] | None = None  # from hooks-state.json (a failed drain step)
-    log_error: str | None = None  # the last error line in hooks.log (shim, drainer, traceback)
-    latency: dict[str, dict[str, float]] = {}
-    notes_rewrite_ref: str | None = None
-    problems: list[str] = []
-
-
-class DrainResult(BaseModel):
-    ran: bool
-    passes: int
-    commits: int
-    rewrites: int
-    requeued: int
-    dropped: int
-    duration_ms: float
-    steps: list[dict[str, Any]]
+from looma_git.wire.cli import (
+    DrainResult,
+    HookChangeOut,
+    HookOut,
+    HooksStatus,
+    InstallResult,
+    PrepushOut,
+)
 
 
 def _changes(base: Path, changes: list[install_mod.HookChange]) -> InstallResult:
@@ -249,14 +204,6 @@ def drain(paths: RepoPaths, env: DiscoveryEnv,
                        duration_ms=round(rep.duration_ms, 3),
                        steps=[{"name": s.name, "status": s.status, "ms": s.ms,
                                "detail": s.detail} for s in rep.steps])
-
-
-class PrepushOut(BaseModel):
-    """What the pre-push step did: pushed | skipped | failed."""
-
-    status: str
-    remotes: list[str] = []
-    message: str = ""
 
 
 # The shim detaches the pre-push step from the push, so it can afford to wait: for the push

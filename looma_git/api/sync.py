@@ -4,75 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel
-
 from looma_git.errors import UsageError
 from looma_git.gitrepo import RepoPaths
-
-
-class ShareChangeOut(BaseModel):
-    """What `share enable`/`disable` changed in the repository config."""
-
-    remote: str
-    url: str | None
-    added: list[str] = []
-    removed: list[str] = []
-
-
-class ShareStatusOut(BaseModel):
-    """Remotes that carry looma's refs, and curation redirections (remote -> curation)."""
-
-    enabled: list[dict[str, Any]]
-    curation: dict[str, str]
-
-
-class ConflictOpOut(BaseModel):
-    id: str
-    op: str
-    lamport: int
-    actor: str
-    clone: str
-    ts: str
-    payload: dict[str, Any]
-
-
-class ConflictOut(BaseModel):
-    """Concurrent user intents on one target; the later one by (lamport, id) won."""
-
-    target: str
-    kind: str
-    winner: str
-    ops: list[ConflictOpOut]
-
-
-class ConflictsOut(BaseModel):
-    conflicts: list[ConflictOut]
-
-
-class RejectedOut(BaseModel):
-    path: str
-    op_id: str
-    reason: str
-
-
-class SyncOut(BaseModel):
-    """`looma sync --json`: the stable contract."""
-
-    remote: str
-    url: str
-    ops_in: int
-    ops_out: int
-    kept_in: int
-    conflicts: list[ConflictOut]
-    new_conflicts: int
-    pushed: bool
-    fetched: bool
-    retries: int
-    rejected: list[RejectedOut]
-    remote_dropped: int
-    ledger: str | None
-    notes: str | None
-    warnings: list[str]
+from looma_git.wire.cli import (
+    ConflictOpOut,
+    ConflictOut,
+    ConflictsOut,
+    RejectedOut,
+    ShareChangeOut,
+    ShareStatusOut,
+    SyncOut,
+)
 
 
 def share_enable(paths: RepoPaths, remote: str = "origin", *, curation_url: str | None = None,

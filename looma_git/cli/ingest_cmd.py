@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -85,7 +86,7 @@ def ingest_cmd(ctx: click.Context, sources: tuple[str, ...], agents: tuple[str, 
         from looma_git.wire.cli import IngestOut, RefineOut
 
         emit_json(IngestOut(**report.model_dump(mode="json"), elapsed_s=round(elapsed, 3),
-                            refine=RefineOut(**refined.__dict__) if refined else None))
+                            refine=RefineOut.model_validate(dataclasses.asdict(refined)) if refined else None))
         return
     say(f"ingested {report.events_added} new event(s)"
                + (f", {report.events_updated} updated" if report.events_updated else "")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import click
@@ -36,7 +37,7 @@ def reprocess_cmd(ctx: click.Context, as_json: bool) -> None:
     if as_json:
         from looma_git.wire.cli import RefineOut
 
-        emit_json(RefineOut(**report.__dict__))
+        emit_json(RefineOut.model_validate(dataclasses.asdict(report)))
         return
     say(f"{report.sessions} sessions, {report.windows} windows -> {report.workitems} "
                f"WorkItems ({report.promoted} promoted, {report.candidates} local candidates), "
@@ -64,7 +65,7 @@ def backfill_cmd(ctx: click.Context, since: str | None, as_json: bool) -> None:
     if as_json:
         from looma_git.wire.cli import RefineOut
 
-        emit_json(RefineOut(**report.__dict__))
+        emit_json(RefineOut.model_validate(dataclasses.asdict(report)))
         return
     say(f"linked: {report.ops.get('commit.link', 0)} new commit links "
                f"({report.links} links among the commits considered) in "
@@ -104,7 +105,7 @@ def reindex_cmd(ctx: click.Context, all_vectors: bool, as_json: bool) -> None:
     if as_json:
         from looma_git.wire.cli import ReindexOut
 
-        emit_json(ReindexOut(**report.__dict__))
+        emit_json(ReindexOut.model_validate(dataclasses.asdict(report)))
         return
     if report.repaired:
         click.echo(f"repaired: {report.repaired}")
