@@ -29,7 +29,7 @@ def ask(paths: RepoPaths, query: str, *, limit: int = 10) -> AskOut:
     (decisions, architecture, bugs, todos; a superseded decision right after the one that
     replaced it, labelled), then WorkItem summaries, then raw transcript matches."""
     items = {it.id: it for it in _items(paths, _require_ledger(paths))}
-    local = _local_candidates(paths)  # unpromoted: their memories answer as "unconfirmed"
+    local = _unpromoted_records(paths)  # unpromoted: their memories answer as "unconfirmed"
     mems = {m.id: m for it in [*items.values(), *local] for m in it.memories}
     # Which work is the question about: the resume ranking (words; meaning when the words
     # do not decide), so a decision answers as a fact of its WorkItem too.
@@ -58,7 +58,7 @@ def ask(paths: RepoPaths, query: str, *, limit: int = 10) -> AskOut:
     return AskOut(query=query, facts=facts[:limit])
 
 
-def _local_candidates(paths: RepoPaths) -> list[ItemRecord]:
+def _unpromoted_records(paths: RepoPaths) -> list[ItemRecord]:
     """The last refinery pass's unpromoted WorkItems with their memories (local only: the
     DESIGN's "unconfirmed" high scorers), as records; [] on a clone without transcripts."""
     mems: dict[str, list[MemoryRecord]] = {}

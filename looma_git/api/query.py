@@ -5,7 +5,7 @@ from __future__ import annotations
 import string
 from typing import Any
 
-from looma_git.api.results import CandidateOut, ResumeOut, SessionRef, WorkItemOut, WorkOut
+from looma_git.api.results import ResumeMatchOut, ResumeOut, SessionRef, WorkItemOut, WorkOut
 from looma_git.errors import AmbiguousError, NotFoundError, NotInitializedError
 from looma_git.gitrepo import RepoPaths, require_worktree
 from looma_git.retrieval import match
@@ -36,11 +36,11 @@ def work(paths: RepoPaths, *, status: str | None = None, candidates: bool = Fals
     items.sort(key=lambda it: (-round(it.confidence, 2), it.title.lower(), it.id))
     out = [_work_out(it) for it in items]
     if candidates:
-        out.extend(_local_candidates(paths))
+        out.extend(_unpromoted_rows(paths))
     return WorkOut(workitems=out)
 
 
-def _local_candidates(paths: RepoPaths) -> list[WorkItemOut]:
+def _unpromoted_rows(paths: RepoPaths) -> list[WorkItemOut]:
     """Unpromoted WorkItems of the last refinery pass (local only, never shared)."""
     from looma_git.index.reads import local_rows
 
@@ -63,9 +63,9 @@ def _local_candidates(paths: RepoPaths) -> list[WorkItemOut]:
     return out
 
 
-def _candidate(m: match.Match, letter: str) -> CandidateOut:
+def _match_out(m: match.Match, letter: str) -> ResumeMatchOut:
     it = m.item
-    return CandidateOut(
+    return ResumeMatchOut(
         id=it.id, letter=letter, title=it.title, kind=it.kind, status=it.status,
         confidence=round(it.confidence, 2), band=it.band, match=m.score,
         matched_terms=list(m.matched_terms), files=list(it.files),
@@ -123,7 +123,7 @@ def resume(paths: RepoPaths, goal: str | None = None, *, work_ref: str | None = 
         state, picked = most_recent(items, branch if isinstance(branch, str) else None)
         chosen = [match.Match(item=it, score=1.0, coverage=0, title=0, semantic=None,
                               matched_terms=(), via="recent") for it in picked]
-    cands = [_candidate(m, letters[i]) for i, m in enumerate(chosen)]
+    cands = [_match_out(m, letters[i]) for i, m in enumerate(chosen)]
     out = ResumeOut(state=state, goal=goal, candidates=cands, bundle=None)
     if state == "confident":
         item = chosen[0].item
@@ -141,7 +141,7 @@ def resume(paths: RepoPaths, goal: str | None = None, *, work_ref: str | None = 
                            f"{cands[0].letter}` if it is the one, or rephrase the goal.")
     else:
         recent = sorted(items, key=lambda it: (it.updated, it.confidence), reverse=True)[:5]
-        out.recent = [_candidate(match.Match(item=it, score=0.0, coverage=0, title=0,
+        out.recent = [_match_out(match.Match(item=it, score=0.0, coverage=0, title=0,
                                              semantic=None, matched_terms=()), letters[i])
                       for i, it in enumerate(recent)]
         out.message = ("No WorkItem matches this goal; nothing was invented. "
@@ -165,7 +165,7 @@ def _require_ledger(paths: RepoPaths) -> str:
 
 
 def _remember_letters(paths: RepoPaths, goal: str | None, state: str,
-                      cands: list[CandidateOut]) -> None:
+                      cands: list[ResumeMatchOut]) -> None:
     from looma_git.api import letters
 
     letters.remember(paths, goal, state, [(c.letter, c.id, c.title) for c in cands])

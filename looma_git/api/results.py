@@ -65,10 +65,10 @@ class WorkOut(_Wire):
 
 
 @dataclass
-class CandidateOut(_Wire):
+class ResumeMatchOut(_Wire):
     """A WorkItem offered by `resume`, with how well it matched."""
 
-    _schema: ClassVar[str] = "CandidateOut"
+    _schema: ClassVar[str] = "ResumeMatchOut"
     id: str
     letter: str
     title: str
@@ -91,9 +91,9 @@ class ResumeOut(_Wire):
     _schema: ClassVar[str] = "ResumeOut"
     state: str
     goal: str | None
-    candidates: list[CandidateOut]
+    candidates: list[ResumeMatchOut]
     bundle: dict[str, Any] | None
-    recent: list[CandidateOut] = field(default_factory=list)
+    recent: list[ResumeMatchOut] = field(default_factory=list)
     message: str = ""
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from looma_git.index import schema
 from looma_git.pipeline.heuristics import Candidate
-from looma_git.pipeline.linking import Target
+from looma_git.pipeline.linking import Target as LinkTarget
 from looma_git.pipeline.signals import WorkSignal
 from looma_git.pipeline.views import StoredWindow
 
@@ -99,7 +99,7 @@ def save_windows(conn: sqlite3.Connection, stored: tuple[StoredWindow, ...],
 
 
 # ----------------------------------------------------------------- targets
-def save_targets(conn: sqlite3.Connection, targets: Iterable[Target],
+def save_targets(conn: sqlite3.Connection, targets: Iterable[LinkTarget],
                  ledger_ids: dict[str, str], creates: dict[str, dict[str, Any]]) -> None:
     """What the per-commit linker scores against, indexed by file and branch."""
     conn.execute("DELETE FROM refine_targets")
@@ -119,7 +119,7 @@ def save_targets(conn: sqlite3.Connection, targets: Iterable[Target],
 
 
 def targets_near(conn: sqlite3.Connection, files: Iterable[str], branches: Iterable[str]
-                 ) -> list[tuple[Target, str | None, dict[str, Any] | None]]:
+                 ) -> list[tuple[LinkTarget, str | None, dict[str, Any] | None]]:
     """Targets sharing a file or a branch: (target, ledger id, create payload if unpublished)."""
     keys = sorted({"f:" + f for f in files} | {"b:" + b for b in branches})
     if not keys:
@@ -137,7 +137,7 @@ def targets_near(conn: sqlite3.Connection, files: Iterable[str], branches: Itera
         if row is None:
             continue
         d = json.loads(row[0])
-        out.append((Target(id=d["id"], title=d["title"], files=frozenset(d["files"]),
+        out.append((LinkTarget(id=d["id"], title=d["title"], files=frozenset(d["files"]),
                            branches=frozenset(d["branches"]),
                            spans=tuple((float(a), float(b)) for a, b in d["spans"]),
                            terms=tuple((t, int(n)) for t, n in d["terms"])),

@@ -309,9 +309,9 @@ class LedgerStore:
 
 
 def _target(d: OpDraft) -> Any:
-    from looma_git.ledger.ops import Target
+    from looma_git.ledger.ops import OpTarget
 
-    return Target(type=str(d.target.get("type")), id=d.target.get("id"))
+    return OpTarget(type=str(d.target.get("type")), id=d.target.get("id"))
 
 
 def read_tree(repo: Any, head: bytes | None) -> ReadResult:

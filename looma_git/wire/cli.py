@@ -17,13 +17,18 @@ class SessionRef(BaseModel):
     id: str
 
 
-class WorkItemOut(BaseModel):
-    """One WorkItem in `looma work --json` (DESIGN §6)."""
+class WorkItemHead(BaseModel):
+    """The fields every WorkItem-shaped row opens with (CLI and MCP rows extend it)."""
 
     id: str
     title: str
     kind: str
     status: str
+
+
+class WorkItemOut(WorkItemHead):
+    """One WorkItem in `looma work --json` (DESIGN §6)."""
+
     lifecycle: str
     confidence: float
     band: str
@@ -40,7 +45,7 @@ class WorkOut(BaseModel):
     workitems: list[WorkItemOut]
 
 
-class CandidateOut(BaseModel):
+class ResumeMatchOut(BaseModel):
     """A WorkItem considered by `resume`, with why it matched."""
 
     id: str
@@ -63,9 +68,9 @@ class ResumeOut(BaseModel):
 
     state: Literal["confident", "ambiguous", "cold"]
     goal: str | None
-    candidates: list[CandidateOut]
+    candidates: list[ResumeMatchOut]
     bundle: dict[str, Any] | None
-    recent: list[CandidateOut] = Field(default_factory=list)
+    recent: list[ResumeMatchOut] = Field(default_factory=list)
     message: str = ""
 
 
