@@ -21,6 +21,7 @@ W_SESSION = 0.30  # the previous window of the same session (cut by a pause, not
 W_RO_FILES = 0.15  # what a read-only window read, against what the cluster touched
 W_OTHER_BRANCH = 0.60  # a window on a feature branch the cluster (on its own) never used
 SIBLING = 0.5  # a file new to the cluster named after one of its files (tests/test_x.py)
+W_NEW_BRANCH = 0.25  # a window on a feature branch no cluster has used yet
 W_READS = 0.10  # what an editing window read, against what the cluster edited
 HIGH = 0.40  # assign to the best cluster at this score
 READONLY_HIGH = 0.25  # the same for a window that only read
@@ -206,8 +207,8 @@ def _edit_coverage(w: WorkSignal, c: Cluster, edited: set[str], idf: Rarity) -> 
     return got / den
 
 
-def score(w: WorkSignal, c: Cluster, idf: Rarity, previous: str | None = None
-          ) -> tuple[float, dict[str, float]]:
+def score(w: WorkSignal, c: Cluster, idf: Rarity, previous: str | None = None,
+          fresh_branch: bool = False) -> tuple[float, dict[str, float]]:
     """The resolution score of window `w` against cluster `c`, with its parts. `previous` is
     the cluster holding the window before `w` in the same session."""
     edited = c.all_files()
@@ -225,11 +226,13 @@ def score(w: WorkSignal, c: Cluster, idf: Rarity, previous: str | None = None
     # Work on one feature branch is not work on another: a window on a branch the cluster
     # never used, when the cluster has its own, counts against.
     other = 1.0 if mine and theirs and mine not in theirs and not link else 0.0
+    # A feature branch no cluster has used yet starts work of its own, more often than not.
+    fresh = 1.0 if mine and not theirs and not link and fresh_branch else 0.0
     session = 1.0 if previous == c.id and w.cut == "pause" else 0.0
     total = (files + W_TEXT * text + W_LINK * link + W_SESSION * session
-             + W_READS * reads - W_OTHER_BRANCH * other)
+             + W_READS * reads - W_OTHER_BRANCH * other - W_NEW_BRANCH * fresh)
     return total, {"files": files, "text": text, "link": link, "session": session,
-                   "reads": reads, "other_branch": other}
+                   "reads": reads, "other_branch": other, "new_branch": fresh}
 
 
 def cluster_id(w: WorkSignal) -> str:
@@ -386,7 +389,9 @@ class Resolver:
             self._place(w, best)
             return best.id, {}
         near, pool = self.candidates(w)
-        ranked = sorted(((score(w, c, idf, prev)[0], c.id, c) for c in near + pool),
+        fresh = bool(w.branch and w.branch not in TRUNK_BRANCHES
+                     and not self._by_branch.get(w.branch))
+        ranked = sorted(((score(w, c, idf, prev, fresh)[0], c.id, c) for c in near + pool),
                         key=lambda x: (-x[0], x[1]))
         top = ranked[0] if ranked else None
         second = ranked[1][0] if len(ranked) > 1 else 0.0

@@ -12,7 +12,9 @@ from looma_git.pipeline.inputs import Session
 from looma_git.pipeline.text import cosine, path_terms, tokens
 
 WINDOW_GAP_S = 3 * 3600  # a pause this long starts a new window of the same session
-MIN_SHIFT_TERMS = 4  # a user turn needs this many content words to shift topic by vocabulary
+MIN_SHIFT_TERMS = 4
+USER_WEIGHT = 2  # a word the user typed counts this many times one an agent wrote
+PATH_WEIGHT = 3  # each name part of an edited file counts this many times  # a user turn needs this many content words to shift topic by vocabulary
 
 _SHA = re.compile(r"\b[0-9a-f]{7,40}\b")
 _PR_URL = re.compile(r"https?://[^\s/]+/[\w.\-]+/[\w.\-]+/pulls?/(\d+)")
@@ -188,14 +190,14 @@ def windows_of(session: Session, known: frozenset[str],
                 prs.update(_PR_URL.findall(ev.text))
                 prs.update(_PR_REF.findall(ev.text))
                 mentioned |= mentioned_paths(ev.text, known)
-                weight = 2 if ev.role == "user" else 1
+                weight = USER_WEIGHT if ev.role == "user" else 1
                 for tok in tokens(ev.text[:4000]):
                     terms[tok] += weight
                 if ev.role == "user" and not first_prompt and ev.text.strip():
                     first_prompt = ev.text.strip()[:500]
         for path in edited:
             for term in path_terms(path):
-                terms[term] += 3
+                terms[term] += PATH_WEIGHT
         ts = [e.ts for e in evs if e.ts]
         top = tuple(sorted(terms.items(), key=lambda kv: (-kv[1], kv[0]))[:40])
         out.append(WorkSignal(
