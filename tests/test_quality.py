@@ -117,7 +117,6 @@ _NOT_MET = "issue 13: target not met yet, measured {}"
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=_NOT_MET.format("F1 0.43 (P 0.44, R 0.42)"))
 def test_teamwork_clustering_f1(teamwork: tuple[Any, dict]) -> None:
     m = teamwork[1]
     assert m["clustering_f1"] >= tw.TARGETS["clustering_f1"], (m["clustering_f1"],
@@ -125,14 +124,13 @@ def test_teamwork_clustering_f1(teamwork: tuple[Any, dict]) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=_NOT_MET.format("0.72"))
 def test_teamwork_link_precision(teamwork: tuple[Any, dict]) -> None:
     m = teamwork[1]
     assert m["link_precision"] >= tw.TARGETS["link_precision"], m["wrong_links"]
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=_NOT_MET.format("0.68"))
+@pytest.mark.xfail(strict=True, reason=_NOT_MET.format("0.89 (34 of 38)"))
 def test_teamwork_link_recall(teamwork: tuple[Any, dict]) -> None:
     assert teamwork[1]["link_recall"] >= tw.TARGETS["link_recall"]
 
@@ -143,7 +141,6 @@ def test_teamwork_no_chore_linked(teamwork: tuple[Any, dict]) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=_NOT_MET.format("12/20"))
 def test_teamwork_resume(teamwork: tuple[Any, dict]) -> None:
     m = teamwork[1]
     assert m["resume_correct"] >= tw.TARGETS["resume_correct"], [
