@@ -196,7 +196,8 @@ def render(m: dict[str, Any], sh: dict[str, Any], cpu: dict[str, float]) -> str:
         f"| commit-link recall | {m['link_recall']} | ≥ {t['link_recall']} | of "
         f"{m['links_true']} (commit, effort) pairs |",
         f"| chores linked | {m['chores_linked']}/{m['chores_total']} | 0 | renovate and "
-        "pre-commit.ci bumps, pre-commit.ci's formatting fix, config housekeeping |",
+        "pre-commit.ci bumps, pre-commit.ci's formatting fix, config housekeeping, the shallow "
+        "root |",
         f"| others' commits linked | {m['teammate_linked']}/{m['teammate_total']} | 0 | the "
         "maintainer's Python 3.9/3.15 support and prek PRs (no session) |",
         f"| WorkItems titled after a commit not theirs | {m['mistitled']} | 0 | another "
@@ -229,8 +230,9 @@ def render(m: dict[str, Any], sh: dict[str, Any], cpu: dict[str, float]) -> str:
 The shape of the maintainers' private measurement: long Claude Code sessions, one effort each,
 against a real project's real history whose subjects name their effort. The history is
 [python-humanize/humanize](https://github.com/python-humanize/humanize) (MIT) from
-{sh['first']} to {sh['last']}, rebuilt commit for commit (authors, dates, messages, merges;
-trees cut to {sh['commits']} commits' worth of kept files, see `fixtures/realproject/README.md`):
+{sh['first']} to {sh['last']}, rebuilt commit for commit ({sh['commits']} commits with their
+authors, dates, messages and merges; trees cut to the kept files, see
+`fixtures/realproject/README.md`):
 {sh['effort_commits']} commits of {sh['efforts']} efforts (PRs, squash-merged or merged with
 their branch commits), {sh['chore_commits']} chores (renovate, pre-commit.ci, config),
 {sh['teammate_commits']} commits of the maintainer's own PRs with no session, and
