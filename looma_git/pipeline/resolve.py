@@ -31,6 +31,7 @@ TRUNK_BRANCHES = frozenset({"main", "master", "trunk", "develop", "HEAD", ""})
 MAX_ALIASES = 8  # aliases a cluster keeps (the first ones: the effort's own words)
 RELATED_TERMS = 8  # a window's most distinctive terms that look up clusters beyond its files
 RELATED_POOL = 64  # at most this many such clusters (most recently active first) are scored
+MAX_CLUSTER_TERMS = 400  # a cluster's words compared with a window's (its most used ones)
 IDF_PRIOR = 10  # documents assumed not to use a word or file before any is seen: early on,
 # an effort's own words are not "common" just because that effort is all there is so far
 SHARED_FILE = 0.15  # weight of a manifest, lock file, changelog or README next to a source file
@@ -68,13 +69,19 @@ class Cluster:
     commits: set[str] = field(default_factory=set)
     related: dict[str, float] = field(default_factory=dict)
     last_ts: float = 0.0
-    norm2: float = 0.0  # squared norm of `terms`, kept as terms grow
+    _top: tuple[tuple[str, int], ...] | None = None  # its words for scoring (see `top_terms`)
 
     def add_terms(self, counts: Counter[str] | dict[str, int]) -> None:
-        for t, n in counts.items():
-            old = self.terms.get(t, 0)
-            self.terms[t] = old + n
-            self.norm2 += (old + n) ** 2 - old * old
+        self.terms.update(counts)
+        self._top = None
+
+    def top_terms(self) -> tuple[tuple[str, int], ...]:
+        """The cluster's MAX_CLUSTER_TERMS most used words (ties by word), kept until it grows:
+        what a window's words are compared with, at a cost that does not grow with it."""
+        if self._top is None:
+            self._top = tuple(sorted(self.terms.items(), key=lambda kv: (-kv[1], kv[0]))
+                              [:MAX_CLUSTER_TERMS])
+        return self._top
 
     def add(self, w: WorkSignal) -> None:
         self.windows.append(w)
@@ -156,26 +163,14 @@ def _cos(a: dict[str, float], b: dict[str, float]) -> float:
     return dot / (na * nb) if na and nb else 0.0
 
 
-TEXT_LINK = "centroid"
-
-
 def text_similarity(w: WorkSignal, c: Cluster, idf: Rarity) -> float:
-    """Tf-idf cosine (sublinear tf) of the window's words with the closest of the cluster's
-    windows (a seed without windows: with the seed's own words)."""
+    """Tf-idf cosine (sublinear tf) of the window's words with all of the cluster's (for a
+    ledger seed: its title, aliases and paths too). Against the whole cluster rather than its
+    closest window, so one chatty window cannot chain two efforts together."""
     a = _tfidf(w.terms, idf)
-    if not a:
+    if not a or not c.terms:
         return 0.0
-    sims = [_cos(a, _tfidf(v.terms, idf)) for v in c.windows]
-    if c.seed is not None and c.terms and not c.windows:
-        sims.append(_cos(a, _tfidf(c.terms.items(), idf)))
-    if TEXT_LINK == "centroid":
-        return _cos(a, _tfidf(c.terms.items(), idf))
-    if not sims:
-        return 0.0
-    sims.sort(reverse=True)
-    if TEXT_LINK == "top2":
-        return sum(sims[:2]) / min(2, len(sims))
-    return sims[0]
+    return _cos(a, _tfidf(c.top_terms(), idf))
 
 
 def _stem_terms(path: str) -> set[str]:
