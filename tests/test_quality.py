@@ -289,22 +289,18 @@ def test_realproject_generator_is_deterministic(realproject: tuple[Any, dict],
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=_NOT_MET.format(
-    "F1 0.26 (P 0.15, R 1.0; 2 WorkItems for 7 efforts)"))
 def test_realproject_clustering_f1(realproject: tuple[Any, dict]) -> None:
     m = realproject[1]
     assert m["clustering_f1"] >= rp.TARGETS["clustering_f1"], m["workitems"]
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=_NOT_MET.format("0.22"))
 def test_realproject_link_precision(realproject: tuple[Any, dict]) -> None:
     m = realproject[1]
     assert m["link_precision"] >= rp.TARGETS["link_precision"], m["wrong_links_detail"]
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=_NOT_MET.format("0.22"))
 def test_realproject_link_recall(realproject: tuple[Any, dict]) -> None:
     m = realproject[1]
     assert m["link_recall"] >= rp.TARGETS["link_recall"], m["missed_links"]
@@ -323,7 +319,6 @@ def test_realproject_no_mistitled_workitem(realproject: tuple[Any, dict]) -> Non
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=_NOT_MET.format("5/19"))
 def test_realproject_resume(realproject: tuple[Any, dict]) -> None:
     m = realproject[1]
     assert m["resume_correct"] >= rp.TARGETS["resume_correct"], [
