@@ -59,8 +59,8 @@ class Bench:
             self.sessions = load_sessions(conn)
         finally:
             conn.close()
-        self.known = frozenset(gitfacts.known_paths(self.repo))
-        self.sha = gitfacts.existing_objects(self.repo, sha_candidates(self.sessions))
+        self.known = frozenset(gitfacts.known_paths(Path(self.repo)))
+        self.sha = gitfacts.existing_objects(Path(self.repo), sha_candidates(self.sessions))
 
 
 def build(kind: str, base: Path, seed: int = 13) -> Path:
@@ -69,16 +69,19 @@ def build(kind: str, base: Path, seed: int = 13) -> Path:
 
     if (base / "truth.json").exists() and (base / "repo" / ".git" / "looma").exists():
         return base
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    bench: Any
     if kind == "teamwork":
-        from fixtures.teamwork.generate import build_teamwork, env_for
-        bench: Any = build_teamwork(base, seed=seed)
+        from fixtures.teamwork.generate import build_teamwork
+        from fixtures.teamwork.generate import env_for as env_tw
+        bench = build_teamwork(base, seed=seed)
+        env.update(env_tw(bench))
     else:
         from fixtures.realproject.generate import build_realproject
         from fixtures.realproject.generate import env_for as env_rp
         bench = build_realproject(base)
-        env_for = env_rp
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(env_for(bench), LOOMA_NO_PROGRESS="1")
+        env.update(env_rp(bench))
+    env["LOOMA_NO_PROGRESS"] = "1"
     for args in (("init",), ("ingest",)):
         qt._looma(Path(bench.repo), env, *args)
     return base
@@ -107,14 +110,14 @@ def f1(bench: Bench) -> dict[str, Any]:
     windows = [w for s in bench.sessions for w in S.windows_of(s, bench.known, bench.sha)]
     resolver = R.Resolver([])
     placed = {w.key: resolver.add(w)[0] for w in sorted(windows, key=R.window_order)}
-    owner = {e: placed[w.key] for w in windows for e in w.event_ids}
+    owner: dict[str, str | None] = {e: placed[w.key] for w in windows for e in w.event_ids}
     where = {e: w.key for w in windows for e in w.event_ids}
     real = qt.window_owners
-    qt.window_owners = lambda repo: (owner, where)  # type: ignore[assignment]
+    qt.window_owners = lambda repo: (owner, where)
     try:
         segs = qt.segment_predictions(bench)
     finally:
-        qt.window_owners = real  # type: ignore[assignment]
+        qt.window_owners = real
     return qt.clustering(segs)
 
 
