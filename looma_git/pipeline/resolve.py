@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -70,6 +71,7 @@ class Cluster:
     related: dict[str, float] = field(default_factory=dict)
     last_ts: float = 0.0
     _top: tuple[tuple[str, int], ...] | None = None  # its words for scoring (see `top_terms`)
+    orientation: bool = False  # founded by a request to be shown around the code
 
     def add_terms(self, counts: Counter[str] | dict[str, int]) -> None:
         self.terms.update(counts)
@@ -171,6 +173,22 @@ def text_similarity(w: WorkSignal, c: Cluster, idf: Rarity) -> float:
     if not a or not c.terms:
         return 0.0
     return _cos(a, _tfidf(c.top_terms(), idf))
+
+
+# A request to be shown around the code rather than to work on it: "explain how ...", "walk me
+# through ...", "how does X work", "where do we ...", "list every ...", "give me an overview".
+_ORIENTATION = re.compile(
+    r"^\W*(?:(?:hi|hey|hello|ok(?:ay)?|so|quick question|new (?:on|to) the (?:team|project|"
+    r"codebase|repo))\W+)*(?:(?:can|could) you\s+|please\s+)?(?:explain\b|walk me through\b|"
+    r"give me (?:an? )?(?:overview|tour)\b|how (?:does|do)\b.{0,80}\bwork\b|where (?:do|does|is|"
+    r"are) (?:we|the)\b|list (?:every|all)\b|show me (?:how|where)\b)", re.I | re.S)
+
+
+def orientation(w: WorkSignal) -> bool:
+    """A read-only window whose request is to be shown around the code (not work on it): it
+    joins no effort that changed files or has commits, only other read-only work, and what it
+    founds nothing joins (two tours of the code are not one investigation)."""
+    return w.is_readonly and bool(_ORIENTATION.search(w.first_prompt[:300]))
 
 
 def _stem_terms(path: str) -> set[str]:
@@ -311,6 +329,8 @@ class Resolver:
         """Add `w` to `best`; when `best` is a part of a split by files, each part of the split
         gets only the window's work on the files it owns (`best` also takes unowned files), and
         none takes the window's commits: commits go by their own files (the linker)."""
+        if not best.windows and best.seed is None:
+            best.orientation = orientation(w)  # founded by a tour of the code: nothing joins it
         self._windows += 1
         self._term_df.update({t for t, _ in w.terms})
         self._last[w.session_key] = best.id
@@ -386,7 +406,9 @@ class Resolver:
         near, pool = self.candidates(w)
         fresh = bool(w.branch and w.branch not in TRUNK_BRANCHES
                      and not self._by_branch.get(w.branch))
-        ranked = sorted(((score(w, c, idf, prev, fresh)[0], c.id, c) for c in near + pool),
+        shown_around = orientation(w)
+        ranked = sorted(((score(w, c, idf, prev, fresh)[0], c.id, c) for c in near + pool
+                         if not c.orientation and not (shown_around and not c.readonly)),
                         key=lambda x: (-x[0], x[1]))
         top = ranked[0] if ranked else None
         second = ranked[1][0] if len(ranked) > 1 else 0.0

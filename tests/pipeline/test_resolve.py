@@ -125,3 +125,24 @@ def test_read_only_sessions_of_one_question_become_one_investigation() -> None:
     [item] = [w for w in res.workitems if len(w.sessions) == 2]
     assert item.kind == "investigation" and item.readonly and item.corroborated
     assert 0.0 < item.confidence.value <= 0.35
+
+
+def test_a_tour_of_the_code_joins_no_effort_and_nothing_joins_it() -> None:
+    work = sess("claude-code", "rank", [
+        ev(0, _day(12, 9), "user", "search results come back in random order, add ranking"),
+        ev(1, _day(12, 9), "assistant", "Ranking by relevance.",
+           edits=("app/orders/queries.py",)),
+    ])
+    tour = sess("opencode", "tour", [
+        ev(0, _day(12, 15), "user", "How does the order query ranking work here? Just explain."),
+        ev(1, _day(12, 15), "assistant", "Rows are ranked by relevance in queries.py.",
+           reads=("app/orders/queries.py",)),
+    ])
+    question = sess("cursor", "q", [
+        ev(0, _day(13, 9), "user", "is the ranking of order query results stable for ties?"),
+        ev(1, _day(13, 9), "assistant", "Ties are broken by id.",
+           reads=("app/orders/queries.py",)),
+    ])
+    got = _clusters([work, tour, question])
+    assert got["opencode:tour#0"] not in (got["claude-code:rank#0"], got["cursor:q#0"])
+    assert got["cursor:q#0"] == got["claude-code:rank#0"]  # a question about the work joins it
