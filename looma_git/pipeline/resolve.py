@@ -184,10 +184,18 @@ _ORIENTATION = re.compile(
     r"are) (?:we|the)\b|list (?:every|all)\b|show me (?:how|where)\b)", re.I | re.S)
 
 
+def parent_session(w: WorkSignal) -> str | None:
+    """The session that delegated this one ("agent:id" of a subagent's parent), if any."""
+    parent, sep, _ = w.session_id.partition("/agent-")
+    return f"{w.agent}:{parent}" if sep and parent else None
+
+
 def orientation(w: WorkSignal) -> bool:
     """A read-only window whose request is to be shown around the code (not work on it): it
     joins no effort that changed files or has commits, only other read-only work, and what it
     founds nothing joins (two tours of the code are not one investigation)."""
+    if parent_session(w):  # a subagent's prompt is its parent's delegation, not a person's
+        return False
     return w.is_readonly and bool(_ORIENTATION.search(w.first_prompt[:300]))
 
 
@@ -241,7 +249,10 @@ def score(w: WorkSignal, c: Cluster, idf: Rarity, previous: str | None = None,
     other = 1.0 if mine and theirs and mine not in theirs and not link else 0.0
     # A feature branch no cluster has used yet starts work of its own, more often than not.
     fresh = 1.0 if mine and not theirs and not link and fresh_branch else 0.0
-    session = 1.0 if previous == c.id and w.cut == "pause" else 0.0
+    # The same session's previous window across a pause, or (for a subagent's first window)
+    # the window of the parent session that delegated it.
+    session = 1.0 if previous == c.id and (w.cut == "pause" or (
+        w.index == 0 and parent_session(w) is not None)) else 0.0
     total = (files + W_TEXT * text + W_LINK * link + W_SESSION * session
              + W_READS * reads - W_OTHER_BRANCH * other - W_NEW_BRANCH * fresh)
     return total, {"files": files, "text": text, "link": link, "session": session,
@@ -363,6 +374,8 @@ class Resolver:
             if not w.edited:
                 near |= self._by_read.get(f, set())
         prev = self._last.get(w.session_key)
+        if prev is None and parent_session(w) is not None:
+            prev = self._last.get(str(parent_session(w)))
         if prev is not None:
             near.add(prev)
         if w.branch and w.branch not in TRUNK_BRANCHES:
@@ -397,6 +410,9 @@ class Resolver:
         """Score `w` and place it; returns (cluster id, RELATED edges it founded with)."""
         idf = self.rarity()
         prev = self._last.get(w.session_key)
+        parent = parent_session(w)
+        if prev is None and parent is not None:
+            prev = self._last.get(parent)
         routed = self.by_session.get(w.session_key)
         if routed:
             best = max(routed, key=lambda c: (score(w, c, idf, prev)[0], c.id)) \

@@ -146,3 +146,16 @@ def test_a_tour_of_the_code_joins_no_effort_and_nothing_joins_it() -> None:
     got = _clusters([work, tour, question])
     assert got["opencode:tour#0"] not in (got["claude-code:rank#0"], got["cursor:q#0"])
     assert got["cursor:q#0"] == got["claude-code:rank#0"]  # a question about the work joins it
+
+
+def test_a_subagent_joins_the_work_of_the_session_that_delegated_it() -> None:
+    parent = sess("claude-code", "p1", [
+        ev(0, _day(14, 9), "user", "stream the invoice csv export instead of building it"),
+        ev(1, _day(14, 9), "assistant", "Streaming rows.", edits=("app/billing/export.py",)),
+    ])
+    sub = sess("claude-code", "p1/agent-a1", [
+        ev(0, _day(14, 10), "user", "List every caller of build_csv under app/ and tests/"),
+        ev(1, _day(14, 10), "assistant", "Two callers.", reads=("app/billing/invoice.py",)),
+    ])
+    got = _clusters([parent, sub])
+    assert got["claude-code:p1/agent-a1#0"] == got["claude-code:p1#0"]
