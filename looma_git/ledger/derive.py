@@ -97,8 +97,11 @@ def derive(wi: WorkItemState, obs: dict[str, Obs], links: list[LinkState],
     real = [ln for ln in commits if ln.subject and not is_chore(ln.subject, "", ln.files)]
     if not wi.forced and not wi.false_positive:
         observed = {(o["agent"], o["id"]) for o in sessions}
-        keys = {(o["agent"], o["id"]) for o in sessions if not o["readonly"]} | (
-            stored - observed)
+        # Sessions that only read corroborate an effort that changed files nothing; an
+        # investigation (nothing edited, nothing linked) rests on them alone, capped below.
+        investigation = not edited and not links
+        keys = {(o["agent"], o["id"]) for o in sessions
+                if investigation or not o["readonly"]} | (stored - observed)
         agents = {a for a, _ in keys}
         if edited:
             f_overlap = sum(1 for f in edited if counts[f] >= 2) / len(edited)

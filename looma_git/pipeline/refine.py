@@ -37,8 +37,11 @@ LONG_SESSION_EVENTS = 40
 
 
 def _features(c: Cluster, linked: int, extra_sessions: int = 0) -> dict[str, float]:
-    # Sessions that only read corroborate nothing: they never add breadth.
-    sessions = {w.session_key for w in c.windows if not w.is_readonly} | (
+    # Sessions that only read corroborate nothing of an effort that edits: they never add
+    # breadth to it. An investigation (nothing edited, nothing linked) rests on them alone
+    # (its confidence stays under READONLY_CAP).
+    investigation = c.readonly and not linked
+    sessions = {w.session_key for w in c.windows if investigation or not w.is_readonly} | (
         set(c.seed.sessions) if c.seed else set())
     agents = {s.split(":", 1)[0] for s in sessions}
     edited = set(c.files)
