@@ -126,7 +126,8 @@ def save_targets(conn: sqlite3.Connection, targets: Iterable[Target],
         rows.append((t.id, ledger_ids.get(t.id), json.dumps({
             "id": t.id, "title": t.title, "files": sorted(t.files),
             "branches": sorted(t.branches), "spans": [list(s) for s in t.spans],
-            "terms": [list(x) for x in t.terms]}, sort_keys=True),
+            "terms": [list(x) for x in t.terms],
+            "windows": [list(w) for w in t.windows]}, sort_keys=True),
             json.dumps(creates[t.id], sort_keys=True) if t.id in creates else None))
         keys += [("f:" + f, t.id) for f in sorted(t.files)]
         keys += [("b:" + b, t.id) for b in sorted(t.branches)]
@@ -157,7 +158,9 @@ def targets_near(conn: sqlite3.Connection, files: Iterable[str], branches: Itera
         out.append((Target(id=d["id"], title=d["title"], files=frozenset(d["files"]),
                            branches=frozenset(d["branches"]),
                            spans=tuple((float(a), float(b)) for a, b in d["spans"]),
-                           terms=tuple((t, int(n)) for t, n in d["terms"])),
+                           terms=tuple((t, int(n)) for t, n in d["terms"]),
+                           windows=tuple((str(k), float(a), float(b))
+                                         for k, a, b in d.get("windows", ()))),
                     row[1], json.loads(row[2]) if row[2] else None))
     return out
 

@@ -185,7 +185,7 @@ def refine(inp: RefineInput) -> RefineResult:
         targets.append(target_of(c))
     by_sha = {x.sha: x for x in inp.commits}
     own = own_authors(windows, inp.commits, inp.local_authors)
-    links = link_commits(list(inp.commits), targets, inp.forbidden_links, own)
+    links = link_commits(list(inp.commits), targets, inp.forbidden_links, own, inp.content)
     linked: dict[str, set[str]] = {}
     for ln in links:
         linked.setdefault(ln.workitem, set()).add(ln.sha)
@@ -280,7 +280,9 @@ def target_of(c: Cluster) -> Target:
         id=c.id, title=c.seed.title if c.seed else "", files=frozenset(c.all_files()),
         branches=frozenset(c.branches) | ({c.seed.branch} if c.seed and c.seed.branch
                                           else set()),
-        spans=spans, terms=tuple(c.terms.most_common(60)))
+        spans=spans, terms=tuple(c.terms.most_common(60)),
+        windows=tuple(sorted((w.session_key, parse_ts(w.start_ts), parse_ts(w.end_ts))
+                             for w in c.windows if w.start_ts)))
 
 
 def term_counter(view: WorkItemView) -> Counter[str]:

@@ -68,6 +68,22 @@ MANIFESTS = re.compile(
     r"\.yaml|\.github/dependabot\.yml)$", re.I)
 
 
+# Housekeeping: commits that implement no effort whatever their content says (dependency
+# bots and bumps, formatter/lint passes, releases and version tags).
+_HOUSEKEEPING = re.compile(
+    r"^\s*(?:bump\s|update\s+dependenc|(?:chore|build|ci|style|release|deps)(?:\([^)]*\))?!?:|"
+    r"(?:release|version)\s+v?\d|v?\d+\.\d+(?:\.\d+)?\s*$|"
+    r"(?:apply\s+|run\s+)?(?:ruff|black|prettier|isort|gofmt|rustfmt|clang-format)\b|"
+    r"format(?:ting)?\b|reformat|lint\b|fix\s+(?:lint|typos?|formatting)\b)", re.I)
+
+
+def is_housekeeping(subject: str, author: str = "") -> bool:
+    """A bot's commit, a dependency bump, a formatting/lint pass or a release: never linked,
+    whatever it touches (a fixup, squash, wip or manifest-only commit may still be an
+    effort's work, on content or branch evidence)."""
+    return bool(_HOUSEKEEPING.match(subject or "")) or bool(_BOT_AUTHOR.search(author or ""))
+
+
 def is_chore_subject(subject: str) -> bool:
     """A subject that names no effort: fixup/squash/merge/revert, dependency bumps,
     formatting/lint passes, releases and version tags."""
