@@ -17,6 +17,7 @@ from looma_git.pipeline.signals import WorkSignal, parse_ts, windows_of
 from looma_git.pipeline.text import (
     is_chore,
     kind_from_text,
+    strong_link,
     title_from_commit,
     title_from_prompt,
 )
@@ -187,6 +188,7 @@ def refine(inp: RefineInput) -> RefineResult:
     own = own_authors(windows, inp.commits, inp.local_authors)
     links = link_commits(list(inp.commits), targets, inp.forbidden_links, own, inp.content)
     linked: dict[str, set[str]] = {}
+    strong = {ln.sha for ln in links if strong_link(dict(ln.why))}
     for ln in links:
         linked.setdefault(ln.workitem, set()).add(ln.sha)
     for sha, wi in inp.ledger_links:
@@ -213,6 +215,7 @@ def refine(inp: RefineInput) -> RefineResult:
         # The same rule the ledger fold applies (ledger/derive.py): the earliest implementing
         # commit that names an effort, else the opening request; never a chore/fixup/merge.
         real = [x for x in commit_objs if not is_chore(x.subject, "", x.files)]
+        real.sort(key=lambda x: x.sha not in strong)
         from_commit = title_from_commit(real[0].subject) if real else ""
         prompt_title = title_from_prompt(prompt) if prompt else ""
         title = from_commit or (c.seed.title if c.seed else "") or prompt_title or "Untitled work"

@@ -98,6 +98,16 @@ def is_chore(subject: str, author: str = "", files: tuple[str, ...] | list[str] 
     return bool(files) and all(MANIFESTS.search(f) for f in files)
 
 
+def strong_link(why: object, user: bool = False) -> bool:
+    """A link that rests on more than files and time: the commit's content was written by the
+    WorkItem's sessions, or it is on the WorkItem's branch, or a user made it."""
+    if user:
+        return True
+    if not isinstance(why, dict):
+        return False
+    return bool(why.get("user") or why.get("content") or (why.get("branch") or 0) >= 1)
+
+
 def title_from_commit(subject: str, max_words: int = 8) -> str:
     """A title from a commit subject ("feat(auth): add OAuth login" -> "Add OAuth login");
     "" for a subject that names no effort (fixup, squash, merge, bump, format, release)."""
@@ -157,11 +167,27 @@ KIND_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
+# What the request is for, not what it is: a purpose or reason clause ("... so bad values
+# fail at startup", "... because it breaks") names no kind of work.
+_PURPOSE = re.compile(r"[,;]?\s+\b(?:so(?:\s+that)?|because|otherwise|or\s+else|in\s+case|"
+                      r"since)\s+", re.I)
+
+
 def kind_from_text(text: str) -> str:
-    """feature | bugfix | refactor | migration | investigation from the opening request."""
-    for kind, rule in KIND_RULES:
-        if rule.search(text):
-            return kind
+    """feature | bugfix | refactor | migration | investigation from the opening request.
+
+    The cue that comes first decides ("Refactor config: migrate settings ..." is a refactor
+    whatever the sentence goes on to say), in the request itself: a purpose or reason clause
+    is cut off first. No cue: feature."""
+    head = re.split(r"(?<=[.!?])\s|\n", text.strip(), maxsplit=1)[0] if text else ""
+    cut = _PURPOSE.search(head)
+    if cut and len(head[:cut.start()].split()) >= 3:
+        head = head[:cut.start()]
+    for part in (head, text):  # the request's first sentence, then all of the text
+        found = [(m.start(), i, kind) for i, (kind, rule) in enumerate(KIND_RULES)
+                 if (m := rule.search(part))]
+        if found:
+            return min(found)[2]
     return "feature"
 
 
