@@ -31,6 +31,9 @@ WRITE_AFTER_S = 600
 CONTENT_MIN = 1.0
 CONTENT_SHARE = 0.2
 GENERIC_FILES = 2
+# Without content evidence, a commit off the WorkItem's branch needs to be this close to its
+# activity (`_time_score`: 1.0 from an hour before a window to TIME_WINDOW_S after it).
+FALLBACK_TIME = 0.5
 # A session whose records do not show what it wrote (some agents store only file names) may
 # have written a commit made up to this long after its window: then the commit is judged on
 # files, branch, time and wording.
@@ -220,13 +223,14 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
     """The best WorkItem for each commit; no weak links.
 
     With `content`, the strongest evidence decides: the WorkItem whose sessions wrote the
-    lines the commit adds (`content_scores`). A commit that adds lines none of the sessions
-    that record their writes wrote is nobody's here (a teammate's, or older work) and is not
-    linked to those WorkItems; housekeeping (bots, bumps, formatting, releases) is never
-    linked. WorkItems whose sessions record no written text (and commits with no content to
-    compare) fall back to the score of files, branch, time and wording, which must clear
-    LINK_AT, where a chore or a foreign commit also needs the branch (or, foreign, wording)
-    and a commit older than the WorkItem's first activity needs the branch.
+    lines the commit adds (`content_scores`). Housekeeping (bots, bumps, formatting,
+    releases) is never linked. A commit by an author with no session evidence whose lines
+    no session wrote is not linked to a WorkItem whose sessions show what they wrote (unless
+    one of its sessions that does not was at work just before: MUTE_AFTER_S). Otherwise the
+    commit falls back to the score of files, branch, time and wording, which must clear
+    LINK_AT; off the WorkItem's branch it must also be close in time (FALLBACK_TIME), and a
+    chore or foreign commit needs the branch. (Without `content`, a foreign commit may also
+    link on wording, FOREIGN_TEXT.)
 
     Only WorkItems sharing a file or the branch with a commit (or that wrote its lines) are
     scored. The link's `why` names each part it rests on (content, files, branch, time, text)
@@ -277,7 +281,9 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
         near = {i for f in c.files for i in by_file.get(f, ())}
         if branch:
             near.update(by_branch.get(branch, ()))
-        if judged:  # what the sessions that show their writes did not write is not theirs
+        stranger = own_authors is not None and c.author not in own_authors
+        if judged and stranger:
+            # A stranger's lines that no session showing its writes wrote are not its work.
             near = {i for i in near if prepared[i].target.id not in capable
                     or _mute_near(prepared[i].target, ct, content)}
         if not near:
@@ -294,9 +300,8 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
             b = 1.0 if branch and branch in t.branches else 0.0
             s, why = _combine(share, b, _time_score(ct, t.spans),
                               _cosine(words, wnorm, p.terms, p.norm))
-            if content is not None and b < 1.0 and t.spans and ct < min(
-                    a for a, _ in t.spans) - 3600:
-                continue  # work that began after the commit did not make it
+            if content is not None and b < 1.0 and why["time"] < FALLBACK_TIME:
+                continue  # files alone, away from the work's time, never link
             if best is None or (s, t.id) > (best[0], best[1]):
                 best = (s, t.id, why, t)
         if best and best[0] >= LINK_AT:
@@ -304,7 +309,9 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
             why = dict(best[2])
             need = evidence_needed(c, own_authors)
             if need is not None:
-                carried = why["branch"] >= 1.0 or (need == "foreign"
+                # With content evidence at hand, wording (which counts the files' path terms)
+                # is file overlap again: only the branch carries a chore or a stranger.
+                carried = why["branch"] >= 1.0 or (need == "foreign" and content is None
                                                    and why["text"] >= FOREIGN_TEXT)
                 if not carried:
                     continue  # file overlap (and time) alone never link a chore or a stranger

@@ -179,11 +179,12 @@ def kind_from_text(text: str) -> str:
     The cue that comes first decides ("Refactor config: migrate settings ..." is a refactor
     whatever the sentence goes on to say), in the request itself: a purpose or reason clause
     is cut off first. No cue: feature."""
-    head = re.split(r"(?<=[.!?])\s|\n", text.strip(), maxsplit=1)[0] if text else ""
-    cut = _PURPOSE.search(head)
-    if cut and len(head[:cut.start()].split()) >= 3:
-        head = head[:cut.start()]
-    for part in (head, text):  # the request's first sentence, then all of the text
+    sentences = []
+    for s in re.split(r"(?<=[.!?])\s|\n", text.strip()) if text else ():
+        cut = _PURPOSE.search(s)
+        sentences.append(s[:cut.start()] if cut and len(s[:cut.start()].split()) >= 2 else s)
+    head = sentences[0] if sentences else ""
+    for part in (head, " ".join(sentences)):  # the request's first sentence, then the rest
         found = [(m.start(), i, kind) for i, (kind, rule) in enumerate(KIND_RULES)
                  if (m := rule.search(part))]
         if found:
