@@ -149,6 +149,12 @@ class _Prepared:
     norm: float
 
 
+def content_authors(commits: list[CommitInfo], links: list[Link]) -> frozenset[str]:
+    """Authors of the commits linked on content: a session wrote their work."""
+    done = {ln.sha for ln in links if "content" in dict(ln.why)}
+    return frozenset(c.author for c in commits if c.sha in done)
+
+
 def evidence_needed(commit: CommitInfo, own_authors: frozenset[str] | None) -> str | None:
     """Why file overlap alone cannot link this commit ("chore" / "foreign"), or None.
 
@@ -251,6 +257,7 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
     capable = ({t.id for t in targets if any(k in content.capable for k, _, _ in t.windows)}
                if content is not None else set())
     links: list[Link] = []
+    rest: list[CommitInfo] = []
     for c in commits:
         if len(c.parents) > 1 or not c.files:
             continue  # merges and empty commits implement nothing by themselves
@@ -278,10 +285,22 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
                         files=tuple(sorted(files & t.files)), branch=branch,
                         why=tuple(sorted(why.items()))))
                     continue
+        rest.append(c)
+    own = own_authors
+    if content is not None:  # a session wrote their commits: their authors are ours
+        done = {ln.sha for ln in links}
+        authors = {c.author for c in commits if c.sha in done}
+        if authors:
+            own = frozenset(own or ()) | authors
+    for c in rest:
+        branch = _branch_of(c)
+        ct = parse_ts(c.ts)
+        files = set(c.files)
+        judged = bool(content is not None and content.added.get(c.sha))
         near = {i for f in c.files for i in by_file.get(f, ())}
         if branch:
             near.update(by_branch.get(branch, ()))
-        stranger = own_authors is not None and c.author not in own_authors
+        stranger = own is not None and c.author not in own
         if judged and stranger:
             # A stranger's lines that no session showing its writes wrote are not its work.
             near = {i for i in near if prepared[i].target.id not in capable
@@ -307,7 +326,7 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
         if best and best[0] >= LINK_AT:
             t = best[3]
             why = dict(best[2])
-            need = evidence_needed(c, own_authors)
+            need = evidence_needed(c, own)
             if need is not None:
                 # With content evidence at hand, wording (which counts the files' path terms)
                 # is file overlap again: only the branch carries a chore or a stranger.

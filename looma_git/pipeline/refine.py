@@ -9,7 +9,7 @@ from typing import Any
 from looma_git.pipeline import confidence as conf
 from looma_git.pipeline.extractor import Extractor, HeuristicExtractor
 from looma_git.pipeline.heuristics import Candidate
-from looma_git.pipeline.linking import Target, link_commits
+from looma_git.pipeline.linking import Target, content_authors, link_commits
 from looma_git.pipeline.memories import expire_done
 from looma_git.pipeline.memories import memories as memory_views
 from looma_git.pipeline.resolve import Cluster, Resolver, window_order
@@ -187,6 +187,8 @@ def refine(inp: RefineInput) -> RefineResult:
     by_sha = {x.sha: x for x in inp.commits}
     own = own_authors(windows, inp.commits, inp.local_authors)
     links = link_commits(list(inp.commits), targets, inp.forbidden_links, own, inp.content)
+    if inp.content is not None and (more := content_authors(list(inp.commits), links)):
+        own = frozenset(own or ()) | more  # the drain's link step judges strangers the same
     linked: dict[str, set[str]] = {}
     strong = {ln.sha for ln in links if strong_link(dict(ln.why))}
     for ln in links:

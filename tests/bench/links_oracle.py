@@ -102,27 +102,32 @@ def oracle_links(base: Path) -> dict[str, Any]:
     whys = {ln.sha: dict(ln.why) for ln in links}
     return {
         "oracle_link_precision": p, "oracle_link_recall": r,
-        "chores_linked": sum(1 for role in ("chore", "release", "skeleton")
-                             for s in unl[role] if s in linked),
-        "teammate_linked": sum(1 for s in unl["teammate"] if s in linked),
-        "wrong": sorted(f"{s[:8]} -> {k} ({subjects.get(s, '')[:50]}) {whys.get(s)}"
+        "oracle_chores_linked": sum(1 for role in ("chore", "release", "skeleton")
+                                    for s in unl[role] if s in linked),
+        "oracle_teammate_linked": sum(1 for s in unl["teammate"] if s in linked),
+        "oracle_wrong": sorted(f"{s[:8]} -> {k} ({subjects.get(s, '')[:50]}) {whys.get(s)}"
                         for s, k in pred - truth_links),
-        "missed": sorted(f"{s[:8]} {k} ({subjects.get(s, '')[:50]})"
+        "oracle_missed": sorted(f"{s[:8]} {k} ({subjects.get(s, '')[:50]})"
                          for s, k in truth_links - pred),
-        "by_evidence": dict(Counter("content" if "content" in dict(ln.why) else "score"
+        "oracle_by_evidence": dict(Counter("content" if "content" in dict(ln.why) else "score"
                                     for ln in links))}
+
+
+def summary(m: dict[str, Any]) -> str:
+    return (f"linker alone (truth clustering): P {m['oracle_link_precision']} "
+            f"R {m['oracle_link_recall']}; chores linked {m['oracle_chores_linked']}, teammate "
+            f"commits linked {m['oracle_teammate_linked']}; links by evidence "
+            f"{m['oracle_by_evidence']}")
 
 
 def main(argv: list[str] | None = None) -> int:
     args = argv if argv is not None else sys.argv[1:]
     m = oracle_links(Path(args[0]))
-    print(f"linker alone (truth clustering): P {m['oracle_link_precision']} "
-          f"R {m['oracle_link_recall']}; chores linked {m['chores_linked']}, teammate "
-          f"commits linked {m['teammate_linked']}; links by evidence {m['by_evidence']}")
+    print(summary(m))
     if "--verbose" in args:
-        for line in m["wrong"]:
+        for line in m["oracle_wrong"]:
             print("  wrong ", line)
-        for line in m["missed"]:
+        for line in m["oracle_missed"]:
             print("  missed", line)
     return 0
 
