@@ -286,7 +286,8 @@ def _creates(result: RefineResult, id_map: dict[str, str],
 
 def link_new_commits(paths: RepoPaths, shas: list[str], *, by: str = "hook") -> dict[str, int]:
     """Link exactly these commits against the last pass's WorkItems, looking only at those
-    that share a file or the branch with each commit: no refinery pass, no WorkItem update
+    that share a file or the branch with each commit or whose sessions wrote what it adds
+    (`link_content`): no refinery pass, no WorkItem update
     (the fold derives titles, summaries and confidence from the link ops themselves), so the
     cost is flat in the size of the history. A commit whose best WorkItem is a local
     candidate publishes it (as a full pass would). Returns op counts."""
@@ -304,7 +305,10 @@ def link_new_commits(paths: RepoPaths, shas: list[str], *, by: str = "hook") -> 
         workmodel.ensure(conn)
         files = {f for c in commits for f in c.files}
         branches = {b for c in commits if (b := _branch_of(c))}
-        near = workmodel.targets_near(conn, files, branches)
+        content = link_content(conn, worktree, commits)
+        writers = {w.session for c in commits for _, k in content.added.get(c.sha, ())
+                   for w in content.writes.get(k, ())}  # who wrote what the commits add
+        near = workmodel.targets_near(conn, files, branches, writers)
         if not near:
             return {}
         raw = workmodel.get_meta(conn, "own_authors")
@@ -314,7 +318,6 @@ def link_new_commits(paths: RepoPaths, shas: list[str], *, by: str = "hook") -> 
         ledger_of = {t.id: lid for t, lid, _ in near if lid}
         forbidden = frozenset((sha, local) for sha, wi in state.constraints.unlinked
                               for local, lid in ledger_of.items() if lid == wi)
-        content = link_content(conn, worktree, commits)
         links = link_commits(commits, [t for t, _, _ in near], forbidden, own, content)
         if not links:
             return {}
