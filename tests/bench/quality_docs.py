@@ -27,6 +27,11 @@ def render(scen: dict[str, Any], scen_table: str, m: dict[str, Any], shape: dict
              f"{m['links_predicted']} links published, merge commits excluded"),
         _row("commit-link recall", m["link_recall"], f"≥ {t['link_recall']}",
              f"of {m['links_true']} (commit, effort) pairs"),
+        _row("commit links, the linker alone", f"P {m['oracle_link_precision']} / R "
+             f"{m['oracle_link_recall']}", f"≥ {t['link_precision']} / ≥ {t['link_recall']}",
+             "with the truth's clustering (see \"What a link rests on\"); teammate commits "
+             f"linked {m['oracle_teammate_linked']}, chores {m['oracle_chores_linked']}; "
+             f"links by evidence {m['oracle_by_evidence']}"),
         _row("chores linked", f"{m['chores_linked']}/{m['chores_total']}", "0",
              "dependabot bumps, `ruff format`, releases, the skeleton"),
         _row("teammate commits linked", f"{m['teammate_linked']}/{m['teammate_total']}", "0",
@@ -120,7 +125,7 @@ Resume goals:
 
 CPU seconds (children included; the machine is shared, so wall time is noisy): {cpu}.
 
-{real}## How sessions become WorkItems, and how resolution's thresholds are chosen
+## How sessions become WorkItems, and how resolution's thresholds are chosen
 
 **Segments.** `pipeline/signals.py` cuts each session into windows: at a pause of 3 h or more;
 at a user turn that says it switches ("ok, switching gears", "different thing:", "unrelated,
@@ -171,7 +176,46 @@ by files, branch and session (resolution uses no embedding: the heuristic path n
 and every clone must resolve alike), and two efforts on the trunk that edit the same files with
 the same words merge.
 
-## How resume matches goals, and how its thresholds are chosen
+## What a link rests on (`pipeline/linking.py`, `index/written.py`)
+
+The strongest evidence that a commit implements a WorkItem is its content: the lines the commit
+adds are lines the WorkItem's sessions wrote. Every stored event with an edit/write tool call is
+read once (its native record: Claude Code `Edit`/`Write`/`MultiEdit` and their patches, Codex
+`apply_patch`, Cursor `contents`/`code_edit`, here-documents of shell commands; the text a tool
+replaced never counts) into `written_lines` of `store.db` (a key per stripped line of at least 6
+characters, the files the call named, the session, the time); each commit's added lines are read
+from git once into `commit_lines`. A line counts for a WorkItem when one of its sessions wrote it
+into the same file at most 21 days before the commit (10 minutes after, for clock skew); a line
+several WorkItems wrote counts 1/n for each; a line written into more than 2 files (an import,
+a docstring shape) counts for nobody. The WorkItem with the most lines links when it wrote at
+least one line's worth and 20% of the commit's lines; the note's `why` then holds `content`
+(that share) and `lines`.
+
+- **Housekeeping is never linked**: bot authors, `Bump …`/`chore:`/`build:`/`ci:`/`style:`/
+  `release:` subjects, formatter and lint passes, `Release 1.4.0`/version subjects. A fixup!,
+  squash!, wip or manifest-only commit (`Add rq to requirements`) can be an effort's work and
+  links on content (or the effort's branch), never on file overlap alone.
+- **A commit of an author with no session evidence** (`own_authors`: authors of commits a
+  session named or committed on a session's branch, plus this clone's identity) whose lines no
+  session wrote is not linked to a WorkItem whose sessions show what they wrote: a teammate's
+  work in a shared file stays unlinked.
+- **Without content** (some agents' stored records name the edited files but not the text:
+  Gemini CLI's oversized records, OpenCode's message records; or a commit that only deletes)
+  the score of files, branch, time and wording decides as before (`LINK_AT`), off the
+  WorkItem's branch only close to its activity (`FALLBACK_TIME`), a chore or a stranger's commit
+  only on the branch. A session that does not show its writes keeps this fallback for commits up
+  to two days after its window.
+
+The published link numbers above are those of looma's WorkItems, so a WorkItem that mixes two
+efforts makes its links wrong whatever the linker did. `tests/bench/links_oracle.py` scores the
+linker alone: the stored windows are grouped by the truth's segment -> effort assignment (a
+window goes to the effort most of its events belong to), one link target per effort is built
+from them as the refinery builds one from a cluster, and `link_commits` runs over every commit
+with the content evidence the refinery gives it (`python -m tests.bench.links_oracle DIR
+--verbose` on a kept run lists every wrong and missed link). Wrong links: {m['oracle_wrong'] or
+'none'}; missed: {m['oracle_missed'] or 'none'}.
+
+{real}## How resume matches goals, and how its thresholds are chosen
 
 `retrieval/match.py` ranks every WorkItem for a goal on two channels. **Words**: the
 idf-weighted share of the goal's terms (its lead-in such as "continue building the" dropped) found
