@@ -120,6 +120,7 @@ def measure(rp: Any, env: dict[str, str]) -> dict[str, Any]:
     m["missed_links"] = [f"{c['sha'][:8]} {c['subject'][:60]!r} ({c['effort']})"
                          for c in truth["commits"] if c["sha"] in truth_links
                          and c["sha"] not in linked]
+    m["effort_commits_linked"] = len(truth_links & linked)
     m["workitems_published"] = len(work)
     m["workitems"] = workitems_vs_efforts(segs, work, truth)
     m["mistitled_list"] = mistitled(truth, work, key_of)
@@ -164,7 +165,8 @@ def summary(m: dict[str, Any], cpu: dict[str, float]) -> str:
         f"F1 {m['clustering_f1']} ({m['predicted_workitems']} WorkItems for "
         f"{len(m['per_effort'])} efforts, {m['segments_scored']} prompts)",
         f"realproject links: P {m['link_precision']} R {m['link_recall']} "
-        f"({m['links_predicted']} links, {m['links_true']} true); chores linked "
+        f"({m['links_predicted']} links, {m['links_true']} true, {m['effort_commits_linked']} effort "
+        f"commits linked somewhere); chores linked "
         f"{m['chores_linked']}/{m['chores_total']}, teammate commits linked "
         f"{m['teammate_linked']}/{m['teammate_total']}",
         f"realproject mistitled WorkItems: {m['mistitled']} {m['mistitled_list']}",
@@ -194,7 +196,8 @@ def render(m: dict[str, Any], sh: dict[str, Any], cpu: dict[str, float]) -> str:
         f"| commit-link precision | {m['link_precision']} | ≥ {t['link_precision']} | "
         f"{m['links_predicted']} links published (merge commits excluded) |",
         f"| commit-link recall | {m['link_recall']} | ≥ {t['link_recall']} | of "
-        f"{m['links_true']} (commit, effort) pairs |",
+        f"{m['links_true']} (commit, effort) pairs ({m['effort_commits_linked']} of the effort "
+        "commits are linked to some WorkItem) |",
         f"| chores linked | {m['chores_linked']}/{m['chores_total']} | 0 | renovate and "
         "pre-commit.ci bumps, pre-commit.ci's formatting fix, config housekeeping, the shallow "
         "root |",
@@ -251,7 +254,9 @@ a labelled unit (its events, up to the next prompt, vote for the WorkItem of the
 back from `refine_window_events`); links are `looma work --json` against the truth's (commit,
 effort) pairs, merge commits neither hit nor miss; a WorkItem maps to the effort most of its
 prompts carry. `python -m tests.bench.quality_realproject --keep DIR` leaves the repository,
-`HOME` and `truth.json` in `DIR`.
+`HOME` and `truth.json` in `DIR`; then `python -m tests.bench.realproject_why DIR` prints, for
+every window in resolution order, its score (with its parts) against each effort's oracle
+cluster: where the score itself merges or splits efforts.
 
 What looma made of it:
 

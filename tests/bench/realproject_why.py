@@ -14,7 +14,27 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
+from collections import Counter
 from pathlib import Path
+from typing import Any
+
+
+def _rarity(R: Any, clusters: dict[str, Any], windows: list[Any]) -> Any:
+    """resolve.Rarity over the oracle clusters (for the resolve.score versions that take one)."""
+    if not hasattr(R, "Rarity"):
+        return None
+    file_df: dict[str, set[str]] = {}
+    read_df: dict[str, set[str]] = {}
+    for cid, c in clusters.items():
+        for f in c.files:
+            file_df.setdefault(f, set()).add(cid)
+        for f in c.read:
+            read_df.setdefault(f, set()).add(cid)
+    term_df: Counter[str] = Counter(t for w in windows for t, _ in w.terms)
+    try:
+        return R.Rarity(len(clusters), file_df, len(windows), term_df, read_df)
+    except TypeError:
+        return R.Rarity(len(clusters), file_df, {t: set() for t in term_df})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,14 +58,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n{w.key}  effort {effort}  -> {cluster}  branch {w.branch}  edited "
               f"{sorted(w.edited)}  read {len(w.read)}  terms {[t for t, _ in w.terms[:8]]}")
         rows = []
+        oracle: dict[str, Any] = {}
         for other in sorted({e for _, e, _ in wins}):
             c = R.Cluster(id=other)
             for x, e, _ in wins[:n]:
                 if e == other:
                     c.add(x)
-            if not c.windows:
-                continue
-            total, parts = R.score(w, c)
+            if c.windows:
+                oracle[other] = c
+        idf = _rarity(R, oracle, [x for x, _, _ in wins[:n]])
+        for other, c in oracle.items():
+            try:
+                total, parts = R.score(w, c)
+            except TypeError:  # a resolve.score that takes the rarity of files and terms
+                total, parts = R.score(w, c, idf)
             rows.append((total, other, parts))
         for total, other, parts in sorted(rows, key=lambda r: -r[0])[:3]:
             mark = "*" if other == effort else " "
