@@ -15,7 +15,8 @@ import pytest
 
 from tests.helpers import REPO_ROOT, make_repo
 
-pytestmark = pytest.mark.slow
+# One worker builds this module's shared fixture once (pyproject: --dist loadgroup).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("wheel")]
 
 
 @pytest.fixture(scope="module")
