@@ -13,9 +13,6 @@ from tests.bench import quality_realproject as rp
 from tests.bench import quality_teamwork as tw
 from tests.bench.quality import TARGETS, build, measure
 
-# One worker builds this module's shared fixture once (pyproject: --dist loadgroup).
-pytestmark = pytest.mark.xdist_group("quality")
-
 
 @pytest.fixture(scope="module")
 def clean_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:

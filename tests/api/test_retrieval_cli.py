@@ -11,9 +11,6 @@ import pytest
 from tests.api.scenario_env import build
 from tests.helpers import cli as looma
 
-# One worker builds this module's shared fixture once (pyproject: --dist loadgroup).
-pytestmark = pytest.mark.xdist_group("retrieval-cli")
-
 
 @pytest.fixture(scope="module")
 def scen(tmp_path_factory: pytest.TempPathFactory):

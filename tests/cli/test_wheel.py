@@ -15,8 +15,7 @@ import pytest
 
 from tests.helpers import REPO_ROOT, make_repo
 
-# One worker builds this module's shared fixture once (pyproject: --dist loadgroup).
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("wheel")]
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")

@@ -19,9 +19,6 @@ from looma_git.index.vectors import VectorStore
 from tests.helpers import REPO_ROOT
 from tests.index.tiny_model import DIM, build_tiny
 
-# One worker builds this module's shared fixture once (pyproject: --dist loadgroup).
-pytestmark = pytest.mark.xdist_group("tiny-embedder")
-
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory: pytest.TempPathFactory) -> Embedder:

@@ -14,9 +14,6 @@ from tests.helpers import make_repo
 from tests.mcp.client import Strict, call, text, tool_calls
 from tests.mcp.conftest import Seeded
 
-# One worker builds this module's shared fixture once (pyproject: --dist loadgroup).
-pytestmark = pytest.mark.xdist_group("mcp-crowded")
-
 N_ITEMS = 60
 N_COMMITS = 150
 
