@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from tests.api.scenario_env import add_claude_session, build
-from tests.helpers import git, looma
+from tests.helpers import cli as looma
+from tests.helpers import git
 
 SECRETS = {
     "github": "ghp_" + "R3aLlyS3cr3tT0k3nV4lu3xYz0123456789",
