@@ -174,11 +174,38 @@ def _secret(pattern: re.Pattern[str] | None, text: str, group: int | None = None
         if group is not None and group <= (pattern.groups or 0) and m.group(group):
             s = m.group(group)
         else:
-            # several groups (an id and its key): the longest is the secret
-            s = max((g for g in m.groups() if g), key=len, default=None) or m.group(0)
+            s = _pick_group(m) or m.group(0)
         if s and (best is None or len(s) > len(best)):
             best = s
     return best.strip() if best else None
+
+
+_SECRET_CUE = re.compile(r"(?i)(?:pass|pwd|secret|token|key|auth|-p)[^\n]{0,20}$")
+_USER_CUE = re.compile(r"(?i)(?:user|login|uid|account|name|-u|email|host|server)[^\n]{0,3}$")
+_HOSTLIKE = re.compile(r"(?i)[^@\s]+@[^@\s]+\.[a-z]{2,}|[a-z0-9.-]+\.[a-z]{2,}(?::\d+)?|localhost(?::\d+)?"
+                       r"|[a-z][a-z0-9+.-]*://\S*")
+
+
+def _pick_group(m: re.Match[str]) -> str | None:
+    """Several groups (a user and a password, an id and its key): the one that is the secret.
+    A group right after a password-ish word or between `:` and `@` wins; users, hosts, emails
+    and URLs are not the secret; else the longest."""
+    groups = [(i, g) for i, g in enumerate(m.groups(), 1) if g]
+    if len(groups) <= 1:
+        return groups[0][1] if groups else None
+    text = m.string
+    for i, g in groups:
+        a, b = m.start(i), m.end(i)
+        if text[a - 1:a] == ":" and text[b:b + 1] == "@":
+            return g
+    cued = [(i, g) for i, g in groups
+            if _SECRET_CUE.search(text, max(0, m.start(i) - 24), m.start(i))
+            and not _USER_CUE.search(text, max(0, m.start(i) - 8), m.start(i))]
+    if cued:
+        return cued[-1][1]
+    rest = [(i, g) for i, g in groups if not _HOSTLIKE.fullmatch(g)
+            and not _USER_CUE.search(text, max(0, m.start(i) - 8), m.start(i))]
+    return max((g for _, g in rest or groups), key=len)
 
 
 def _family(name: str) -> str:
@@ -324,8 +351,12 @@ def _detect_secrets(mirror: Path, stats: Counter[str]) -> tuple[list, list]:
                     continue
                 text, flag = case
                 if flag:
-                    tok = max(re.findall(r"[^\s\"'`=:,;()<>{}]+", text), key=len, default="")
+                    toks = [t for t in re.findall(r"[^\s\"'`=:,;()<>{}]+", text) if len(t) >= 8]
+                    tok = toks[-1] if toks else ""  # the value: the last token of the line
                     if len(tok) < 8:
+                        continue
+                    if tok.lower().count("x") * 2 >= len(tok):
+                        stats["detect-secrets examples left out (x-filled placeholder)"] += 1
                         continue
                     tps.append({"source": "detect-secrets", "rule": f"ds.{fam}", "family": fam,
                                 "text": text, "secret": tok})
