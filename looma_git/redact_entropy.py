@@ -24,6 +24,7 @@ _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}
 # `sha256:<hex>`, `--hash=sha256:`, go.sum's `h1:<base64 sha256>`
 _DIGEST_CTX = re.compile(
     r"(?i:(?:sha(?:1|224|256|384|512)|md5|blake2b?|sha3-\d{3}|\bh1)[:\-=]\s{0,2})$")
+_DIGEST_NAME = re.compile(r"(?i:sha(?:1|224|256|384|512)|md5|blake2b?|sha3-\d{3}|h1)")
 _DIGEST_TOKEN = re.compile(r"(?i:(?:sha(?:1|224|256|384|512)|md5)-)([A-Za-z0-9+/]{20,}={0,2})")
 # base64 of sha1, sha256, sha384, sha512 digests, padded and unpadded (ssh fingerprints)
 _DIGEST_B64_LENS = {27, 28, 43, 44, 64, 86, 88}
@@ -196,7 +197,12 @@ def glued_suspect(tok: str) -> bool:
         return False
     for i, ch in enumerate(tok):
         if ch in "=:":
-            if _namelike(tok[:i]):
+            if _DIGEST_NAME.fullmatch(tok[:i]):  # `SHA256:<base64>` fingerprints, `h1:` sums
+                rest = tok[i + 1:].rstrip(".")
+                if _HEX.fullmatch(rest) or len(rest) in _DIGEST_B64_LENS:
+                    return False
+                tok = tok[i + 1:]
+            elif _namelike(tok[:i]):
                 tok = tok[i + 1:]
             break
     body = tok.rstrip("=")

@@ -43,8 +43,12 @@ _AUTH_HEADER = re.compile(
 _DOTTED_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\[.*)?")
 _PLACEHOLDER_VALUE = re.compile(
     r"\*+|x+|X+|\.\.\.|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{.*\}\}|%\(?\w*\)?s|"
-    r"\$[0-9]|(?i:none|null|nil|true|false|undefined|redacted|changeme|your[-_a-z]*|str|string|bytes|int|bool|optional.*)")
+    r"\$[0-9]|[^\s]{0,16}(?:\.\.\.|\u2026)|"
+    r"(?i:none|null|nil|true|false|undefined|redacted|changeme|your[-_a-z]*|str|string|bytes|int|bool|optional.*)")
 _TYPEISH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+_PARAM_EXPANSION = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def _value_is_secret(value: str, quoted: bool) -> bool:
@@ -94,6 +98,8 @@ def _assign_repl(m: re.Match[str], hits: Counter[str]) -> str:
         if prev.isalnum() and not (prev.islower() and first.isupper()) and not (
                 prev.isupper() and first.isupper()) and not prev.isdigit():
             return m.group(0)
+    if text.endswith("${", 0, start) or _PARAM_EXPANSION.search(text, max(0, start - 64), start):
+        return m.group(0)  # `${DB_PASSWORD:-default}`: a shell expansion, not an assignment
     op = m.group(3)
     weak = m.group(1).lower() in _WEAK_NAMES
     # `setProperty("X_TOKEN", "v")`: a comma separates name and value only when both are quoted
@@ -111,7 +117,9 @@ def _assign_repl(m: re.Match[str], hits: Counter[str]) -> str:
         return f"{head}{m.group(4)}{_ph('credential')}{m.group(6)}"
     value = m.group(7)
     end = m.end()
-    if end < len(text) and text[end] in "([":  # a call or an index: code, not a literal
+    if end < len(text) and text[end] in "([<":  # a call, an index, generics: code, not a literal
+        return m.group(0)
+    if "::" in value:  # `config.get::<T>`, `Foo::bar`: a path in code
         return m.group(0)
     if not _value_is_secret(value, False) or (weak and not _randomish(value)):
         return m.group(0)
@@ -183,13 +191,83 @@ def _auth_repl(m: re.Match[str], hits: Counter[str]) -> str:
     return head + _ph("bearer_token")
 
 
+# --- a credential word followed by its value without `=`/`:` ----------------------------------
+# `bugsnag secret 123e4567-…`, `PRIVATE TOKEN AbC…`, `cloudplanSECRET-ABCD…`, `--api-key  oy2…`,
+# netrc `password 7cc9…`, `-Password VMware1!`: one or more credential words joined by
+# space/`-`/`_`, then a value that looks like key material (judged by `_named_value_is_secret`).
+_CRED_CHAIN = (r"(?:password|passwd|passphrase|pwd|secret|token|api[_\-]?key|apikey|key|private|"
+               r"access|auth|credentials?|pat)")
+_NAMED = re.compile(
+    r"(?i:(" + _CRED_CHAIN + r"(?:[ _\-]{1,2}(?:" + _CRED_CHAIN + r"|code|id))*))"
+    r"([ \t]{1,4}|-)"
+    r"(?!\[REDACTED:)([A-Za-z0-9][A-Za-z0-9_+/=.~!@#^*\-]{5,511}+)")
+# `password is 'x'`, `password == "x"`, `creds.Secret != "x"`: a quoted literal compared with
+# (or declared as) a credential
+_NAMED_QUOTED = re.compile(
+    r"(?i:(password|passwd|passphrase|pwd|pass|secret|token|api[_\-]?key|apikey))"
+    r"([ \t]{1,4}(?:is|was)[ \t]{1,4}|[ \t]{0,4}(?:===?|!==?)[ \t]{0,4})"
+    r"([\"'`])([^\"'`\n]{1,256})\3")
+_STRONG = frozenset({"password", "passwd", "passphrase", "pwd", "secret"})
+_UUIDISH = re.compile(r"[0-9A-Fa-f]{8}(?:-?[0-9A-Fa-f]{4}){3}-?[0-9A-Fa-f]{12}")
+
+
+def _named_value_is_secret(name: str, value: str) -> bool:
+    """A value right after a credential word (no operator): key material, not the next word."""
+    if value.startswith(("$", "%")) or _PLACEHOLDER_VALUE.fullmatch(value) or "://" in value:
+        return False
+    if _ENV_REF.fullmatch(value) or _DOTTED_IDENT.fullmatch(value) or _pathlike_any(value):
+        return False
+    if _UUIDISH.fullmatch(value) or (len(value) >= 16 and all(c in "0123456789abcdefABCDEF-" for c in value)):
+        return True
+    digit = any(c.isdigit() for c in value)
+    alpha = any(c.isalpha() for c in value)
+    if len(value) >= 16 and alpha and (digit or not _wordlike(value)) and not _wordlike(value):
+        return True
+    if len(value) >= 16 and digit and not alpha:
+        return True  # a long numeric token (`browshot SECRET 1234…`)
+    # short values count only after a strong name: `password 012345abcdef`, `-Password VMware1!`
+    last = re.split(r"[ _\-]", name.lower())[-1]
+    if last not in _STRONG or len(value) < 6 or not (digit and alpha):
+        return False
+    return not _wordlike(value) or any(not c.isalnum() for c in value)
+
+
+def _named_repl(m: re.Match[str], hits: Counter[str]) -> str:
+    start = m.start(1)
+    text = m.string
+    if start > 0:
+        prev, first = text[start - 1], text[start]
+        # `mytoken abc`: the word is the tail of another lowercase word
+        if prev.isalnum() and not (prev.islower() and first.isupper()) and not (
+                prev.isupper() and first.isupper()) and not prev.isdigit():
+            return m.group(0)
+    value = m.group(3).rstrip(".,;:!")
+    if not value or not _named_value_is_secret(m.group(1), value):
+        return m.group(0)
+    hits["credential"] += 1
+    return f"{m.group(1)}{m.group(2)}{_ph('credential')}{m.group(3)[len(value):]}"
+
+
+def _named_quoted_repl(m: re.Match[str], hits: Counter[str]) -> str:
+    start = m.start(1)
+    text = m.string
+    if start > 0 and text[start - 1].isalpha() and text[start - 1].islower() and text[start].islower():
+        return m.group(0)
+    value = m.group(4)
+    if not value.strip() or _PLACEHOLDER_VALUE.fullmatch(value) or value.startswith(("$", "%")):
+        return m.group(0)
+    hits["credential"] += 1
+    return f"{m.group(1)}{m.group(2)}{m.group(3)}{_ph('credential')}{m.group(3)}"
+
+
 _KEYWORD_PASSES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
-    (_AWS_SECRET, _repl_aws_secret), (_AUTH_HEADER, _auth_repl), (_ASSIGN, _assign_repl))
+    (_AWS_SECRET, _repl_aws_secret), (_AUTH_HEADER, _auth_repl), (_ASSIGN, _assign_repl),
+    (_NAMED_QUOTED, _named_quoted_repl), (_NAMED, _named_repl))
 # Every match of a keyword pass starts with one of these (lowercased) literals; the passes
 # are tried only at their offsets (a case-insensitive regex scan of the whole text at every
 # position is what made prose slow).
 _KEYWORD_STARTS = ("pass", "pwd", "secret", "token", "api", "access", "private", "signing",
-                   "client", "cred", "auth", "aws", "key")
+                   "client", "cred", "auth", "aws", "key", "pat")
 # `x-api-key`: the pass tried at `api` matches `api-key`, leaving `x-` in front untouched.
 assert all(any(s in k for s in _KEYWORD_STARTS)
            for k in (*_ASSIGN_STARTS, *_AUTH_STARTS, *_AWS_STARTS))

@@ -436,7 +436,7 @@ MUST_SURVIVE: list[tuple[str, str]] = [
     ("uuid", "session 3f8e2a1c-9b4d-4e6f-a7c8-1d2e3f4a5b6c resumed"),
     ("uuid", "\"requestId\": \"c0a8012e-7f4b-11ee-b962-0242ac120002\""),
     ("uuid", "/home/ana/.claude/projects/-home-ana-src-looma/5b0e3c2d-1a4f-4b8e-9c7d-6e5f4a3b2c1d.jsonl"),
-    ("lockfile", "\"integrity\": \"sha512-v2kDEe57lecTulaDIuNTPy3Ry4gLGJ6Z1O3vE1krgXZNrsQ+LFTGHVxVjcXGkOwiEydD5+mV5p3Q0FcXDOD0UpQ==\""),
+    ("lockfile", "\"integrity\": \"sha512-BCGqWXqN7Hpw6kgk56n7eZR3bU3iLNMBU3M1ks1f3SZY0gkOv/VTILrEZ1BcmYGG25ZwqlOIjVJNh0krsmay9A==\""),
     ("lockfile", "  integrity sha512-2bEvSjnZWW6QnuMLm8RY8CZ5ra2oUAgoVnGa2HZHDqz7tOnzNrAZjgUGJm9fxpqdSmUiSwOa5dJ0ASnUUSjbWA=="),
     ("lockfile", "requests==2.31.0 --hash=sha256:58cd2187c01e70e6e26505bca751777aa9f2ee0b7f4300988b709f44e013003f"),
     ("lockfile", "checksum = \"d2a1c5b5e6c7a9e3f5b1d0c7e6a2f4b9c8d3e1f0a2b4c6d8e0f1a3b5c7d9e1f3\""),
