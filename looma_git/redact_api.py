@@ -85,7 +85,7 @@ _HAND_FAMILIES = {
     "aws_access_key_id": "aws", "aws_secret_key": "aws", "slack_token": "slack",
     "slack_webhook": "slack", "google_api_key": "gcp", "stripe_key": "stripe", "jwt": "jwt",
     "bearer_token": "bearer_token", "url_password": "url_password", "private_key": "private_key",
-    "credential": "credential", "high_entropy": "high_entropy", "shared_gate": "shared_gate"}
+    "credential": "credential", "password_hash": "password_hash", "high_entropy": "high_entropy", "shared_gate": "shared_gate"}
 
 
 def family_of(kind: str) -> str:

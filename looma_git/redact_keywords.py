@@ -19,7 +19,7 @@ from looma_git.redact_shapes import _AWS_SECRET, _bind, _Repl, _repl_aws_secret
 _ASSIGN = re.compile(
     r"(?i:(password|passwd|passphrase|pwd|pass|secret|token|api[_\-]?key|apikey|"
     r"access[_\-]?key|secret[_\-]?key|private[_\-]?key|signing[_\-]?key|client[_\-]?secret|"
-    r"credentials?|creds|auth|key))"
+    r"credentials?|creds|auth|key|pat|private|access|login|api))"
     # a short tail after the keyword: `SECRET_KEY_BASE`, `api_key_prod`, `password1`
     r"((?i:[_.\-]?(?:base|value|prod|dev|test|live|b64|base64|enc|hash|[0-9]{1,2}))?)"
     # the operator: `=`, `:`, `:=`, `::=`, `:::=`, `?=`, `.=`, `+=`, `=>`, `,` after a quoted
@@ -48,6 +48,12 @@ _PLACEHOLDER_VALUE = re.compile(
 _TYPEISH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+_NAMED_NAMES = frozenset({"pat", "private", "access", "login", "api"})
+# compound `<x>_key` names that name a lookup key, not a credential
+_KEY_PREFIX = re.compile(
+    r"(?i:primary|foreign|cache|sort|partition|public|unique|hash|dict|lookup|map|row|group|"
+    r"index|idempotency|storage|object|s3|redis|i18n|translation|react|list|route|query|"
+    r"shortcut|hot|ssh|gpg|pgp|host)[_.\-]?$")
 _PARAM_EXPANSION = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -101,7 +107,13 @@ def _assign_repl(m: re.Match[str], hits: Counter[str]) -> str:
     if text.endswith("${", 0, start) or _PARAM_EXPANSION.search(text, max(0, start - 64), start):
         return m.group(0)  # `${DB_PASSWORD:-default}`: a shell expansion, not an assignment
     op = m.group(3)
-    weak = m.group(1).lower() in _WEAK_NAMES
+    word = m.group(1).lower()
+    weak = word in _WEAK_NAMES
+    # `asana_key`, `getresponseKEY`, `ASANA_PAT`, `buddynsPRIVATE`, `sonar.login`, `MAILCHIMP_API`:
+    # the value counts when it looks like key material (`primary_key`, `cache_key` stay weak)
+    named = word in _NAMED_NAMES or (word == "key" and start > 0 and (
+        text[start - 1] in "_.-" or (text[start - 1].islower() and text[start].isupper()))
+        and _KEY_PREFIX.search(text, max(0, start - 12), start) is None)
     # `setProperty("X_TOKEN", "v")`: a comma separates name and value only when both are quoted
     comma = op.strip().lstrip("\"'`\\").startswith(",")
     if comma and (op[:1] not in "\"'`\\" or m.group(5) is None):
@@ -111,7 +123,11 @@ def _assign_repl(m: re.Match[str], hits: Counter[str]) -> str:
         value = m.group(5)
         # after a comma (`f("X_TOKEN", "v")`, `['A_KEY', 'B_KEY']`) the quotes prove less
         quoted = not comma
-        if not _value_is_secret(value, quoted) or (weak and not _randomish(value)):
+        if named:
+            if not _value_is_secret(value, True) or not (
+                    _named_value_is_secret(word, value) or _randomish(value)):
+                return m.group(0)
+        elif not _value_is_secret(value, quoted) or (weak and not _randomish(value)):
             return m.group(0)
         hits["credential"] += 1
         return f"{head}{m.group(4)}{_ph('credential')}{m.group(6)}"
@@ -121,10 +137,25 @@ def _assign_repl(m: re.Match[str], hits: Counter[str]) -> str:
         return m.group(0)
     if "::" in value:  # `config.get::<T>`, `Foo::bar`: a path in code
         return m.group(0)
-    if not _value_is_secret(value, False) or (weak and not _randomish(value)):
+    if named:
+        if not _value_is_secret(value, True) or not (
+                _named_value_is_secret(word, value) or _randomish(value)):
+            return m.group(0)
+    elif (not _value_is_secret(value, False) and not _config_literal(word, op, value, text, end)) or (weak and not _randomish(value)):
         return m.group(0)
     hits["credential"] += 1
     return f"{head}{_ph('credential')}"
+
+
+def _config_literal(word: str, op: str, value: str, text: str, end: int) -> bool:
+    """`Password=secret;`, `AUTO_SESSION_PASSWORD=mypassword`: in a connection string or an
+    env/ini line (`=` with no spaces, the value ends the field) a bare word after a strong name
+    is the password itself, not a variable."""
+    if (word not in _STRONG and word != "pass") or op != "=" or not _TYPEISH.fullmatch(value):
+        return False
+    if value.lower() in {"true", "false", "none", "null", "required", "optional"}:
+        return False
+    return end >= len(text) or text[end] in ";&\r\n" or text.startswith("\\n", end)
 
 
 # --- structural contexts the assignment regex cannot see ---------------------------------
@@ -138,6 +169,12 @@ _XML_ELEM = re.compile(
     r"credentials?|pwd))>(\s{0,40})([^<>\s]{1,512})(\s{0,40})</\1>")
 _CURL_USER = re.compile(
     r"(?<!\S)(?:-u|--user)(?:=|[ \t]{1,5})([\"']?)([^\s:\"']{1,128}):([\"']?)([^\s\"']{1,512})\3\1")
+
+
+# `psexec \\host -u Administrator -p dev_admin`, `mysql -u root -pS3cret`: the password flag
+# after a user flag
+_USER_PASS_FLAGS = re.compile(
+    r"(?<!\S)-u[ \t]{0,4}[^\s\"']{1,128}[ \t]{1,4}-p(?:[ \t]{1,4}|(?=[^\s-]))([\"']?)([^\s\"']{3,256})\1")
 
 
 def _name_is_credential(name: str) -> tuple[bool, bool]:
@@ -175,9 +212,18 @@ def _structural(text: str, hits: Counter[str]) -> str:
             if v.startswith(("$", "%", _PLACEHOLDER_PREFIX)) or _PLACEHOLDER_VALUE.fullmatch(v):
                 return m.group(0)
             hits["credential"] += 1
-            return (m.group(0)[:m.start(4) - m.start(0)] + _ph("credential") + m.group(3)
+            # `user:pass` goes whole: the pair is the credential (a mail address as user too)
+            return (m.group(0)[:m.start(2) - m.start(0)] + _ph("credential") + m.group(3)
                     + m.group(1))
         text = _CURL_USER.sub(curl, text)
+
+        def user_pass(m: re.Match[str]) -> str:
+            v = m.group(2)
+            if v.startswith(("$", "%", _PLACEHOLDER_PREFIX)) or _PLACEHOLDER_VALUE.fullmatch(v):
+                return m.group(0)
+            hits["credential"] += 1
+            return m.group(0)[:m.start(2) - m.start(0)] + _ph("credential")
+        text = _USER_PASS_FLAGS.sub(user_pass, text)
     return text
 
 
@@ -198,7 +244,7 @@ def _auth_repl(m: re.Match[str], hits: Counter[str]) -> str:
 _CRED_CHAIN = (r"(?:password|passwd|passphrase|pwd|secret|token|api[_\-]?key|apikey|key|private|"
                r"access|auth|credentials?|pat)")
 _NAMED = re.compile(
-    r"(?i:(" + _CRED_CHAIN + r"(?:[ _\-]{1,2}(?:" + _CRED_CHAIN + r"|code|id))*))"
+    r"(?i:(" + _CRED_CHAIN + r"(?:[ _\-]{0,2}(?:" + _CRED_CHAIN + r"|code|id))*))"
     r"([ \t]{1,4}|-)"
     r"(?!\[REDACTED:)([A-Za-z0-9][A-Za-z0-9_+/=.~!@#^*\-]{5,511}+)")
 # `password is 'x'`, `password == "x"`, `creds.Secret != "x"`: a quoted literal compared with
@@ -221,15 +267,32 @@ def _named_value_is_secret(name: str, value: str) -> bool:
         return True
     digit = any(c.isdigit() for c in value)
     alpha = any(c.isalpha() for c in value)
-    if len(value) >= 16 and alpha and (digit or not _wordlike(value)) and not _wordlike(value):
+    if len(value) >= 16 and alpha and not _words(value):
         return True
     if len(value) >= 16 and digit and not alpha:
         return True  # a long numeric token (`browshot SECRET 1234…`)
     # short values count only after a strong name: `password 012345abcdef`, `-Password VMware1!`
-    last = re.split(r"[ _\-]", name.lower())[-1]
-    if last not in _STRONG or len(value) < 6 or not (digit and alpha):
+    last = _LAST_WORD.findall(name.lower())[-1:]
+    return bool(last) and last[0] in _STRONG and len(value) >= 6 and digit and alpha
+
+
+_LAST_WORD = re.compile(r"password|passwd|passphrase|pwd|secret|token|key|private|access|auth|pat")
+_LETTER_RUN = re.compile(r"[A-Za-z]{16,}")
+_WORD_SEP = re.compile(r"[_\-.]")
+_DIGIT_RUN = re.compile(r"(?<=[A-Za-z])[0-9]{2,}(?=[A-Za-z])")
+_LONG_DIGITS = re.compile(r"[0-9]{4,}")
+
+
+def _words(value: str) -> bool:
+    """Made of words: an identifier, a phrase joined by `_-.`; no 16-letter run (no word is
+    that long) and no random piece."""
+    if _LETTER_RUN.search(value):
         return False
-    return not _wordlike(value) or any(not c.isalnum() for c in value)
+    if len(_DIGIT_RUN.findall(value)) >= 2 or (_LONG_DIGITS.search(value) and not value.isdigit()):
+        return False  # `abcd1234ABCD5678`, `abcdefghij1234567890`: digits mixed in, not a name
+    pieces = [p for p in _WORD_SEP.split(value) if p]
+    return all(p.isdigit() or len(p) <= 3 or _wordlike(p) for p in pieces) and (
+        any(_wordlike(p) for p in pieces))
 
 
 def _named_repl(m: re.Match[str], hits: Counter[str]) -> str:
@@ -241,7 +304,7 @@ def _named_repl(m: re.Match[str], hits: Counter[str]) -> str:
         if prev.isalnum() and not (prev.islower() and first.isupper()) and not (
                 prev.isupper() and first.isupper()) and not prev.isdigit():
             return m.group(0)
-    value = m.group(3).rstrip(".,;:!")
+    value = m.group(3).rstrip(".,;:")
     if not value or not _named_value_is_secret(m.group(1), value):
         return m.group(0)
     hits["credential"] += 1

@@ -36,6 +36,11 @@ _GOOGLE = re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])")
 _STRIPE = re.compile(r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}+|\bwhsec_[A-Za-z0-9]{24,}+")
 _JWT = re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}+\.[A-Za-z0-9_\-]{8,}+\.[A-Za-z0-9_\-]*+")
 _BEARER = re.compile(r"\b([Bb]earer|BEARER)(\s{1,4})(?!\[REDACTED:)([A-Za-z0-9._~+/\-]{16,}+=*+)")
+# crypt(3) / hashcat-style password hashes: `$1$salt$hash`, `$6$rounds=5000$…`, bcrypt `$2b$12$…`,
+# yescrypt `$y$`, Cisco `$8$`/`$9$`, Kerberos `$krb5asrep$23$…`: an offline-crackable password.
+_PW_HASH = re.compile(
+    r"\$(?:1|2[abxy]?|5|6|7|8|9|y|gy|7|apr1|md5|sha1|argon2(?:id|i|d)|scrypt|pbkdf2(?:-sha\d{1,3})?"
+    r"|krb5(?:asrep|tgs|pa)?)\$[^\s$\"'`]{1,64}\$[A-Za-z0-9./+=:@_$\-]{8,1024}+")
 _URL_PASSWORD = re.compile(
     r"\b([a-zA-Z][a-zA-Z0-9+.\-]{0,30}://)([^\s:/@\"'<>]{0,256}):(?!\[REDACTED:)([^\s@/\"'<>]{1,256})@")
 
@@ -70,6 +75,7 @@ _RULES: list[_Rule] = [
     ("jwt", ("eyJ",), _JWT, None),
     ("url_password", ("://",), _URL_PASSWORD, _repl_url),
     ("bearer_token", ("Bearer", "bearer", "BEARER"), _BEARER, _repl_bearer),
+    ("password_hash", ("$",), _PW_HASH, None),
 ]
 
 # --- PEM private keys --------------------------------------------------------------------

@@ -518,7 +518,7 @@ def build(root: Path) -> dict[str, Any]:
     tps: list[dict[str, str]] = []
     fps: list[dict[str, str]] = []
     seen: set[tuple[str, str]] = set()
-    for t, f in parts:
+    for t, _f in parts:
         for s in t:
             if (s["text"], s["secret"]) not in seen:
                 seen.add((s["text"], s["secret"]))
