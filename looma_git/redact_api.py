@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from itertools import filterfalse
 from typing import Any
 
-from looma_git.redact_catalog import _catalog_pass
+from looma_git.redact_catalog import _catalog_pass, _splice, _widen
 from looma_git.redact_entropy import (
     _GLUED,
     _HEX,
@@ -70,9 +70,10 @@ def _known_shapes(out: str, hits: Counter[str]) -> str:
             else:
                 continue
         if replacer is None:
-            out, n = pattern.subn(_ph(kind), out)
-            if n:
-                hits[kind] += n
+            # the whole token goes, never a piece of it (`<jwt>.<4th part>`, `x<key>y`)
+            spans = [(*_widen(out, m.start(), m.end()), kind) for m in pattern.finditer(out)]
+            if spans:
+                out = _splice(out, spans, hits)
         else:
             out = pattern.sub(_bind(replacer, hits), out)
     out = _catalog_pass(out, hits)
@@ -85,7 +86,7 @@ _HAND_FAMILIES = {
     "aws_access_key_id": "aws", "aws_secret_key": "aws", "slack_token": "slack",
     "slack_webhook": "slack", "google_api_key": "gcp", "stripe_key": "stripe", "jwt": "jwt",
     "bearer_token": "bearer_token", "url_password": "url_password", "private_key": "private_key",
-    "credential": "credential", "password_hash": "password_hash", "high_entropy": "high_entropy", "shared_gate": "shared_gate"}
+    "credential": "credential", "password_hash": "password_hash", "webhook": "webhook", "high_entropy": "high_entropy", "shared_gate": "shared_gate"}
 
 
 def family_of(kind: str) -> str:

@@ -174,7 +174,7 @@ def _entropy_repl(m: re.Match[str], hits: Counter[str]) -> str:
 
 # A suspect token is replaced with everything it is glued to (`dt0c01.<a>.<b>`, `1|<token>`,
 # `<x>~<y>`, `%2B`-escapes, `=` padding): a piece left behind is a piece of the secret.
-_WIDE_CH = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/-.~|%:=")
+_WIDE_CH = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/-.~|%:=!")
 _NAME = re.compile(r"[A-Za-z_$@][A-Za-z0-9_.\-]*")
 
 
@@ -226,7 +226,7 @@ def _unit(text: str, s: int, e: int) -> tuple[int, int]:
     b = e
     while b < n and text[b] in _WIDE_CH:
         b += 1
-    while b > e and text[b - 1] in ".:|%~":
+    while b > e and text[b - 1] in ".:|%~!":
         b -= 1
     head = text[a:s]
     for i, ch in enumerate(head):
@@ -278,4 +278,26 @@ def redact_entropy_pass(text: str, hits: Counter[str]) -> str:
 def _suspect(tok: str) -> bool:
     """Random-looking and on no allowlist. Cached: transcripts repeat the same ids, paths and
     hashes on every record, and the verdict depends on the token alone."""
-    return _looks_random(tok) and not _is_allowed(tok)
+    return (_looks_random(tok) and not _is_allowed(tok)) or _prefixed_secret(tok)
+
+
+# `bkua_<40>`, `gsk_<52>`, `ak_live_<30>`, `nvapi-<64>`, `NF-<32>`: a vendor prefix, then a long
+# body of letters and digits. The prefix is the signal, so the body may be less random than the
+# plain entropy floor asks (test keys, hex bodies).
+_PREFIXED = re.compile(
+    r"([a-z]{2,8}|[A-Z]{2,5})((?:[_\-](?:live|test|prod|api|secret|c|pat|sk|pk|v[0-9]))?)([_\-])"
+    r"([A-Za-z0-9]{20,}+(?:[_\-][A-Za-z0-9]{4,}+)*)")
+
+
+def _prefixed_secret(tok: str) -> bool:
+    m = _PREFIXED.fullmatch(tok.rstrip("="))
+    if m is None or _AGENT_ID.fullmatch(tok):
+        return False
+    body = m.group(4)
+    flat = body.replace("_", "").replace("-", "")
+    if m.group(3) == "-" and _HEX.fullmatch(flat):
+        return False  # `pack-<sha1>`, `sha-<hex>`: a name and a hash
+    digits = sum(c.isdigit() for c in flat)
+    if digits < 3 or len(flat) - digits < 3 or shannon_entropy(flat) < 3.0:
+        return False
+    return not any(_wordlike(p) and len(p) >= 6 for p in re.split(r"[_\-]", body))

@@ -19,16 +19,16 @@ from looma_git.redact_shapes import _AWS_SECRET, _bind, _Repl, _repl_aws_secret
 _ASSIGN = re.compile(
     r"(?i:(password|passwd|passphrase|pwd|pass|secret|token|api[_\-]?key|apikey|"
     r"access[_\-]?key|secret[_\-]?key|private[_\-]?key|signing[_\-]?key|client[_\-]?secret|"
-    r"credentials?|creds|auth|key|pat|private|access|login|api))"
+    r"credentials?|creds|auth|key|pat|private|access|login|api|client[_\-]?id|account[_\-]?sid))"
     # a short tail after the keyword: `SECRET_KEY_BASE`, `api_key_prod`, `password1`
     r"((?i:[_.\-]?(?:base|value|prod|dev|test|live|b64|base64|enc|hash|[0-9]{1,2}))?)"
     # the operator: `=`, `:`, `:=`, `::=`, `:::=`, `?=`, `.=`, `+=`, `=>`, `,` after a quoted
     # name, and typed declarations `var x string =`, `val x: String =`
-    r"((?:\\?[\"'`])?[ \t]{0,8}(?::[ \t]{0,4}[A-Za-z_][\w.\[\]*]{0,30}[ \t]{1,4}=(?!=)|"
+    r"((?:\\?[\"'`])?[ \t]{0,32}(?::[ \t]{0,4}[A-Za-z_][\w.\[\]*]{0,30}[ \t]{1,4}=(?!=)|"
     r"[A-Za-z_][\w\[\]*]{0,30}[ \t]{1,4}=(?![=>])|:{1,3}=|\?=|\.=|\+=|=>|=(?!=)|:(?![:/\\])|,)"
-    r"[ \t]{0,8})"
-    r"(?:(\\?[\"'`])((?:[^\"'`\\\n]|\\[^\"'`\n]){1,512}+)(\\?[\"'`])"
-    r"|([^\s,;\"'`(){}\[\]<>\\]{1,512}+))")
+    r"[ \t]{0,32})"
+    r"(?:(\\?[\"'`])((?:[^\"'`\\\n]|\\[^\"'`\n]){1,4096}+)(\\?[\"'`])"
+    r"|([^\s,;\"'`(){}\[\]<>\\]{1,4096}+))")
 # Names that are credentials only when the value looks random (`key: value`, `auth: true`).
 _WEAK_NAMES = frozenset({"key", "auth"})
 # Lowercase literals each keyword pattern's matches start with (checked against
@@ -39,7 +39,7 @@ _AUTH_STARTS = ("authorization", "x-api-key", "api-key", "x-auth-token", "privat
 _AWS_STARTS = ("aws", "secret")
 _AUTH_HEADER = re.compile(
     r"(?i:(authorization|x-api-key|api-key|x-auth-token|auth-token|private-token)(\\?[\"']?\s{0,4}:\s{0,4}\\?[\"']?))"
-    r"(?:(?i:(bearer|basic|token|bot|digest))\s{1,4})?(?!\[REDACTED:)([A-Za-z0-9._~+/=\-]{8,}+)")
+    r"(?:(?i:(bearer|basic|token|bot|digest|ssws))\s{1,4})?(?!\[REDACTED:)([A-Za-z0-9._~+/=\-]{8,}+)")
 _DOTTED_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\[.*)?")
 _PLACEHOLDER_VALUE = re.compile(
     r"\*+|x+|X+|\.\.\.|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{.*\}\}|%\(?\w*\)?s|"
@@ -48,7 +48,10 @@ _PLACEHOLDER_VALUE = re.compile(
 _TYPEISH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-_NAMED_NAMES = frozenset({"pat", "private", "access", "login", "api"})
+_NAMED_NAMES = frozenset({"pat", "private", "access", "login", "api", "clientid", "client_id",
+                          "client-id", "accountsid", "account_sid", "account-sid"})
+_TAIL_OK = re.compile(r"(?i:password|passwd|secret|token|api[_\-]?key|apikey|secret[_\-]?key|"
+                      r"access[_\-]?key|private[_\-]?key|client[_\-]?secret|credentials?)")
 # compound `<x>_key` names that name a lookup key, not a credential
 _KEY_PREFIX = re.compile(
     r"(?i:primary|foreign|cache|sort|partition|public|unique|hash|dict|lookup|map|row|group|"
@@ -100,9 +103,11 @@ def _assign_repl(m: re.Match[str], hits: Counter[str]) -> str:
     if start > 0:
         prev = text[start - 1]
         first = text[start]
-        # `bypass=`, `mytoken=`: the keyword is the tail of another lowercase word.
+        # `bypass=`, `monkey=`: the keyword is the tail of another lowercase word (unambiguous
+        # credential words may be: `openweatherapikey=`, `csrftoken=`, `dbpassword=`)
         if prev.isalnum() and not (prev.islower() and first.isupper()) and not (
-                prev.isupper() and first.isupper()) and not prev.isdigit():
+                prev.isupper() and first.isupper()) and not prev.isdigit() and (
+                _TAIL_OK.fullmatch(m.group(1)) is None):
             return m.group(0)
     if text.endswith("${", 0, start) or _PARAM_EXPANSION.search(text, max(0, start - 64), start):
         return m.group(0)  # `${DB_PASSWORD:-default}`: a shell expansion, not an assignment
@@ -308,6 +313,10 @@ def _named_repl(m: re.Match[str], hits: Counter[str]) -> str:
     if not value or not _named_value_is_secret(m.group(1), value):
         return m.group(0)
     hits["credential"] += 1
+    if m.group(2) == "-":
+        # `cloudplanSECRET-ABCD…`, `tskey-secret-…`: one glued token, replaced whole (the
+        # caller splices from m.start(), so the vendor part before it is cut below)
+        return _ph("credential") + m.group(3)[len(value):]
     return f"{m.group(1)}{m.group(2)}{_ph('credential')}{m.group(3)[len(value):]}"
 
 
@@ -330,7 +339,7 @@ _KEYWORD_PASSES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
 # are tried only at their offsets (a case-insensitive regex scan of the whole text at every
 # position is what made prose slow).
 _KEYWORD_STARTS = ("pass", "pwd", "secret", "token", "api", "access", "private", "signing",
-                   "client", "cred", "auth", "aws", "key", "pat")
+                   "client", "cred", "auth", "aws", "key", "pat", "login", "account")
 # `x-api-key`: the pass tried at `api` matches `api-key`, leaving `x-` in front untouched.
 assert all(any(s in k for s in _KEYWORD_STARTS)
            for k in (*_ASSIGN_STARTS, *_AUTH_STARTS, *_AWS_STARTS))
@@ -363,7 +372,11 @@ def _keyword_passes(text: str, hits: Counter[str]) -> str:
                 new = repl(m, hits)
                 if new == m.group(0):  # not a credential here: later offsets still count
                     continue
-                out.append(text[last:i])
+                j = i
+                if pattern is _NAMED and m.group(2) == "-":  # the glued token goes whole
+                    while j > last and (text[j - 1].isalnum() or text[j - 1] in "_-"):
+                        j -= 1
+                out.append(text[last:j])
                 out.append(new)
                 last = m.end()
                 break

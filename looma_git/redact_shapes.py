@@ -41,13 +41,30 @@ _BEARER = re.compile(r"\b([Bb]earer|BEARER)(\s{1,4})(?!\[REDACTED:)([A-Za-z0-9._
 _PW_HASH = re.compile(
     r"\$(?:1|2[abxy]?|5|6|7|8|9|y|gy|7|apr1|md5|sha1|argon2(?:id|i|d)|scrypt|pbkdf2(?:-sha\d{1,3})?"
     r"|krb5(?:asrep|tgs|pa)?)\$[^\s$\"'`]{1,64}\$[A-Za-z0-9./+=:@_$\-]{8,1024}+")
+# A URL whose path names a webhook carries its secret in the rest of the path (Teams, Discord,
+# Zapier, Tines, generic `/webhooks/<id>/<token>`): the host and the `/webhook/` part stay.
+_WEBHOOK_URL = re.compile(
+    r"\b(https?://[A-Za-z0-9.\-]{3,253}(?::\d{1,5})?/(?:[^\s\"'<>`?#/]{1,64}/){0,4}"
+    r"(?i:webhooks?|hooks|incomingwebhook|webhookb2)/)(?!\[REDACTED:)([^\s\"'<>`]{16,2048}+)")
 _URL_PASSWORD = re.compile(
-    r"\b([a-zA-Z][a-zA-Z0-9+.\-]{0,30}://)([^\s:/@\"'<>]{0,256}):(?!\[REDACTED:)([^\s@/\"'<>]{1,256})@")
+    r"\b([a-zA-Z][a-zA-Z0-9+.\-]{0,30}://)([^\s:/@\"'<>]{0,256}):(?!\[REDACTED:)([^\s/\"'<>]{1,256})@"
+    r"(?=[^\s@/\"'<>]*(?:[/?#\s\"'<>]|$))")
 
 
 def _repl_url(m: re.Match[str], hits: Counter[str]) -> str:
     hits["url_password"] += 1
     return f"{m.group(1)}{m.group(2)}:{_ph('url_password')}@"
+
+
+def _repl_webhook(m: re.Match[str], hits: Counter[str]) -> str:
+    rest = m.group(2)
+    if sum(c.isdigit() for c in rest) < 4 or _wordlike(rest.replace("/", "")):
+        return m.group(0)  # `/hooks/pre-commit-config`: a page, not a secret
+    hits["webhook"] += 1
+    host = m.group(1).split("/")[2]
+    if any(len(p) >= 8 and sum(c.isdigit() for c in p) >= 2 for p in host.split(".")):
+        return _ph("webhook")  # a per-tenant random host is part of the secret too
+    return m.group(1) + _ph("webhook")
 
 
 def _repl_aws_secret(m: re.Match[str], hits: Counter[str]) -> str:
@@ -73,6 +90,7 @@ _RULES: list[_Rule] = [
     ("google_api_key", ("AIza",), _GOOGLE, None),
     ("stripe_key", ("_live_", "_test_", "whsec_"), _STRIPE, None),
     ("jwt", ("eyJ",), _JWT, None),
+    ("webhook", ("hook",), _WEBHOOK_URL, _repl_webhook),
     ("url_password", ("://",), _URL_PASSWORD, _repl_url),
     ("bearer_token", ("Bearer", "bearer", "BEARER"), _BEARER, _repl_bearer),
     ("password_hash", ("$",), _PW_HASH, None),
