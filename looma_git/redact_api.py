@@ -18,8 +18,7 @@ from looma_git.redact_entropy import (
     glued_suspect,
     redact_entropy_pass,
 )
-from looma_git.redact_entropy import placeholder as _ph
-from looma_git.redact_keywords import _keyword_passes, _structural
+from looma_git.redact_keywords import _filler, _keyword_passes, _structural
 from looma_git.redact_shapes import _GATES, _RULES, _bind, _redact_pem
 
 
@@ -71,7 +70,8 @@ def _known_shapes(out: str, hits: Counter[str]) -> str:
                 continue
         if replacer is None:
             # the whole token goes, never a piece of it (`<jwt>.<4th part>`, `x<key>y`)
-            spans = [(*_widen(out, m.start(), m.end()), kind) for m in pattern.finditer(out)]
+            spans = [(*_widen(out, m.start(), m.end()), kind) for m in pattern.finditer(out)
+                     if not _filler(m.group(0))]
             if spans:
                 out = _splice(out, spans, hits)
         else:

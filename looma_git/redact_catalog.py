@@ -9,7 +9,7 @@ from typing import Any
 
 from looma_git.redact_entropy import placeholder as _ph
 from looma_git.redact_entropy import shannon_entropy
-from looma_git.redact_keywords import _ENV_REF, _PLACEHOLDER_VALUE
+from looma_git.redact_keywords import _ENV_REF, _PLACEHOLDER_VALUE, _filler
 
 # --- pass (c): provider token shapes from the public catalog (looma_git/redact_rules.py) ------
 # A rule runs only when one of its keywords occurs in the lowercased text; which keywords occur
@@ -111,7 +111,7 @@ def _catalog_pass(text: str, hits: Counter[str]) -> str:
                     if rule.entropy and shannon_entropy(secret) < rule.entropy:
                         continue
                     if "[REDACTED:" in secret or _PLACEHOLDER_VALUE.fullmatch(secret) or (
-                            _ENV_REF.fullmatch(secret)):
+                            _ENV_REF.fullmatch(secret)) or _filler(secret):
                         continue
                     a, b = _widen(text, m.start(g), m.end(g))
                     spans.append((a, b, rule.family))

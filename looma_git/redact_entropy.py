@@ -237,12 +237,28 @@ def _unit(text: str, s: int, e: int) -> tuple[int, int]:
     if text.startswith("//", a):  # a URL: keep the host and path up to the token's segment
         cut = text.rfind("/", a, s)
         a = cut + 1
+        # the token may start with path segments that name things (`com/document/d/<id>`):
+        # keep those too, up to the first segment that looks random
+        pos = max(a, s)
+        for seg in text[pos:e].split("/"):
+            if len(seg) >= 12 and _looks_random(seg):
+                break
+            pos += len(seg) + 1
+        if pos < e:
+            a = max(a, pos)
     return a, b
+
+
+# Public key material is not secret: the base64 inside these blocks is left alone.
+_PUBLIC_BLOCK = re.compile(
+    r"-----BEGIN (?:PGP PUBLIC KEY BLOCK|PUBLIC KEY|RSA PUBLIC KEY|CERTIFICATE|PGP SIGNATURE|"
+    r"SSH2 PUBLIC KEY)-----.{0,65536}?(?:-----END [A-Z0-9 ]{3,40}-----|$)", re.S)
 
 
 def redact_entropy_pass(text: str, hits: Counter[str]) -> str:
     """Replace every suspect token, whole, by `[REDACTED:high_entropy]`."""
     found: list[tuple[int, int]] = []
+    public = [m.span() for m in _PUBLIC_BLOCK.finditer(text)] if "-----BEGIN" in text else []
     for m in _TOKEN.finditer(text):
         tok = m.group(0)
         if not _suspect(tok):
@@ -254,6 +270,8 @@ def redact_entropy_pass(text: str, hits: Counter[str]) -> str:
     for m in _GLUED.finditer(text):
         if glued_suspect(m.group(0)):
             found.append(_unit(text, m.start(), m.end()))
+    if public:
+        found = [(a, b) for a, b in found if not any(p <= a and b <= q for p, q in public)]
     spans: list[tuple[int, int]] = []
     for a, b in sorted(found):
         if spans and a < spans[-1][1]:

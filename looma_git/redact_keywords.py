@@ -24,8 +24,9 @@ _ASSIGN = re.compile(
     r"((?i:[_.\-]?(?:base|value|prod|dev|test|live|b64|base64|enc|hash|[0-9]{1,2}))?)"
     # the operator: `=`, `:`, `:=`, `::=`, `:::=`, `?=`, `.=`, `+=`, `=>`, `,` after a quoted
     # name, and typed declarations `var x string =`, `val x: String =`
-    r"((?:\\?[\"'`])?[ \t]{0,32}(?::[ \t]{0,4}[A-Za-z_][\w.\[\]*]{0,30}[ \t]{1,4}=(?!=)|"
-    r"[A-Za-z_][\w\[\]*]{0,30}[ \t]{1,4}=(?![=>])|:{1,3}=|\?=|\.=|\+=|=>|=(?!=)|:(?![:/\\])|,)"
+    r"((?:\\?[\"'`])?(?:[ \t]{1,32}[A-Za-z_][\w\[\]*]{0,30}[ \t]{1,4}=(?![=>])|[ \t]{0,32}"
+    r"(?::[ \t]{0,4}[A-Za-z_][\w.\[\]*]{0,30}[ \t]{1,4}=(?!=)|"
+    r":{1,3}=|\?=|\.=|\+=|=>|=(?!=)|:(?![:/\\])|,))"
     r"[ \t]{0,32})"
     r"(?:(\\?[\"'`])((?:[^\"'`\\\n]|\\[^\"'`\n]){1,4096}+)(\\?[\"'`])"
     r"|([^\s,;\"'`(){}\[\]<>\\]{1,4096}+))")
@@ -60,9 +61,38 @@ _KEY_PREFIX = re.compile(
 _PARAM_EXPANSION = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*$")
 
 
+_COORDINATE = re.compile(r"[:.]")
+_FILLER_WORDS = re.compile(r"(?i:your[_\-]|_here\b|put[_\-]your|placeholder|changeme|replace[_\-]?me)")
+
+
+def _filler(value: str) -> bool:
+    """`ghp_xxxx…`, `AKIAXXXX…`, `0000…aa`, `aaaa…end`, `…_PUT_YOUR_TOKEN_HERE_…`: a stand-in."""
+    body = value.rsplit("_", 1)[-1] if "_" in value[:12] else value
+    body = body.split("-", 1)[-1] if "-" in body[:8] else body
+    flat = body.replace("-", "")
+    if len(flat) >= 8:
+        ch, top = Counter(flat).most_common(1)[0]
+        if ch in "xX*0#" and top >= 0.6 * len(flat):
+            return True
+    return _FILLER_WORDS.search(value) is not None
+
+
+def _quoted_code(value: str) -> bool:
+    """A quoted "value" that is code around quotes (`" + getPassword() + "`), a CSS selector,
+    an ARN or a path: not a literal secret."""
+    v = value.strip()
+    if not v or v[0] in "+.&,;|" or v[-1] in "+&|" or v.startswith("arn:"):
+        return True
+    if v[0] in "#." and _words(v[1:]):
+        return True
+    return v.startswith("/") and _pathlike_any(v)
+
+
 def _value_is_secret(value: str, quoted: bool) -> bool:
     """Whether an assigned value should be hidden: literal, not a placeholder or a code reference."""
     if not value or value.startswith(_PLACEHOLDER_PREFIX) or _PLACEHOLDER_VALUE.fullmatch(value):
+        return False
+    if _filler(value):
         return False
     if "[REDACTED:" in value or _ENV_REF.fullmatch(value):
         return False
@@ -100,19 +130,21 @@ def _assign_repl(m: re.Match[str], hits: Counter[str]) -> str:
     """Hide the value of `password=...`-style assignments, keeping the name and the quotes."""
     start = m.start(1)
     text = m.string
+    tail_word = False
+    word = m.group(1).lower()
     if start > 0:
         prev = text[start - 1]
         first = text[start]
         # `bypass=`, `monkey=`: the keyword is the tail of another lowercase word (unambiguous
         # credential words may be: `openweatherapikey=`, `csrftoken=`, `dbpassword=`)
         if prev.isalnum() and not (prev.islower() and first.isupper()) and not (
-                prev.isupper() and first.isupper()) and not prev.isdigit() and (
-                _TAIL_OK.fullmatch(m.group(1)) is None):
-            return m.group(0)
+                prev.isupper() and first.isupper()) and not prev.isdigit():
+            if _TAIL_OK.fullmatch(m.group(1)) is None:
+                return m.group(0)
+            tail_word = True
     if text.endswith("${", 0, start) or _PARAM_EXPANSION.search(text, max(0, start - 64), start):
         return m.group(0)  # `${DB_PASSWORD:-default}`: a shell expansion, not an assignment
     op = m.group(3)
-    word = m.group(1).lower()
     weak = word in _WEAK_NAMES
     # `asana_key`, `getresponseKEY`, `ASANA_PAT`, `buddynsPRIVATE`, `sonar.login`, `MAILCHIMP_API`:
     # the value counts when it looks like key material (`primary_key`, `cache_key` stay weak)
@@ -121,11 +153,17 @@ def _assign_repl(m: re.Match[str], hits: Counter[str]) -> str:
         and _KEY_PREFIX.search(text, max(0, start - 12), start) is None)
     # `setProperty("X_TOKEN", "v")`: a comma separates name and value only when both are quoted
     comma = op.strip().lstrip("\"'`\\").startswith(",")
+    bare_colon = op.rstrip(" \t").endswith(":") and not op.endswith((" ", "\t"))
+    if m.group(5) is None and bare_colon and (word in _NAMED_NAMES or tail_word) and (
+            _COORDINATE.search(m.group(7) or "")):
+        return m.group(0)  # `neo4j-graphdb-api:jar:3.5.12`, `io.jsonwebtoken:jjwt-0.11`: coordinates
     if comma and (op[:1] not in "\"'`\\" or m.group(5) is None):
         return m.group(0)
     head = f"{m.group(1)}{m.group(2)}{op}"
     if m.group(5) is not None:
         value = m.group(5)
+        if _quoted_code(value):
+            return m.group(0)
         # after a comma (`f("X_TOKEN", "v")`, `['A_KEY', 'B_KEY']`) the quotes prove less
         quoted = not comma
         if named:
@@ -265,6 +303,8 @@ _UUIDISH = re.compile(r"[0-9A-Fa-f]{8}(?:-?[0-9A-Fa-f]{4}){3}-?[0-9A-Fa-f]{12}")
 def _named_value_is_secret(name: str, value: str) -> bool:
     """A value right after a credential word (no operator): key material, not the next word."""
     if value.startswith(("$", "%")) or _PLACEHOLDER_VALUE.fullmatch(value) or "://" in value:
+        return False
+    if _filler(value):
         return False
     if _ENV_REF.fullmatch(value) or _DOTTED_IDENT.fullmatch(value) or _pathlike_any(value):
         return False

@@ -52,6 +52,9 @@ _URL_PASSWORD = re.compile(
 
 
 def _repl_url(m: re.Match[str], hits: Counter[str]) -> str:
+    pw = m.group(3)
+    if pw[0] in "$%{<" or set(pw) <= {"*", "x", "X"}:
+        return m.group(0)  # `user:$password@`, `user:*****@`: a stand-in, not a password
     hits["url_password"] += 1
     return f"{m.group(1)}{m.group(2)}:{_ph('url_password')}@"
 
