@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from looma_git.redact_entropy import placeholder as _ph
@@ -77,17 +78,32 @@ def _widen(text: str, start: int, end: int) -> tuple[int, int]:
 # such characters, in the whole text.
 _CATALOG_TOKEN = re.compile(r"[^\s\"'`<>(){}\[\],;]{16,}+")
 _CATALOG_SPACED = tuple(k for k in _CATALOG_BY_KW if re.search(r"[\s\"'`<>(){}\[\],;]", k))
+assert all(k.startswith("<") for k in _CATALOG_SPACED)  # the pass tests `"<" in text` first
 
 
-def _catalog_pass(text: str, hits: Counter[str]) -> str:
-    toks = _CATALOG_TOKEN.findall(text)
-    found = set(_CATALOG_KW.findall(" ".join(toks).lower())) if toks else set()
-    spaced: set[str] = set()
-    if _CATALOG_SPACED:
-        low = text.lower()
-        spaced = {k for k in _CATALOG_SPACED if k in low}
-    if not found and not spaced:
+@lru_cache(maxsize=16384)
+def _token_keywords(tok: str) -> frozenset[str]:
+    """The catalog keywords inside one token (cached: transcripts repeat their tokens)."""
+    return frozenset(_CATALOG_KW.findall(tok.lower()))
+
+
+_NO_KW: frozenset[str] = frozenset()
+
+
+def _catalog_pass(text: str, hits: Counter[str], toks: list[str] | None = None,
+                  low: str | None = None) -> str:
+    if toks is None:
+        toks = _CATALOG_TOKEN.findall(text)
+    found: frozenset[str] | None = None
+    for tok in toks:
+        k = _token_keywords(tok)
+        if k:
+            found = k if found is None else found | k
+    low = text.lower() if low is None else low
+    spaced = {k for k in _CATALOG_SPACED if k in low} if "<" in text else set()  # `<add key=`
+    if found is None and not spaced:
         return text
+    found = found or _NO_KW
     n = len(text)
     # where each found keyword occurs: rules run on those tokens (a margin of two characters
     # each side for their boundary tests), not over the whole text

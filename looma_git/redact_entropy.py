@@ -292,6 +292,17 @@ def redact_entropy_pass(text: str, hits: Counter[str]) -> str:
     return "".join(out)
 
 
+@lru_cache(maxsize=16384)
+def run_suspect(run: str) -> bool:
+    """Whether a run of token characters (no whitespace, quotes or brackets) holds a suspect
+    token, plain or glued: the entropy pass's prefilter, cached per run. Conservative: digest
+    contexts are judged by the pass itself."""
+    for tok in _TOKEN.findall(run):
+        if not _UUID.fullmatch(tok) and not _HEX.fullmatch(tok) and _suspect(tok):
+            return True
+    return any(map(glued_suspect, _GLUED.findall(run)))
+
+
 @lru_cache(maxsize=8192)
 def _suspect(tok: str) -> bool:
     """Random-looking and on no allowlist. Cached: transcripts repeat the same ids, paths and

@@ -143,7 +143,8 @@ def _redact_pem(text: str, hits: Counter[str]) -> str:
 # share a literal prefix (sre jumps between occurrences of the prefix): true exactly when
 # one of the rule's triggers occurs.
 _GATES = {"github_token": re.compile(r"g(?:h[pousr]_|ithub_pat_)"),
-          "aws_access_key_id": re.compile(r"A(?:KIA|SIA|BIA|CCA)")}
+          "aws_access_key_id": re.compile(r"A(?:KIA|SIA|BIA|CCA)"),
+          "password_hash": re.compile(r"\$(?:[0-9]|2[abxy]|g?y\$|apr1|md5|sha1|argon2|scrypt|pbkdf2|krb5)")}
 
 
 def _bind(fn: _Repl, hits: Counter[str]) -> Callable[[re.Match[str]], str]:
