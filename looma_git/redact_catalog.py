@@ -94,25 +94,24 @@ def _catalog_pass(text: str, hits: Counter[str], toks: list[str] | None = None,
                   low: str | None = None) -> str:
     if toks is None:
         toks = _CATALOG_TOKEN.findall(text)
-    found: frozenset[str] | None = None
-    for tok in toks:
-        k = _token_keywords(tok)
-        if k:
-            found = k if found is None else found | k
-    low = text.lower() if low is None else low
-    spaced = {k for k in _CATALOG_SPACED if k in low} if "<" in text else set()  # `<add key=`
-    if found is None and not spaced:
+    # the verdict per token is cached, and most texts have no keyword at all: `any` in C first
+    found = _NO_KW.union(*map(_token_keywords, toks)) if any(map(_token_keywords, toks)) else _NO_KW
+    spaced: set[str] = set()
+    if "<" in text:  # every spaced keyword is `<add key=`-like
+        low = text.lower() if low is None else low
+        spaced = {k for k in _CATALOG_SPACED if k in low}
+    if not found and not spaced:
         return text
-    found = found or _NO_KW
     n = len(text)
     # where each found keyword occurs: rules run on those tokens (a margin of two characters
     # each side for their boundary tests), not over the whole text
-    tok_spans = [(m.start(), m.end(), m.group(0).lower()) for m in _CATALOG_TOKEN.finditer(text)]
+    tok_spans = [(m.start(), m.end(), kws) for m in _CATALOG_TOKEN.finditer(text)
+                 if (kws := _token_keywords(m.group(0)))]
     spans: list[tuple[int, int, str]] = []
     seen: set[str] = set()
     for kw in sorted(found | spaced):
         windows = [(0, n)] if kw in spaced else [
-            (max(0, a - 2), min(n, b + 2)) for a, b, low_tok in tok_spans if kw in low_tok]
+            (max(0, a - 2), min(n, b + 2)) for a, b, kws in tok_spans if kw in kws]
         for rule in _CATALOG_BY_KW.get(kw, ()):
             if rule.rule_id in seen:
                 continue

@@ -188,23 +188,25 @@ def _namelike(h: str) -> bool:
 # piece may be too short to judge, the whole is judged with the separators taken out.
 _GLUED = re.compile(r"[A-Za-z0-9_+/\-.~|%:=]{24,}+")
 _SEPS = re.compile(r"%[0-9A-Fa-f]{2}|[.~|:=]")
+_GLUE_CH = re.compile(r"[.~|:=%]")
+_NAME_END = re.compile(r"[=:]")
 
 
 @lru_cache(maxsize=8192)
 def glued_suspect(tok: str) -> bool:
     """Whether a glued token, less a leading `name=`, is one random-looking token."""
-    if len(tok) < ENTROPY_MIN_LEN or "//" in tok:
-        return False
-    for i, ch in enumerate(tok):
-        if ch in "=:":
-            if _DIGEST_NAME.fullmatch(tok[:i]):  # `SHA256:<base64>` fingerprints, `h1:` sums
-                rest = tok[i + 1:].rstrip(".")
-                if _HEX.fullmatch(rest) or len(rest) in _DIGEST_B64_LENS:
-                    return False
-                tok = tok[i + 1:]
-            elif _namelike(tok[:i]):
-                tok = tok[i + 1:]
-            break
+    if len(tok) < ENTROPY_MIN_LEN or "//" in tok or _GLUE_CH.search(tok.rstrip("=")) is None:
+        return False  # nothing glued: the plain token pass judges it
+    m = _NAME_END.search(tok)  # a leading `name=` / `name:` is not part of the token
+    if m is not None:
+        i = m.start()
+        if _DIGEST_NAME.fullmatch(tok[:i]):  # `SHA256:<base64>` fingerprints, `h1:` sums
+            rest = tok[i + 1:].rstrip(".")
+            if _HEX.fullmatch(rest) or len(rest) in _DIGEST_B64_LENS:
+                return False
+            tok = tok[i + 1:]
+        elif _namelike(tok[:i]):
+            tok = tok[i + 1:]
     body = tok.rstrip("=")
     joined = _SEPS.sub("", body)
     if len(joined) < ENTROPY_MIN_LEN or len(joined) == len(body):

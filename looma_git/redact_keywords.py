@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import lru_cache
 
 from looma_git.redact_entropy import PLACEHOLDER_PREFIX as _PLACEHOLDER_PREFIX
 from looma_git.redact_entropy import _looks_random as _looks_random_any
@@ -302,25 +303,36 @@ _UUIDISH = re.compile(r"[0-9A-Fa-f]{8}(?:-?[0-9A-Fa-f]{4}){3}-?[0-9A-Fa-f]{12}")
 
 def _named_value_is_secret(name: str, value: str) -> bool:
     """A value right after a credential word (no operator): key material, not the next word."""
+    n = len(value)
+    digit = _DIGIT_CH.search(value) is not None
+    if n < 6 or (n < 16 and not digit):
+        return False  # prose goes on with a word here (`the token is`, `secret sauce`)
+    last = _LAST_WORD.findall(name.lower())[-1:]
+    return _named_value_verdict(bool(last) and last[0] in _STRONG, value, digit)
+
+
+@lru_cache(maxsize=8192)
+def _named_value_verdict(strong: bool, value: str, digit: bool) -> bool:
     if value.startswith(("$", "%")) or _PLACEHOLDER_VALUE.fullmatch(value) or "://" in value:
         return False
     if _filler(value):
         return False
     if _ENV_REF.fullmatch(value) or _DOTTED_IDENT.fullmatch(value) or _pathlike_any(value):
         return False
-    if _UUIDISH.fullmatch(value) or (len(value) >= 16 and all(c in "0123456789abcdefABCDEF-" for c in value)):
+    n = len(value)
+    if _UUIDISH.fullmatch(value) or (n >= 16 and all(c in "0123456789abcdefABCDEF-" for c in value)):
         return True
-    digit = any(c.isdigit() for c in value)
-    alpha = any(c.isalpha() for c in value)
-    if len(value) >= 16 and alpha and not _words(value):
+    alpha = _ALPHA_CH.search(value) is not None
+    if n >= 16 and alpha and not _words(value):
         return True
-    if len(value) >= 16 and digit and not alpha:
+    if n >= 16 and digit and not alpha:
         return True  # a long numeric token (`browshot SECRET 1234…`)
     # short values count only after a strong name: `password 012345abcdef`, `-Password VMware1!`
-    last = _LAST_WORD.findall(name.lower())[-1:]
-    return bool(last) and last[0] in _STRONG and len(value) >= 6 and digit and alpha
+    return strong and digit and alpha
 
 
+_DIGIT_CH = re.compile(r"[0-9]")
+_ALPHA_CH = re.compile(r"[A-Za-z]")
 _LAST_WORD = re.compile(r"password|passwd|passphrase|pwd|secret|token|key|private|access|auth|pat")
 _LETTER_RUN = re.compile(r"[A-Za-z]{16,}")
 _WORD_SEP = re.compile(r"[_\-.]")
@@ -385,6 +397,11 @@ assert all(any(s in k for s in _KEYWORD_STARTS)
            for k in (*_ASSIGN_STARTS, *_AUTH_STARTS, *_AWS_STARTS))
 
 
+# Longest first; non-overlapping matches give the same offsets as one scan per literal (no
+# keyword start lies inside another's match), at a third of the cost of a lookahead scan.
+_KEYWORD_AT = re.compile("|".join(map(re.escape, sorted(_KEYWORD_STARTS, key=len, reverse=True))))
+
+
 def _keyword_passes(text: str, hits: Counter[str]) -> str:
     """AWS secrets in context, auth headers and credential assignments, in one left-to-right
     walk over the offsets where a keyword starts."""
@@ -393,17 +410,12 @@ def _keyword_passes(text: str, hits: Counter[str]) -> str:
         for pattern, repl in _KEYWORD_PASSES:
             text = pattern.sub(_bind(repl, hits), text)
         return text
-    offsets: set[int] = set()
-    for lit in _KEYWORD_STARTS:
-        i = low.find(lit)
-        while i >= 0:
-            offsets.add(i)
-            i = low.find(lit, i + 1)
+    offsets = [m.start() for m in _KEYWORD_AT.finditer(low)]
     if not offsets:
         return text
     out: list[str] = []
     last = 0
-    for i in sorted(offsets):
+    for i in offsets:
         if i < last:
             continue
         for pattern, repl in _KEYWORD_PASSES:
