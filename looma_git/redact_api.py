@@ -25,11 +25,12 @@ _MIN_SECRET_LEN = 7  # `pwd=abc`: nothing shorter can hold a secret we recognise
 
 # --- public API --------------------------------------------------------------------------
 
-class _Hits(dict):  # type: ignore[type-arg]
-    """Hits by kind: a dict that counts from 0 (cheaper to make than a Counter per call)."""
+class _Hits(Counter[str]):
+    """Hits by kind: a Counter made without Counter.__init__'s update() call (one is made per
+    redacted string that has any candidate; the plain constructor costs 3x more)."""
 
-    def __missing__(self, key: str) -> int:
-        return 0
+    def __init__(self) -> None:
+        pass
 
 
 # Every pass needs one of these to occur, so a text with none of them is returned as it is
