@@ -6,7 +6,13 @@ import re
 from collections import Counter
 from typing import Any, NamedTuple
 
-from looma_git.redact_catalog import _CATALOG_TOKEN, _catalog_pass, _splice, _widen
+from looma_git.redact_catalog import (
+    _CATALOG_TOKEN,
+    _catalog_pass,
+    _splice,
+    _token_keywords,
+    _widen,
+)
 from looma_git.redact_entropy import ENTROPY_MIN_LEN, redact_entropy_pass, run_suspect
 from looma_git.redact_keywords import _KEYWORD_STARTS, _filler, _keyword_passes, _structural
 from looma_git.redact_shapes import _GATES, _RULES, _bind, _redact_pem
@@ -55,24 +61,24 @@ def has_suspect(text: str) -> bool:
 def redact(text: str) -> Redaction:
     """Replace every secret in `text` by `[REDACTED:<kind>]`; report the hits by kind."""
     if len(text) < _MIN_SECRET_LEN:
-        return Redaction(text, {})
-    toks = _CATALOG_TOKEN.findall(text)  # runs of 16+: every token-shaped secret is in one
+        return _new(Redaction, (text, {}))
+    toks = _find_runs(text)  # runs of 16+: every token-shaped secret lies in one
     low = text.lower()
-    kw = _KW.search(low) is not None
+    kw = _kw_search(low) is not None
     url = "://" in text
     pem = "PRIVATE KEY" in text
-    flags = "-u" in text or "--user" in text
+    flags = "-u" in text  # `--user` too
     if not (toks or kw or url or pem or flags):
-        return Redaction(text, {})  # most event strings: a few scans, nothing to do
+        return _new(Redaction, (text, {}))  # most event strings: a few scans, nothing to do
     hits = _Hits()
     out = text
     if pem:
         out = _redact_pem(out, hits)
-    if toks or url:
+    if (toks or url) and _HAND_ANY.search(out) is not None:
         out = _shapes(out, hits)
-    if toks or kw:
+    if (toks and any(map(_token_keywords, toks))) or (kw and "<" in out):
         if out is not text:
-            toks = _CATALOG_TOKEN.findall(out)
+            toks = _find_runs(out)
             low = out.lower()
         out = _catalog_pass(out, hits, toks, low)
     if kw or flags:
@@ -83,10 +89,15 @@ def redact(text: str) -> Redaction:
         # Most texts hold no suspect token at all: the verdict per run is cached (transcripts
         # repeat the same ids, paths and hashes), the text is rebuilt only when one is suspect.
         if out is not text:
-            toks = _CATALOG_TOKEN.findall(out)
+            toks = _find_runs(out)
         if any(map(run_suspect, toks)):
             out = redact_entropy_pass(out, hits)
-    return Redaction(out, dict(hits) if hits else {})
+    return _new(Redaction, (out, dict(hits) if hits else {}))
+
+
+_new = tuple.__new__
+_find_runs = _CATALOG_TOKEN.findall
+_kw_search = _KW.search
 
 
 def _hand_triggers() -> tuple[re.Pattern[str], dict[str, str]]:

@@ -81,10 +81,24 @@ _CATALOG_SPACED = tuple(k for k in _CATALOG_BY_KW if re.search(r"[\s\"'`<>(){}\[
 assert all(k.startswith("<") for k in _CATALOG_SPACED)  # the pass tests `"<" in text` first
 
 
+# Keywords so short they occur in most paths and words (`utils.py` holds `s.`): each counts only
+# where its rules' own regex could start (they are case-sensitive there, with a `\b` before).
+_WEAK_KW = {
+    "s.": re.compile(r"(?<![A-Za-z0-9_])(?:hvs|s)\."),    # vault-service-token
+    "ey": re.compile(r"(?<![A-Za-z0-9_])ey[A-Za-z0-9]{17}"),  # jwt
+    "pat": re.compile(r"(?<![A-Za-z0-9_])pat[A-Za-z0-9]{14}\."),  # airtable
+    "sk": re.compile(r"SK[0-9a-fA-F]{32}"),  # twilio-api-key
+}
+
+
 @lru_cache(maxsize=16384)
 def _token_keywords(tok: str) -> frozenset[str]:
     """The catalog keywords inside one token (cached: transcripts repeat their tokens)."""
-    return frozenset(_CATALOG_KW.findall(tok.lower()))
+    found = set(_CATALOG_KW.findall(tok.lower()))
+    for kw in found & _WEAK_KW.keys():
+        if _WEAK_KW[kw].search(tok) is None:
+            found.discard(kw)
+    return frozenset(found)
 
 
 _NO_KW: frozenset[str] = frozenset()
