@@ -7,6 +7,13 @@ import binascii
 import math
 import re
 from collections import Counter
+
+try:
+    from collections import _count_elements  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - other Pythons
+    def _count_elements(mapping: dict[str, int], iterable: str) -> None:
+        for c in iterable:
+            mapping[c] = mapping.get(c, 0) + 1
 from functools import lru_cache
 
 PLACEHOLDER = "[REDACTED:{kind}]"
@@ -43,7 +50,9 @@ def shannon_entropy(s: str) -> float:
     if n == 0:
         return 0.0
     # H = log2(n) - sum(c*log2(c))/n : the counts' c*log2(c) looked up, summed in C.
-    counts = Counter(s).values()
+    d: dict[str, int] = {}
+    _count_elements(d, s)  # Counter's C loop without Counter's constructor
+    counts = d.values()
     if n < len(_CLOG2):
         return math.log2(n) - sum(map(_CLOG2.__getitem__, counts)) / n
     return math.log2(n) - sum(c * math.log2(c) for c in counts if c > 1) / n

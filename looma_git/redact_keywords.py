@@ -402,6 +402,13 @@ assert all(any(s in k for s in _KEYWORD_STARTS)
 _KEYWORD_AT = re.compile("|".join(map(re.escape, sorted(_KEYWORD_STARTS, key=len, reverse=True))))
 
 
+# Matches wherever any of the keyword passes could match (their union; `_NAMED_QUOTED`'s
+# backreference loosened), so offsets where none can are skipped with one regex call.
+_ANY_KEYWORD_PASS = re.compile("|".join(
+    f"(?:{p.pattern})" for p in (_AWS_SECRET, _AUTH_HEADER, _ASSIGN, _NAMED,
+                                 re.compile(_NAMED_QUOTED.pattern.replace("\\3", "[\"'`]")))))
+
+
 def _keyword_passes(text: str, hits: Counter[str]) -> str:
     """AWS secrets in context, auth headers and credential assignments, in one left-to-right
     walk over the offsets where a keyword starts."""
@@ -415,8 +422,9 @@ def _keyword_passes(text: str, hits: Counter[str]) -> str:
         return text
     out: list[str] = []
     last = 0
+    any_at = _ANY_KEYWORD_PASS.match
     for i in offsets:
-        if i < last:
+        if i < last or any_at(text, i) is None:  # one test for all five passes first
             continue
         for pattern, repl in _KEYWORD_PASSES:
             m = pattern.match(text, i)
