@@ -94,7 +94,10 @@ _WEAK_KW = {
 @lru_cache(maxsize=16384)
 def _token_keywords(tok: str) -> frozenset[str]:
     """The catalog keywords inside one token (cached: transcripts repeat their tokens)."""
-    found = set(_CATALOG_KW.findall(tok.lower()))
+    kws = _CATALOG_KW.findall(tok.lower())
+    if not kws:
+        return _NO_KW
+    found = set(kws)
     for kw in found & _WEAK_KW.keys():
         if _WEAK_KW[kw].search(tok) is None:
             found.discard(kw)

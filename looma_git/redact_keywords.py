@@ -71,10 +71,9 @@ def _filler(value: str) -> bool:
     body = value.rsplit("_", 1)[-1] if "_" in value[:12] else value
     body = body.split("-", 1)[-1] if "-" in body[:8] else body
     flat = body.replace("-", "")
-    if len(flat) >= 8:
-        ch, top = Counter(flat).most_common(1)[0]
-        if ch in "xX*0#" and top >= 0.6 * len(flat):
-            return True
+    n = len(flat)
+    if n >= 8 and any(flat.count(c) >= 0.6 * n for c in "xX*0#"):
+        return True
     return _FILLER_WORDS.search(value) is not None
 
 
