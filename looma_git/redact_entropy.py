@@ -341,9 +341,15 @@ def _prefixed_secret(tok: str) -> bool:
         return False
     body = m.group(4)
     flat = body.replace("_", "").replace("-", "")
-    if m.group(3) == "-" and _HEX.fullmatch(flat):
-        return False  # `pack-<sha1>`, `sha-<hex>`: a name and a hash
+    if m.group(3) == "-" and _HEX.fullmatch(flat) and not m.group(1).isupper():
+        return False  # `pack-<sha1>`, `sha-<hex>`: a name and a hash (`NF-<HEX>` is a key)
     digits = sum(c.isdigit() for c in flat)
     if digits < 3 or len(flat) - digits < 3 or shannon_entropy(flat) < 3.0:
         return False
+    if _LONG_DIGIT_RUN.search(flat) or len(_MIXED_DIGITS.findall(flat)) >= 2:
+        return True  # digits mixed in: no word or name looks like that
     return not any(_wordlike(p) and len(p) >= 6 for p in re.split(r"[_\-]", body))
+
+
+_LONG_DIGIT_RUN = re.compile(r"[0-9]{4,}")
+_MIXED_DIGITS = re.compile(r"(?<=[A-Za-z])[0-9]{2,}(?=[A-Za-z])")

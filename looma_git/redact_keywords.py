@@ -287,9 +287,9 @@ def _auth_repl(m: re.Match[str], hits: Counter[str]) -> str:
 _CRED_CHAIN = (r"(?:password|passwd|passphrase|pwd|secret|token|api[_\-]?key|apikey|key|private|"
                r"access|auth|credentials?|pat)")
 _NAMED = re.compile(
-    r"(?i:(" + _CRED_CHAIN + r"(?:[ _\-]{0,2}(?:" + _CRED_CHAIN + r"|code|id))*))"
-    r"([ \t]{1,4}|-)"
-    r"(?!\[REDACTED:)([A-Za-z0-9][A-Za-z0-9_+/=.~!@#^*\-]{5,511}+)")
+    r"(?i:(" + _CRED_CHAIN + r"(?:[ _.\-]{0,2}(?:" + _CRED_CHAIN + r"|code|id))*))"
+    r"([ \t]{1,4}|[-._])"
+    r"(?!\[REDACTED:)([A-Za-z0-9][A-Za-z0-9_+/=.~!@#^*\-]{5,4095}+)")
 # `password is 'x'`, `password == "x"`, `creds.Secret != "x"`: a quoted literal compared with
 # (or declared as) a credential
 _NAMED_QUOTED = re.compile(
@@ -306,6 +306,9 @@ def _named_value_is_secret(name: str, value: str) -> bool:
     digit = _DIGIT_CH.search(value) is not None
     if n < 6 or (n < 16 and not digit):
         return False  # prose goes on with a word here (`the token is`, `secret sauce`)
+    if 12 <= n < 16 and len(_DIGIT_CH.findall(value)) >= 4 and len(_ALPHA_CH.findall(value)) >= 3 and (
+            not _words(value) and _DOTTED_IDENT.fullmatch(value) is None):
+        return True  # `ZYXWV9876543210`, `abcdef12345678`: short, but digits mixed in
     last = _LAST_WORD.findall(name.lower())[-1:]
     return _named_value_verdict(bool(last) and last[0] in _STRONG, value, digit)
 
@@ -331,6 +334,7 @@ def _named_value_verdict(strong: bool, value: str, digit: bool) -> bool:
 
 
 _DIGIT_CH = re.compile(r"[0-9]")
+_HEXISH = re.compile(r"[0-9a-fA-F]{20,}")
 _ALPHA_CH = re.compile(r"[A-Za-z]")
 _LAST_WORD = re.compile(r"password|passwd|passphrase|pwd|secret|token|key|private|access|auth|pat")
 _LETTER_RUN = re.compile(r"[A-Za-z]{16,}")
@@ -357,14 +361,19 @@ def _named_repl(m: re.Match[str], hits: Counter[str]) -> str:
     if start > 0:
         prev, first = text[start - 1], text[start]
         # `mytoken abc`: the word is the tail of another lowercase word
-        if prev.isalnum() and not (prev.islower() and first.isupper()) and not (
-                prev.isupper() and first.isupper()) and not prev.isdigit():
+        tail = prev.isalnum() and not (prev.islower() and first.isupper()) and not (
+            prev.isupper() and first.isupper()) and not prev.isdigit()
+        # glued to a vendor word (`codatoken-<uuid>`) only with a value no word could be
+        if tail and (m.group(2) != "-" or not _UUIDISH.fullmatch(m.group(3).rstrip(".,;:"))):
             return m.group(0)
     value = m.group(3).rstrip(".,;:")
     if not value or not _named_value_is_secret(m.group(1), value):
         return m.group(0)
+    if m.group(2) in "._" and (_DOTTED_IDENT.fullmatch(m.group(0)) or not (
+            _UUIDISH.fullmatch(value) or _HEXISH.fullmatch(value))):
+        return m.group(0)  # `token_count`, `secret.value`: names; only hex/uuid glue by `._`
     hits["credential"] += 1
-    if m.group(2) == "-":
+    if m.group(2) in "-._":
         # `cloudplanSECRET-ABCD…`, `tskey-secret-…`: one glued token, replaced whole (the
         # caller splices from m.start(), so the vendor part before it is cut below)
         return _ph("credential") + m.group(3)[len(value):]

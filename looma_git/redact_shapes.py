@@ -42,7 +42,7 @@ _PW_HASH = re.compile(
     r"\$(?:1|2[abxy]?|5|6|7|8|9|y|gy|7|apr1|md5|sha1|argon2(?:id|i|d)|scrypt|pbkdf2(?:-sha\d{1,3})?"
     r"|krb5(?:asrep|tgs|pa)?)\$[^\s$\"'`]{1,64}\$[A-Za-z0-9./+=:@_$\-]{8,1024}+")
 # A URL whose path names a webhook carries its secret in the rest of the path (Teams, Discord,
-# Zapier, Tines, generic `/webhooks/<id>/<token>`): the host and the `/webhook/` part stay.
+# Zapier, Tines, generic `/webhooks/<id>/<token>`): the whole URL goes.
 _WEBHOOK_URL = re.compile(
     r"\b(https?://[A-Za-z0-9.\-]{3,253}(?::\d{1,5})?/(?:[^\s\"'<>`?#/]{1,64}/){0,4}"
     r"(?i:webhooks?|hooks|incomingwebhook|webhookb2)/)(?!\[REDACTED:)([^\s\"'<>`]{16,2048}+)")
@@ -64,10 +64,7 @@ def _repl_webhook(m: re.Match[str], hits: Counter[str]) -> str:
     if sum(c.isdigit() for c in rest) < 4 or _wordlike(rest.replace("/", "")):
         return m.group(0)  # `/hooks/pre-commit-config`: a page, not a secret
     hits["webhook"] += 1
-    host = m.group(1).split("/")[2]
-    if any(len(p) >= 8 and sum(c.isdigit() for c in p) >= 2 for p in host.split(".")):
-        return _ph("webhook")  # a per-tenant random host is part of the secret too
-    return m.group(1) + _ph("webhook")
+    return _ph("webhook")  # the whole URL: posting to it is the credential
 
 
 def _repl_aws_secret(m: re.Match[str], hits: Counter[str]) -> str:
