@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from looma_git.errors import UsageError
 from looma_git.gitrepo import RepoPaths
+from looma_git.store import git
 
 DEFAULT_LLM_TIMEOUT = 20.0
 MAX_LLM_TIMEOUT = 300.0
@@ -40,8 +40,7 @@ def read_git_config(paths: RepoPaths) -> dict[str, str]:
     """All `looma.*` keys (lower-cased names as git prints them; the last value wins)."""
     cwd = paths.worktree or paths.git_dir
     try:
-        proc = subprocess.run(["git", "config", "-z", "--get-regexp", r"^looma\."], cwd=cwd,
-                              capture_output=True, check=False)
+        proc = git.run_bytes(cwd, "config", "-z", "--get-regexp", r"^looma\.")
     except OSError:
         return {}
     if proc.returncode != 0:  # 1: no such keys

@@ -50,6 +50,64 @@ def test_api_never_imports_edges() -> None:
     assert not bad, "\n".join(bad)
 
 
+# api/ is porcelain: it opens the repository, calls the core and returns a wire type. Tables
+# and queries live in index/ (store.db), refs and the git runner in store/, caches and
+# ranking in index/ and retrieval/; nothing in api/ finds its siblings by name.
+API_FORBIDDEN = ("sqlite3", "dulwich", "subprocess", "importlib", "apsw")
+
+
+def _all_imports(path: Path) -> set[str]:
+    """Every module an import statement names, at any depth (a function's lazy import too),
+    relative imports included by their last part."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            names.add(node.module or "")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id == "__import__":
+            names.add("importlib")  # the same scaffolding by another name
+    return names
+
+
+def test_api_is_porcelain() -> None:
+    bad = []
+    for path in sorted((PKG / "api").rglob("*.py")):
+        for name in _all_imports(path):
+            root = name.split(".")[0]
+            if root in API_FORBIDDEN:
+                bad.append(f"{_module(path)} imports {name}")
+    assert not bad, ("api/ must not touch sqlite3, dulwich, subprocess or importlib "
+                     "(move it to index/, store/ or retrieval/):\n" + "\n".join(bad))
+
+
+def test_the_api_rule_catches_a_lazy_import(tmp_path: Path) -> None:
+    """The rule reads imports inside functions too (api/ imports lazily for a light start)."""
+    mod = tmp_path / "m.py"
+    mod.write_text("def f():\n    import subprocess\n    from dulwich.objects import Tree\n")
+    assert {"subprocess", "dulwich.objects"} <= _all_imports(mod)
+
+
+def test_git_runs_only_through_the_runner() -> None:
+    """Core modules start `git` through store/git.py (one runner); edges may print git's
+    own output to the user (pager, completion, `ask` helpers) and ingest/ reads worktree
+    lists on its own (an adapter area other work is moving)."""
+    bad = []
+    allowed = {"looma_git.store.git", "looma_git.gitrepo"}
+    for path in sorted(PKG.rglob("*.py")):
+        mod = _module(path)
+        if mod in allowed or mod.startswith((*EDGES[:1], "looma_git.ingest")):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        if any(isinstance(n, ast.List | ast.Tuple) and n.elts
+               and isinstance(n.elts[0], ast.Constant) and n.elts[0].value == "git"
+               for n in ast.walk(tree)) and "subprocess" in _all_imports(path):
+            bad.append(mod)
+    assert not bad, "modules spawning git outside store/git.py: " + ", ".join(bad)
+
+
 def test_help_imports_no_heavy_module() -> None:
     code = (
         "import sys\n"

@@ -172,7 +172,7 @@ def _node(paths: RepoPaths, ref: str) -> tuple[str, str, str]:
     mems = [m for m in state.memories if m.startswith(ref)]
     if len(mems) == 1:
         return "memory", mems[0], state.memories[mems[0]].text[:60]
-    local = _local_candidates(paths)
+    local = _unpromoted_nodes(paths)
     cands = [c for c in local if c.startswith(ref)]
     if len(cands) == 1 and not ref.startswith("wi_"):
         return local[cands[0]][0], cands[0], local[cands[0]][1]
@@ -182,7 +182,7 @@ def _node(paths: RepoPaths, ref: str) -> tuple[str, str, str]:
     return "workitem", item.id, item.title
 
 
-def _local_candidates(paths: RepoPaths) -> dict[str, tuple[str, str]]:
+def _unpromoted_nodes(paths: RepoPaths) -> dict[str, tuple[str, str]]:
     """Unpromoted WorkItems and memories of the last refinery pass: id -> (type, label)."""
     from looma_git.api.refine import local_graph
 

@@ -8,20 +8,20 @@ from typing import Any
 from looma_git.api.query import (
     _git_commits,
     _items,
-    _rank,
     _require_ledger,
     _session_rows,
     _work_out,
-    query_cosines,
     resolve_workitem,
 )
 from looma_git.api.results import AskOut, FactOut, TimelineEntry, TimelineOut
 from looma_git.errors import ReadOnlyError
 from looma_git.gitrepo import RepoPaths
+from looma_git.index.reads import local_rows
 from looma_git.model import AGENTS
 from looma_git.pipeline.confidence import band
 from looma_git.retrieval import answer, match
 from looma_git.retrieval.records import ItemRecord, MemoryRecord
+from looma_git.retrieval.semantic import query_cosines, rank_goal
 
 
 def ask(paths: RepoPaths, query: str, *, limit: int = 10) -> AskOut:
@@ -29,11 +29,11 @@ def ask(paths: RepoPaths, query: str, *, limit: int = 10) -> AskOut:
     (decisions, architecture, bugs, todos; a superseded decision right after the one that
     replaced it, labelled), then WorkItem summaries, then raw transcript matches."""
     items = {it.id: it for it in _items(paths, _require_ledger(paths))}
-    local = _local_candidates(paths)  # unpromoted: their memories answer as "unconfirmed"
+    local = _unpromoted_records(paths)  # unpromoted: their memories answer as "unconfirmed"
     mems = {m.id: m for it in [*items.values(), *local] for m in it.memories}
     # Which work is the question about: the resume ranking (words; meaning when the words
     # do not decide), so a decision answers as a fact of its WorkItem too.
-    ranked = _rank(paths, answer.topic(query), [*items.values(), *local])
+    ranked = rank_goal(paths, answer.topic(query), [*items.values(), *local])
     cosines = None
     if not match.lexical_decides(ranked):
         cosines = query_cosines(paths, query, ("memory",), k=max(50, limit * 3))
@@ -58,11 +58,11 @@ def ask(paths: RepoPaths, query: str, *, limit: int = 10) -> AskOut:
     return AskOut(query=query, facts=facts[:limit])
 
 
-def _local_candidates(paths: RepoPaths) -> list[ItemRecord]:
+def _unpromoted_records(paths: RepoPaths) -> list[ItemRecord]:
     """The last refinery pass's unpromoted WorkItems with their memories (local only: the
     DESIGN's "unconfirmed" high scorers), as records; [] on a clone without transcripts."""
     mems: dict[str, list[MemoryRecord]] = {}
-    for mid, m, promoted in _local_rows(paths, "refine_memories"):
+    for mid, m, promoted in local_rows(paths, "refine_memories"):
         if promoted or not m.get("text") or not m.get("workitem"):
             continue
         conf = m.get("confidence") or {}
@@ -74,7 +74,7 @@ def _local_candidates(paths: RepoPaths) -> list[ItemRecord]:
             evidence=tuple(dict(e) for e in (m.get("evidence") or [])[:1]),
             said_at=str(m.get("ts") or ""), superseded_by=m.get("superseded_by")))
     out = []
-    for wid, w, promoted in _local_rows(paths, "refine_workitems") if mems else ():
+    for wid, w, promoted in local_rows(paths, "refine_workitems") if mems else ():
         if promoted or w.get("quarantined") or wid not in mems:
             continue
         out.append(ItemRecord(
@@ -85,34 +85,6 @@ def _local_candidates(paths: RepoPaths) -> list[ItemRecord]:
             commits=(), memories=tuple(mems[wid]), updated="", promoted=False,
             prompts=tuple(str(e.get("quote", ""))[:300] for e in (w.get("evidence") or [])
                           if isinstance(e, dict) and e.get("quote"))[:3]))
-    return out
-
-
-def _local_rows(paths: RepoPaths, table: str) -> list[tuple[str, dict[str, Any], bool]]:
-    """`api.refine.local_graph` without importing the refinery (a read path stays light)."""
-    if table not in ("refine_workitems", "refine_memories") or not paths.store_db.exists():
-        return []
-    import json
-    import sqlite3
-
-    from looma_git.index import storedb
-
-    try:
-        conn = storedb.connect(paths, readonly=True)
-    except Exception:  # a missing or unreadable store: no local candidates to show
-        return []
-    try:
-        rows = conn.execute(f"SELECT id, json, promoted FROM {table} ORDER BY id").fetchall()
-    except sqlite3.Error:
-        return []  # no refinery pass yet
-    finally:
-        conn.close()
-    out = []
-    for r in rows:
-        try:
-            out.append((str(r[0]), dict(json.loads(r[1])), bool(r[2])))
-        except (ValueError, TypeError):
-            continue
     return out
 
 

@@ -3,15 +3,9 @@
 from __future__ import annotations
 
 import contextlib
-import importlib
 import os
-import subprocess
 import time
 from pathlib import Path
-from types import ModuleType
-from typing import Any
-
-from pydantic import BaseModel
 
 from looma_git.errors import InvalidDataError, ReadOnlyError
 from looma_git.gitrepo import RepoPaths
@@ -19,56 +13,15 @@ from looma_git.hooks import drain as drain_mod
 from looma_git.hooks import install as install_mod
 from looma_git.hooks import queue, state
 from looma_git.ingest.base import DiscoveryEnv
-
-
-class HookChangeOut(BaseModel):
-    name: str
-    path: str
-    action: str
-    detail: str = ""
-
-
-class InstallResult(BaseModel):
-    hooks_dir: str
-    changes: list[HookChangeOut]
-
-
-class HookOut(BaseModel):
-    name: str
-    path: str
-    state: str  # installed | outdated | foreign | absent
-    chained: bool
-    python: str | None = None
-    python_exists: bool | None = None
-    manager: str | None = None  # pre-commit | lefthook | husky, when one owns the hook file
-    shim_path: str | None = None  # where looma's shim is (the hook path or the manager's slot)
-
-
-class HooksStatus(BaseModel):
-    """`looma hooks status --json`."""
-
-    hooks_dir: str
-    hooks: list[HookOut]
-    queue_length: int
-    rewrites_length: int
-    drainer_running: bool
-    last_drain: dict[str, Any] | None = None
-    last_error: dict[str, Any] | None = None  # from hooks-state.json (a failed drain step)
-    log_error: str | None = None  # the last error line in hooks.log (shim, drainer, traceback)
-    latency: dict[str, dict[str, float]] = {}
-    notes_rewrite_ref: str | None = None
-    problems: list[str] = []
-
-
-class DrainResult(BaseModel):
-    ran: bool
-    passes: int
-    commits: int
-    rewrites: int
-    requeued: int
-    dropped: int
-    duration_ms: float
-    steps: list[dict[str, Any]]
+from looma_git.store import git
+from looma_git.wire.cli import (
+    DrainResult,
+    HookChangeOut,
+    HookOut,
+    HooksStatus,
+    InstallResult,
+    PrepushOut,
+)
 
 
 def _changes(base: Path, changes: list[install_mod.HookChange]) -> InstallResult:
@@ -121,12 +74,6 @@ def _pid_alive(lock: Path) -> bool:
     return True
 
 
-def _git_config(paths: RepoPaths, key: str) -> str | None:
-    proc = subprocess.run(["git", "config", "--get", key], cwd=paths.worktree or paths.git_dir,
-                          capture_output=True, text=True, check=False)
-    return proc.stdout.strip() or None if proc.returncode == 0 else None
-
-
 def status(paths: RepoPaths, *, path_fallback: bool) -> HooksStatus:
     """Per-hook state, queue lengths, last drain/error and latency percentiles.
 
@@ -168,7 +115,7 @@ def status(paths: RepoPaths, *, path_fallback: bool) -> HooksStatus:
                 and not _pid_alive(spawn / "pid"):
             problems.append(f"{spawn} is stale (the drainer it launched is gone): the next "
                             "commit replaces it, or run `looma hook drain`")
-    rewrite_ref = _git_config(paths, "notes.rewriteRef")
+    rewrite_ref = git.config_get(paths.worktree or paths.git_dir, "notes.rewriteRef")
     if installed and rewrite_ref is None:
         problems.append("notes.rewriteRef is not set: notes will not follow amend/rebase "
                         "(run `looma init`)")
@@ -187,16 +134,6 @@ def status(paths: RepoPaths, *, path_fallback: bool) -> HooksStatus:
         notes_rewrite_ref=rewrite_ref, problems=problems)
 
 
-def _optional(module: str) -> ModuleType:
-    """Import an api module another part of looma provides; missing -> StepUnavailable."""
-    try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name and (module == exc.name or module.startswith(exc.name + ".")):
-            raise drain_mod.StepUnavailable(f"{module} is not available") from exc
-        raise
-
-
 def _require_store(paths: RepoPaths) -> None:
     if (p := store_problem(paths.store_db)) is not None:
         raise InvalidDataError(p, hint="run `looma reindex`")
@@ -210,23 +147,20 @@ def steps(paths: RepoPaths, env: DiscoveryEnv) -> list[drain_mod.Step]:
     """The drain steps, in order: ingest, rewrites -> ledger ops, link queued commits."""
 
     def ingest(batch: drain_mod.Batch) -> str:
+        from looma_git.api.ingest import ingest as run_ingest
+
         _require_store(paths)
-        fn = getattr(_optional("looma_git.api.ingest"), "ingest", None)
-        if fn is None:
-            raise drain_mod.StepUnavailable("looma_git.api.ingest.ingest is not available")
-        return _short(fn(paths, env))
+        return _short(run_ingest(paths, env))
 
     def rewrites(batch: drain_mod.Batch) -> str:
         if not batch.rewrites:
             return "no rewrites"
-        append = getattr(_optional("looma_git.api.ledger"), "append", None)
-        if append is None:
-            raise drain_mod.StepUnavailable("looma_git.api.ledger.append is not available")
+        from looma_git.api import ledger as api_ledger
         from looma_git.ledger.ops import OpDraft
 
         # The same pair can arrive twice: an autosquash runs post-rewrite `amend` for each
         # fixup and then `rebase` with the same line; an earlier drain may have recorded it.
-        recorded = dict(_optional("looma_git.api.ledger").load_state(paths).rewrites)
+        recorded = dict(api_ledger.load_state(paths).rewrites)
         pairs = []
         for r in batch.rewrites:
             if r.old != r.new and recorded.get(r.old) != r.new:
@@ -235,17 +169,16 @@ def steps(paths: RepoPaths, env: DiscoveryEnv) -> list[drain_mod.Step]:
         drafts = [OpDraft(op="commit.rewrite", target={"type": "commit", "id": old},
                           payload={"old": old, "new": new}) for old, new in pairs]
         if drafts:
-            append(paths, drafts, actor="system")
+            api_ledger.append(paths, drafts, actor="system")
         return f"{len(drafts)} commit.rewrite op(s)"
 
     def link(batch: drain_mod.Batch) -> str:
         if not batch.link_shas:
             return "no commits"
         _require_store(paths)
-        fn = getattr(_optional("looma_git.api.linking"), "link_commits", None)
-        if fn is None:
-            raise drain_mod.StepUnavailable("looma_git.api.linking.link_commits is not available")
-        return _short(fn(paths, list(batch.link_shas), by="hook"))
+        from looma_git.api.linking import link_commits
+
+        return _short(link_commits(paths, list(batch.link_shas), by="hook"))
 
     return [drain_mod.Step("ingest", ingest),
             drain_mod.Step("rewrites", rewrites, consumes="rewrites"),
@@ -273,25 +206,24 @@ def drain(paths: RepoPaths, env: DiscoveryEnv,
                                "detail": s.detail} for s in rep.steps])
 
 
-# The pre-push child is detached from the push, so it can afford to wait: for a running
-# drainer (so the pushed commits' links travel with them) and for the sync itself.
+# The shim detaches the pre-push step from the push, so it can afford to wait: for the push
+# to end, for a running drainer (so the pushed commits' links travel with them), then sync.
 PREPUSH_DRAIN_WAIT_S = 60.0
-PREPUSH_SYNC_BUDGET_S = 120.0
-
-
 PREPUSH_PUSH_WAIT_S = 600.0
 
 
 def prepush(paths: RepoPaths, env: DiscoveryEnv, remote: str, *,
             pushed: list[tuple[str, str]] | None = None, git_pid: int | None = None,
-            drain_wait_s: float = PREPUSH_DRAIN_WAIT_S,
-            budget_s: float = PREPUSH_SYNC_BUDGET_S) -> str:
-    """The pre-push hook's detached step. With `git_pid` (the shim's parent), it first waits
-    for that `git push` to end and checks that the `pushed` (local sha, remote ref) pairs
-    landed: when the remote refused the push, looma's refs are not pushed either. Then it
-    drains queued commits (after a running drainer, bounded) and calls `api.sync.prepush` for
-    `remote`. Never raises; returns the logged line."""
+            drain_wait_s: float = PREPUSH_DRAIN_WAIT_S) -> PrepushOut:
+    """The pre-push hook's step (the shim runs it detached: this process is the only one).
+    With `git_pid` (the shim's parent), it first waits for that `git push` to end and checks
+    that the `pushed` (local sha, remote ref) pairs landed: when the remote refused the push,
+    looma's refs are not pushed either. Then it drains queued commits (after a running
+    drainer, bounded) and syncs looma's refs with `remote`'s sharing targets, in this
+    process. Never raises; logs one `pre-push REMOTE: STATUS` line (and one per target)."""
     from looma_git.hooks import pushwait
+    from looma_git.store import share_config
+    from looma_git.store import sync as store_sync
 
     sd = paths.state_dir
     try:
@@ -299,24 +231,28 @@ def prepush(paths: RepoPaths, env: DiscoveryEnv, remote: str, *,
             pushwait.wait_exit(pushwait.git_ancestor(git_pid), PREPUSH_PUSH_WAIT_S)
             bad = pushwait.refused(paths.worktree or paths.git_dir, remote, pushed or [])
             if bad:
-                line = (f"pre-push {remote}: skipped: the push of {', '.join(bad)} did not land "
-                        "(refused or failed), so looma's refs were not pushed either")
-                state.log(sd, line)
-                return line
+                out = PrepushOut(status="skipped", message=(
+                    f"the push of {', '.join(bad)} did not land (refused or failed), so "
+                    "looma's refs were not pushed either"))
+                state.log(sd, f"pre-push {remote}: skipped: {out.message}")
+                return out
         end = time.monotonic() + drain_wait_s
         while _pid_alive(sd / drain_mod.LOCK) and time.monotonic() < end:
             time.sleep(0.1)
         if queue.pending(sd / queue.COMMITS) or queue.pending(sd / queue.REWRITES):
             drain(paths, env)
-        fn = getattr(_optional("looma_git.api.sync"), "prepush", None)
-        if fn is None:
-            raise drain_mod.StepUnavailable("looma_git.api.sync.prepush is not available")
-        out = fn(paths, remote, budget_s=budget_s)
-        line = f"pre-push {remote}: {out.status}" + (f" ({out.message})" if out.message else "")
+        targets = share_config.read_settings(paths).targets_for(remote)
+        if not targets:
+            out = PrepushOut(status="skipped", message=f"sharing not enabled for {remote}")
+        elif store_sync.sync_targets(paths, targets):
+            out = PrepushOut(status="pushed", remotes=targets)
+        else:
+            out = PrepushOut(status="failed", remotes=targets, message="see hooks.log")
     except Exception as exc:  # the push has gone ahead; all that is left is the log line
-        line = f"pre-push {remote}: error: {type(exc).__name__}: {exc}"
-    state.log(sd, line)
-    return line
+        out = PrepushOut(status="failed", message=f"{type(exc).__name__}: {exc}")
+    state.log(sd, f"pre-push {remote}: {out.status}" + (f" ({out.message})" if out.message
+                                                        else ""))
+    return out
 
 
 def record_rewrites(paths: RepoPaths, kind: str, text: str, now: int) -> int:

@@ -4,42 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pydantic import BaseModel, Field
-
 from looma_git.errors import UsageError
 from looma_git.gitrepo import RepoPaths
 from looma_git.ingest.base import DiscoveryEnv
 from looma_git.ingest.registry import all_adapters
-
-
-class AgentSummary(BaseModel):
-    """One agent's share of an ingest run."""
-
-    sources: int = 0
-    unchanged: int = 0
-    sessions: int = 0
-    events_added: int = 0
-    events_updated: int = 0
-    skipped: dict[str, int] = Field(default_factory=dict)
-    noise: dict[str, int] = Field(default_factory=dict)
-
-
-class IngestReport(BaseModel):
-    """What `looma ingest` did (also its `--json` output)."""
-
-    events_added: int
-    events_updated: int = 0
-    sessions: dict[str, int]  # agent -> sessions that received new events
-    skipped: dict[str, int]  # reason -> records/sources skipped (all agents)
-    noise: dict[str, int]  # reason -> records dropped as noise (all agents)
-    notes: list[str] = Field(default_factory=list)
-    sources_scanned: int = 0
-    sources_unchanged: int = 0
-    redactions: dict[str, int] = Field(default_factory=dict)
-    unattributed_events: int = 0  # events of sessions that belong to other repositories
-    skip_samples: dict[str, list[str]] = Field(default_factory=dict)  # reason -> locations
-    agents: dict[str, AgentSummary] = Field(default_factory=dict)
-    duration_s: float = 0.0
+from looma_git.wire.cli import AgentSummary, IngestReport
 
 
 def _merge(into: dict[str, int], add: dict[str, int]) -> None:

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import dataclass, field
 
 from looma_git.errors import (
     AmbiguousError,
     NotFoundError,
-    ReadOnlyError,
 )
 from looma_git.gitrepo import RepoPaths, require_worktree
 from looma_git.ledger.ops import Op, OpDraft
 from looma_git.ledger.state import LedgerState
-
-NOTES_REWRITE_REF = "refs/notes/looma"
 
 
 @dataclass(frozen=True)
@@ -52,72 +48,16 @@ class VerifyReport:
         return not self.problems
 
 
-def _git_config(worktree: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", "config", *args], cwd=worktree, capture_output=True,
-                          text=True, check=False)
-
-
 def init_repo(paths: RepoPaths) -> InitReport:
     """Idempotent setup: state dir + clone id, notes rewrite config, an empty ledger ref."""
+    from looma_git.store import bootstrap
     from looma_git.store.clone import ensure_clone_id
-    from looma_git.store.ledger_ref import LEDGER_REF
-    from looma_git.store.locking import cas_update
-    from looma_git.store.notes import NOTES_REF
-    from looma_git.store.repo import make_commit, open_repo, ref_value, write_objects
 
-    worktree = str(require_worktree(paths))
+    worktree = require_worktree(paths)
     clone_id, created = ensure_clone_id(paths)
-    changed: list[str] = []
-    refs = _git_config(worktree, "--get-all", "notes.rewriteRef").stdout.split()
-    wanted = [("notes.rewriteRef", NOTES_REWRITE_REF, NOTES_REWRITE_REF not in refs, "--add"),
-              ("notes.rewriteMode", "cat_sort_uniq",
-               _git_config(worktree, "--get", "notes.rewriteMode").stdout.strip()
-               != "cat_sort_uniq", None)]
-    for key, value, needed, flag in wanted:
-        if not needed:
-            continue
-        proc = _git_config(worktree, *([flag] if flag else []), key, value)
-        if proc.returncode != 0:
-            raise ReadOnlyError(f"cannot set {key} in the repository config: "
-                                f"{proc.stderr.strip()}",
-                                hint="looma needs write access to the .git directory")
-        changed.append(f"{key}={value}")
-    created_ledger = False
-    with open_repo(paths) as repo:
-        if ref_value(repo, LEDGER_REF) is None:
-            from dulwich.objects import Blob, Tree
-
-            from looma_git.ledger.projections import FORMAT_FILE
-
-            fmt = Blob.from_string(FORMAT_FILE)
-            root = Tree()
-            root.add(b"format.yaml", 0o100644, fmt.id)
-            commit = make_commit(root.id, [], "looma: init ledger\n", b"looma <looma@localhost>")
-
-            def build(old: bytes | None) -> bytes | None:
-                if old is not None:
-                    return None
-                write_objects(repo, [fmt, root, commit])
-                return bytes(commit.id)
-
-            _, new = cas_update(repo, LEDGER_REF, build, message=b"looma: init")
-            created_ledger = new == commit.id
-        if ref_value(repo, NOTES_REF) is None:
-            # notes.rewriteRef names this ref: git warns on every amend/rebase while it is
-            # missing, so init creates it (an empty notes tree: the projection of no links).
-            from dulwich.objects import Tree as _Tree
-
-            empty = _Tree()
-            notes_commit = make_commit(empty.id, [], "looma: init notes\n",
-                                       b"looma <looma@localhost>")
-
-            def build_notes(old: bytes | None) -> bytes | None:
-                if old is not None:
-                    return None
-                write_objects(repo, [empty, notes_commit])
-                return bytes(notes_commit.id)
-
-            cas_update(repo, NOTES_REF, build_notes, message=b"looma: init notes")
+    changed = bootstrap.ensure_rewrite_config(worktree)
+    created_ledger = bootstrap.ensure_ledger_ref(paths)
+    bootstrap.ensure_notes_ref(paths)
     return InitReport(str(paths.state_dir), clone_id, created, tuple(changed), created_ledger)
 
 

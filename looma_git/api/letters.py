@@ -27,7 +27,7 @@ def is_letter(ref: str) -> bool:
 
 
 def _ledger_head(paths: RepoPaths) -> str | None:
-    from looma_git.api.index import ledger_head
+    from looma_git.store.heads import ledger_head
 
     head = ledger_head(paths)
     return str(head) if head else None

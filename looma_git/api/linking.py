@@ -5,11 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel
-
 from looma_git.errors import NotFoundError, UsageError
 from looma_git.gitrepo import RepoPaths, require_worktree
 from looma_git.settings import Settings
+from looma_git.wire.cli import RelinkMatchOut, RelinkMissOut, RelinkReport
 
 
 @dataclass
@@ -44,14 +43,11 @@ def link_commits(paths: RepoPaths, shas: list[str], *, by: str = "hook",
 
 
 def _full_sha(paths: RepoPaths, rev: str) -> str:
+    from looma_git.store import git
     from looma_git.store.gitfacts import existing_objects
 
     worktree = require_worktree(paths)
-    import subprocess
-
-    proc = subprocess.run(["git", "rev-parse", "-q", "--verify", rev + "^{commit}"],
-                          cwd=worktree, capture_output=True, text=True, check=False)
-    sha = proc.stdout.strip()
+    sha = git.rev_parse_commit(rev, cwd=worktree) or ""
     if not sha or not existing_objects(worktree, [sha]):
         raise NotFoundError(f"no commit {rev!r} in this repository")
     return sha
@@ -89,33 +85,6 @@ def user_link(paths: RepoPaths, rev: str, work_ref: str, *, rationale: str | Non
                         rationale=rationale)
     ops = ledger.append(paths, [draft], actor="user")
     return str(ops[0].id)
-
-
-class RelinkMatchOut(BaseModel):
-    """One orphaned commit and the reachable commit its links moved to."""
-
-    old: str
-    new: str
-    how: str  # patch-id | squash-subject | squash-lines
-    workitems: list[str]
-
-
-class RelinkMissOut(BaseModel):
-    """An orphaned commit nothing replaces: its links are left as they are."""
-
-    sha: str
-    workitems: list[str]
-    reason: str
-
-
-class RelinkReport(BaseModel):
-    """`looma relink --json`."""
-
-    linked_commits: int = 0
-    orphaned: int = 0
-    matched: list[RelinkMatchOut] = []
-    unmatched: list[RelinkMissOut] = []
-    ops_written: int = 0
 
 
 # Clocks of the clone that rebased or squashed may run behind ours.
@@ -194,7 +163,6 @@ def relink(paths: RepoPaths) -> RelinkReport:
                   for m in matches]
         report.ops_written = len(ledger.append(paths, drafts, actor="system"))
     return report
-
 
 
 def backfill(paths: RepoPaths, since: str | None = None, *, settings: Settings | None = None

@@ -5,16 +5,17 @@ from __future__ import annotations
 import string
 from typing import Any
 
-from looma_git.api.results import CandidateOut, ResumeOut, SessionRef, WorkItemOut, WorkOut
+from looma_git.api.results import ResumeMatchOut, ResumeOut, SessionRef, WorkItemOut, WorkOut
 from looma_git.errors import AmbiguousError, NotFoundError, NotInitializedError
 from looma_git.gitrepo import RepoPaths, require_worktree
 from looma_git.retrieval import match
 from looma_git.retrieval.records import ItemRecord
+from looma_git.retrieval.semantic import item_cosines, query_cosines, rank_goal  # noqa: F401
 
 
 def _items(paths: RepoPaths, head: str | None = None, *, allow_stale: bool = False
            ) -> list[ItemRecord]:
-    from looma_git.api.index import load_records
+    from looma_git.retrieval.head_records import load_records
 
     return load_records(paths, head, allow_stale=allow_stale)
 
@@ -35,16 +36,16 @@ def work(paths: RepoPaths, *, status: str | None = None, candidates: bool = Fals
     items.sort(key=lambda it: (-round(it.confidence, 2), it.title.lower(), it.id))
     out = [_work_out(it) for it in items]
     if candidates:
-        out.extend(_local_candidates(paths))
+        out.extend(_unpromoted_rows(paths))
     return WorkOut(workitems=out)
 
 
-def _local_candidates(paths: RepoPaths) -> list[WorkItemOut]:
+def _unpromoted_rows(paths: RepoPaths) -> list[WorkItemOut]:
     """Unpromoted WorkItems of the last refinery pass (local only, never shared)."""
-    from looma_git.api.refine import local_graph
+    from looma_git.index.reads import local_rows
 
     out = []
-    for wid, w, promoted in local_graph(paths):
+    for wid, w, promoted in local_rows(paths, "refine_workitems"):
         if promoted or w.get("quarantined"):
             continue
         conf = w.get("confidence") or {}
@@ -62,89 +63,14 @@ def _local_candidates(paths: RepoPaths) -> list[WorkItemOut]:
     return out
 
 
-def _candidate(m: match.Match, letter: str) -> CandidateOut:
+def _match_out(m: match.Match, letter: str) -> ResumeMatchOut:
     it = m.item
-    return CandidateOut(
+    return ResumeMatchOut(
         id=it.id, letter=letter, title=it.title, kind=it.kind, status=it.status,
         confidence=round(it.confidence, 2), band=it.band, match=m.score,
         matched_terms=list(m.matched_terms), files=list(it.files),
         commits=[c.sha for c in it.commits],
         sessions=[SessionRef(agent=a, id=s) for a, s in it.sessions], last_active=it.updated)
-
-
-# One embedder per process: loading the ONNX session costs ~0.4 s, and a long-lived
-# process (the MCP server) answers many goals. Only a successful load is kept, so a model
-# installed later is picked up (a failed load is cheap: an import or a hash check).
-_EMBEDDER: Any = None
-
-
-def _embedder() -> Any:
-    global _EMBEDDER
-    if _EMBEDDER is None:
-        from looma_git.index.embedder import load_default
-
-        _EMBEDDER = load_default()
-    return _EMBEDDER
-
-
-def _rank(paths: RepoPaths, goal: str, items: list[ItemRecord]) -> list[match.Match]:
-    """Words first; meaning (cosines) only when the words do not already decide the goal
-    (`match.lexical_decides`): then no model is loaded and no vector is read."""
-    lexical = match.rank(goal, items)
-    if not items or match.lexical_decides(lexical):
-        return lexical
-    semantic = item_cosines(paths, goal, {it.id for it in items})
-    return match.rank(goal, items, semantic) if semantic else lexical
-
-
-def item_cosines(paths: RepoPaths, text: str, ids: set[str]) -> dict[str, float]:
-    """WorkItem id -> cosine of `text` with its summary or its closest session window."""
-    near = query_cosines(paths, text, ("workitem", "window"), k=200)
-    if not near:
-        return {}
-    owners: dict[str, str] = {}
-    if any(doc.startswith("win:") for doc in near):
-        from looma_git.api.index import window_owners
-
-        owners = window_owners(paths)
-    out: dict[str, float] = {}
-    for doc, cos in near.items():
-        wi = owners.get(doc, doc) if doc.startswith("win:") else doc
-        if wi in ids and cos > out.get(wi, -1.0):
-            out[wi] = cos
-    return out
-
-
-def query_cosines(paths: RepoPaths, text: str, kinds: tuple[str, ...], k: int = 50
-                  ) -> dict[str, float] | None:
-    """Vector doc id -> cosine with `text` for docs of these kinds; None without vectors.
-
-    The query's vector comes from the query-vector cache when this text was asked before
-    (no model loaded, no numpy); otherwise the model embeds it once and the cache keeps it.
-    """
-    from looma_git.index import vectors
-    from looma_git.index.vector_sync import vectors_path
-
-    path = vectors_path(paths)
-    found = vectors.stamp(path)
-    if found is None:
-        return None
-    model_id, dim = found
-    try:
-        from looma_git.index.query_cache import QueryVectorCache
-
-        cache = QueryVectorCache(paths.state_dir, model_id, dim)
-        blob = cache.get(text)
-        if blob is None:
-            emb = _embedder()
-            if emb is None or emb.model_id != model_id or emb.dim != dim:
-                return None
-            blob = bytes(emb.embed([text])[0].astype("<f4").tobytes())
-            cache.put(text, blob)
-        with vectors.VectorStore(path, dim, model_id) as vs:
-            return {doc: 1.0 - dist for doc, dist in vs.knn(blob, k, kind=kinds)}
-    except Exception:  # the vector path is an optional boost; lexical matching stands alone
-        return None
 
 
 def _git_commits(paths: RepoPaths, shas: list[str]) -> list[dict[str, Any]]:
@@ -164,22 +90,9 @@ def _git_commits(paths: RepoPaths, shas: list[str]) -> list[dict[str, Any]]:
 
 
 def _session_rows(paths: RepoPaths, sessions: tuple[tuple[str, str], ...]) -> list[dict[str, Any]]:
-    rows = {(a, s): {"agent": a, "id": s} for a, s in sessions}
-    if paths.store_db.exists():
-        from looma_git.index import storedb
+    from looma_git.index.reads import session_rows
 
-        conn = storedb.connect(paths, readonly=True)
-        try:
-            for a, s in sessions:
-                r = conn.execute("SELECT first_ts, last_ts, event_count FROM sessions "
-                                 "WHERE agent=? AND session_id=?", (a, s)).fetchone()
-                if r:
-                    rows[(a, s)].update(first=r[0], last=r[1], events=r[2])
-        except Exception:
-            pass
-        finally:
-            conn.close()
-    return sorted(rows.values(), key=lambda r: str(r.get("last") or ""), reverse=True)
+    return session_rows(paths, sessions)
 
 
 def resume(paths: RepoPaths, goal: str | None = None, *, work_ref: str | None = None,
@@ -200,7 +113,7 @@ def resume(paths: RepoPaths, goal: str | None = None, *, work_ref: str | None = 
                         matched_terms=(), via="picked")
         state, chosen = "confident", [m]
     elif goal:
-        ranked = _rank(paths, goal, items)
+        ranked = rank_goal(paths, goal, items)
         state, chosen = match.outcome(ranked)
     else:
         from looma_git.retrieval.recent import most_recent
@@ -210,7 +123,7 @@ def resume(paths: RepoPaths, goal: str | None = None, *, work_ref: str | None = 
         state, picked = most_recent(items, branch if isinstance(branch, str) else None)
         chosen = [match.Match(item=it, score=1.0, coverage=0, title=0, semantic=None,
                               matched_terms=(), via="recent") for it in picked]
-    cands = [_candidate(m, letters[i]) for i, m in enumerate(chosen)]
+    cands = [_match_out(m, letters[i]) for i, m in enumerate(chosen)]
     out = ResumeOut(state=state, goal=goal, candidates=cands, bundle=None)
     if state == "confident":
         item = chosen[0].item
@@ -228,7 +141,7 @@ def resume(paths: RepoPaths, goal: str | None = None, *, work_ref: str | None = 
                            f"{cands[0].letter}` if it is the one, or rephrase the goal.")
     else:
         recent = sorted(items, key=lambda it: (it.updated, it.confidence), reverse=True)[:5]
-        out.recent = [_candidate(match.Match(item=it, score=0.0, coverage=0, title=0,
+        out.recent = [_match_out(match.Match(item=it, score=0.0, coverage=0, title=0,
                                              semantic=None, matched_terms=()), letters[i])
                       for i, it in enumerate(recent)]
         out.message = ("No WorkItem matches this goal; nothing was invented. "
@@ -241,7 +154,7 @@ def resume(paths: RepoPaths, goal: str | None = None, *, work_ref: str | None = 
 def _require_ledger(paths: RepoPaths) -> str:
     """The ledger head: queries need a ledger (local or fetched); without one nothing is
     written anywhere."""
-    from looma_git.api.index import ledger_head
+    from looma_git.store.heads import ledger_head
 
     head = ledger_head(paths)
     if head is None:
@@ -252,7 +165,7 @@ def _require_ledger(paths: RepoPaths) -> str:
 
 
 def _remember_letters(paths: RepoPaths, goal: str | None, state: str,
-                      cands: list[CandidateOut]) -> None:
+                      cands: list[ResumeMatchOut]) -> None:
     from looma_git.api import letters
 
     letters.remember(paths, goal, state, [(c.letter, c.id, c.title) for c in cands])

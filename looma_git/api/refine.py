@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from looma_git.gitrepo import RepoPaths, require_worktree
+from looma_git.index.storedb import Connection
 from looma_git.ledger.ops import Op
 from looma_git.ledger.state import LedgerState, WorkItemState
 from looma_git.pipeline.promote import (
@@ -90,7 +90,7 @@ def _seeds_fingerprint(seeds: list[Seed]) -> str:
 SESSION_BATCH = 50  # sessions whose sha mentions are validated in one git call
 
 
-def _stream(conn: sqlite3.Connection, worktree: Any, keys: list[str],
+def _stream(conn: Connection, worktree: Any, keys: list[str],
             sha_lookup: dict[str, str]) -> Iterator[Any]:
     """The named sessions one at a time; `sha_lookup` learns each batch's commit mentions
     before its sessions are yielded (existence is a fact, so batching changes nothing)."""
@@ -103,7 +103,7 @@ def _stream(conn: sqlite3.Connection, worktree: Any, keys: list[str],
         del batch
 
 
-def run_pass(paths: RepoPaths, state: LedgerState, conn: sqlite3.Connection,
+def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
              commits_revs: tuple[str, ...] = ("--all",), no_walk: bool = False,
              extractor: Extractor | None = None, incremental: bool = False
              ) -> tuple[RefineResult, dict[str, str], frozenset[str], str, int, str]:

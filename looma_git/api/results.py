@@ -2,7 +2,7 @@
 
 `resume`, `ask`, `work`, `timeline` build these dataclasses, so a text answer never imports
 pydantic (~0.15 s of a fresh process). Each top-level result has `model_dump`, which
-validates it through its `looma_git.schemas` model and dumps that: `--json` and MCP output
+validates it through its `looma_git.wire.cli` model and dumps that: `--json` and MCP output
 stay exactly the stable contract the schemas define.
 """
 
@@ -19,7 +19,7 @@ class _Wire:
     _schema: ClassVar[str]
 
     def model_dump(self, *, mode: str = "python", **kw: Any) -> dict[str, Any]:
-        from looma_git import schemas
+        from looma_git.wire import cli as schemas
 
         model = getattr(schemas, self._schema)
         data = dataclasses.asdict(self)  # type: ignore[call-overload]
@@ -65,10 +65,10 @@ class WorkOut(_Wire):
 
 
 @dataclass
-class CandidateOut(_Wire):
+class ResumeMatchOut(_Wire):
     """A WorkItem offered by `resume`, with how well it matched."""
 
-    _schema: ClassVar[str] = "CandidateOut"
+    _schema: ClassVar[str] = "ResumeMatchOut"
     id: str
     letter: str
     title: str
@@ -91,9 +91,9 @@ class ResumeOut(_Wire):
     _schema: ClassVar[str] = "ResumeOut"
     state: str
     goal: str | None
-    candidates: list[CandidateOut]
+    candidates: list[ResumeMatchOut]
     bundle: dict[str, Any] | None
-    recent: list[CandidateOut] = field(default_factory=list)
+    recent: list[ResumeMatchOut] = field(default_factory=list)
     message: str = ""
 
 

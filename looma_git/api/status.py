@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import os
-import time
 from typing import Any
 
 from looma_git import health
 from looma_git.gitrepo import RepoPaths
-
-HEALTH_SCHEMA = """CREATE TABLE IF NOT EXISTS health_snapshots(ts INTEGER PRIMARY KEY,
-  json TEXT)"""
+from looma_git.index import reads
 
 
 def _ingest_running(paths: RepoPaths) -> bool:
@@ -34,29 +30,9 @@ def _ingest_running(paths: RepoPaths) -> bool:
         os.close(fd)
 
 
-def _model_stale(paths: RepoPaths) -> bool | None:
-    """Events were ingested after the work model was last built (None: cannot tell)."""
-    if not paths.store_db.exists():
-        return None
-    from looma_git.index import storedb
-
-    conn = storedb.connect(paths, readonly=True)
-    try:
-        newest = conn.execute("SELECT MAX(ingested_at) FROM events").fetchone()[0]
-        row = conn.execute("SELECT value FROM refine_meta WHERE key='events_ingested_at'"
-                           ).fetchone()
-    except Exception:
-        return None
-    finally:
-        conn.close()
-    if not newest:
-        return False
-    return row is None or str(newest) > str(row[0])
-
-
 def _state(paths: RepoPaths) -> dict[str, Any]:
     """One word for where this clone stands, with what to run next."""
-    from looma_git.api.index import ledger_head
+    from looma_git.store.heads import ledger_head
 
     if not (paths.state_dir / "clone-id").exists() and ledger_head(paths) is None:
         return {"state": "not initialized", "next": "looma init"}
@@ -66,36 +42,14 @@ def _state(paths: RepoPaths) -> dict[str, Any]:
         return {"state": "not initialized", "next": "looma init"}
     if not paths.store_db.exists():
         return {"state": "no transcripts read", "next": "looma ingest (or looma reindex)"}
-    if _model_stale(paths):
+    if reads.model_stale(paths):
         return {"state": "work model stale", "next": "looma reprocess"}
     return {"state": "up to date", "next": None}
 
 
-def _ingestion(paths: RepoPaths) -> dict[str, Any]:
-    if not paths.store_db.exists():
-        return {"sessions": {}, "events": 0, "last_ingest": None}
-    from looma_git.index import storedb
-
-    conn = storedb.connect(paths, readonly=True)
-    try:
-        sessions = {r[0]: r[1] for r in conn.execute(
-            "SELECT agent, COUNT(*) FROM sessions GROUP BY agent ORDER BY agent")}
-        events = conn.execute("SELECT COUNT(*) FROM events").fetchone()[0]
-        last = conn.execute("SELECT MAX(ingested_at) FROM events").fetchone()[0]
-        counts: dict[str, dict[str, int]] = {}
-        for kind, key, n in conn.execute(
-                "SELECT kind, key, SUM(n) FROM ingest_counts GROUP BY kind, key"):
-            counts.setdefault(kind, {})[key] = int(n)
-        return {"sessions": sessions, "events": events, "last_ingest": last, "counts": counts}
-    except Exception as exc:  # a damaged store is reported, not fatal
-        return {"error": f"store.db unreadable: {exc}"}
-    finally:
-        conn.close()
-
-
 def _index(paths: RepoPaths) -> dict[str, Any]:
-    from looma_git.api.index import ledger_head
     from looma_git.index.meta import read_meta
+    from looma_git.store.heads import ledger_head
 
     meta = read_meta(paths.state_dir)
     head = ledger_head(paths)
@@ -141,7 +95,7 @@ def status(paths: RepoPaths) -> dict[str, Any]:
                    "memories": len(state.memories), "links": len(state.links),
                    "lamport": state.head_lamport, "conflicts": len(state.conflicts),
                    "warnings": list(state.warnings)},
-        "ingestion": _ingestion(paths),
+        "ingestion": reads.ingestion(paths),
         "index": _index(paths),
         "embedder": _embedder(),
         "hooks": _hooks(paths),
@@ -161,9 +115,7 @@ def health_metrics(paths: RepoPaths, base: dict[str, Any]) -> dict[str, float | 
     merges = sum(1 for o in ops if o.op == "workitem.merge")
     fps = sum(1 for w in wis if w.false_positive)
     local_total = local_promoted = orphans = related = 0
-    from looma_git.api.refine import local_graph
-
-    for _, w, promoted in local_graph(paths):
+    for _, w, promoted in reads.local_rows(paths, "refine_workitems"):
         if w.get("quarantined") or w.get("readonly"):
             continue
         local_total += 1
@@ -211,23 +163,7 @@ def health_report(paths: RepoPaths) -> dict[str, Any]:
     """Metrics now, a snapshot kept as a time series, and warnings (thresholds and trends)."""
     base = status(paths)
     metrics = health_metrics(paths, base)
-    previous = None
-    from looma_git.index import storedb
-
-    try:
-        conn = storedb.connect(paths)
-        try:
-            conn.execute(HEALTH_SCHEMA)
-            row = conn.execute("SELECT json FROM health_snapshots ORDER BY ts DESC LIMIT 1"
-                               ).fetchone()
-            previous = json.loads(row[0]) if row else None
-            with conn:
-                conn.execute("INSERT OR REPLACE INTO health_snapshots(ts, json) VALUES (?, ?)",
-                             (int(time.time()), json.dumps(metrics, sort_keys=True)))
-        finally:
-            conn.close()
-    except Exception:
-        pass  # a read-only clone still gets its metrics, just no time series
+    previous = reads.save_health(paths, metrics)
     warns = health.warnings(metrics, previous)
     return {**base, "health": metrics, "previous": previous,
             "redaction_by_family": redaction_by_family(base),

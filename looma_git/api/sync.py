@@ -1,91 +1,20 @@
-"""Library surface for team sharing: share enable/disable/status, sync, conflicts, prepush."""
+"""Library surface for team sharing: share enable/disable/status, sync, conflicts."""
 
 from __future__ import annotations
 
-import contextlib
-import subprocess
-import sys
-import time
-from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
-from looma_git.errors import LoomaError, UsageError
+from looma_git.errors import UsageError
 from looma_git.gitrepo import RepoPaths
-
-
-class ShareChangeOut(BaseModel):
-    """What `share enable`/`disable` changed in the repository config."""
-
-    remote: str
-    url: str | None
-    added: list[str] = []
-    removed: list[str] = []
-
-
-class ShareStatusOut(BaseModel):
-    """Remotes that carry looma's refs, and curation redirections (remote -> curation)."""
-
-    enabled: list[dict[str, Any]]
-    curation: dict[str, str]
-
-
-class ConflictOpOut(BaseModel):
-    id: str
-    op: str
-    lamport: int
-    actor: str
-    clone: str
-    ts: str
-    payload: dict[str, Any]
-
-
-class ConflictOut(BaseModel):
-    """Concurrent user intents on one target; the later one by (lamport, id) won."""
-
-    target: str
-    kind: str
-    winner: str
-    ops: list[ConflictOpOut]
-
-
-class ConflictsOut(BaseModel):
-    conflicts: list[ConflictOut]
-
-
-class RejectedOut(BaseModel):
-    path: str
-    op_id: str
-    reason: str
-
-
-class SyncOut(BaseModel):
-    """`looma sync --json`: the stable contract."""
-
-    remote: str
-    url: str
-    ops_in: int
-    ops_out: int
-    kept_in: int
-    conflicts: list[ConflictOut]
-    new_conflicts: int
-    pushed: bool
-    fetched: bool
-    retries: int
-    rejected: list[RejectedOut]
-    remote_dropped: int
-    ledger: str | None
-    notes: str | None
-    warnings: list[str]
-
-
-class PrepushOut(BaseModel):
-    """What the pre-push helper did: pushed | skipped | background | failed."""
-
-    status: str
-    remotes: list[str] = []
-    message: str = ""
+from looma_git.wire.cli import (
+    ConflictOpOut,
+    ConflictOut,
+    ConflictsOut,
+    RejectedOut,
+    ShareChangeOut,
+    ShareStatusOut,
+    SyncOut,
+)
 
 
 def share_enable(paths: RepoPaths, remote: str = "origin", *, curation_url: str | None = None,
@@ -98,28 +27,10 @@ def share_enable(paths: RepoPaths, remote: str = "origin", *, curation_url: str 
     ch = share_config.enable(paths, remote, curation_url=curation_url,
                              curation_name=curation_name, git_push=git_push)
     if git_push:
-        _ensure_notes_ref(paths)
+        from looma_git.store.bootstrap import ensure_notes_ref
+
+        ensure_notes_ref(paths, message="looma: notes")
     return ShareChangeOut(remote=ch.remote, url=ch.url, added=list(ch.added))
-
-
-def _ensure_notes_ref(paths: RepoPaths) -> None:
-    """A configured push refspec whose source is missing fails the user's whole `git push`."""
-    from dulwich.objects import Tree
-
-    from looma_git.store.locking import cas_update
-    from looma_git.store.repo import make_commit, open_repo, write_objects
-
-    with open_repo(paths) as repo:
-        empty = Tree()
-        commit = make_commit(empty.id, [], "looma: notes\n", b"looma <looma@localhost>")
-
-        def build(old: bytes | None) -> bytes | None:
-            if old is not None:
-                return None
-            write_objects(repo, [empty, commit])
-            return bytes(commit.id)
-
-        cas_update(repo, b"refs/notes/looma", build, message=b"looma: notes")
 
 
 def share_disable(paths: RepoPaths, remote: str = "origin") -> ShareChangeOut:
@@ -195,25 +106,11 @@ def sync(paths: RepoPaths, remote: str | None = None, *, fetch: bool = True,
 def merge_fetched(paths: RepoPaths) -> list[SyncOut]:
     """Merge what a plain `git fetch` brought into refs/looma/remotes/<remote>/* for each
     sharing remote (no network, no push), so a teammate's ops count without `looma sync`."""
-    import subprocess
+    from looma_git.store.share_config import read_settings
+    from looma_git.store.sync import fetched_unmerged
 
-    from looma_git.store.share_config import read_settings, tracking_ref
-
-    out = []
-    for remote in read_settings(paths).enabled:
-        ref = tracking_ref(remote, "ledger")
-        probe = subprocess.run(["git", f"--git-dir={paths.common_dir}", "rev-parse", "-q",
-                                "--verify", ref + "^{commit}"], capture_output=True, text=True)
-        if probe.returncode != 0:
-            continue
-        fetched = probe.stdout.strip()
-        local = subprocess.run(["git", f"--git-dir={paths.common_dir}", "merge-base",
-                                "--is-ancestor", fetched, "refs/looma/ledger"],
-                               capture_output=True)
-        if local.returncode == 0:
-            continue  # already merged
-        out.append(sync(paths, remote, fetch=False, push=False))
-    return out
+    return [sync(paths, remote, fetch=False, push=False)
+            for remote in fetched_unmerged(paths, list(read_settings(paths).enabled))]
 
 
 def conflicts(paths: RepoPaths) -> ConflictsOut:
@@ -223,69 +120,3 @@ def conflicts(paths: RepoPaths) -> ConflictsOut:
     result, folder = LedgerStore(paths).folded()
     ops = {o.id: o for o in result.ops}
     return ConflictsOut(conflicts=[_conflict_out(c, ops) for c in folder.state.conflicts])
-
-
-# ---------------------------------------------------------------- pre-push
-
-def prepush(paths: RepoPaths, remote_name: str, budget_s: float = 2.0) -> PrepushOut:
-    """Best-effort sync of looma's refs when the user pushes to `remote_name`; never raises.
-
-    The sync runs in a detached child process: if it has not finished within `budget_s` it
-    keeps going in the background (so a slow network never holds up the user's push, and no
-    ref lock is ever abandoned half-way), logging to `<git-common-dir>/looma/hooks.log`.
-    """
-    try:
-        from looma_git.store import share_config
-
-        targets = share_config.read_settings(paths).targets_for(remote_name)
-        if not targets:
-            return PrepushOut(status="skipped", message=f"sharing not enabled for {remote_name}")
-        args = [str(paths.worktree or ""), str(paths.git_dir), str(paths.common_dir), *targets]
-        proc = subprocess.Popen(
-            [sys.executable, "-c", "import sys; from looma_git.api.sync import _prepush_child;"
-             " sys.exit(_prepush_child(sys.argv[1:]))", *args],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True)
-        try:
-            code = proc.wait(timeout=max(0.0, budget_s))
-        except subprocess.TimeoutExpired:
-            return PrepushOut(status="background", remotes=targets,
-                              message=f"still syncing after {budget_s:.1f} s; continues "
-                                      "in the background (see hooks.log)")
-        if code == 0:
-            return PrepushOut(status="pushed", remotes=targets)
-        return PrepushOut(status="failed", remotes=targets, message="see hooks.log")
-    except Exception as exc:  # the user's push must never fail because of looma
-        return PrepushOut(status="failed", message=f"{type(exc).__name__}: {exc}")
-
-
-def _log(state_dir: Path, message: str) -> None:
-    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    with contextlib.suppress(OSError), (state_dir / "hooks.log").open("a") as fh:
-        fh.write(f"looma-sync {stamp} {message}\n")
-
-
-def _prepush_child(argv: list[str]) -> int:
-    """Entry of the detached child `prepush` starts: sync each target, log, exit 0/1."""
-    worktree, git_dir, common_dir, *targets = argv
-    paths = RepoPaths(worktree=Path(worktree) if worktree else None, git_dir=Path(git_dir),
-                      common_dir=Path(common_dir))
-    from looma_git.store import share_config
-    from looma_git.store import sync as store_sync
-
-    status = 0
-    for name in targets:
-        try:
-            url = share_config.remote_url(paths, name)
-            if url is None:
-                raise UsageError(f"remote {name!r} has no URL")
-            r = store_sync.sync(paths, name, share_config.resolve_url(paths, url))
-            _log(paths.state_dir, f"pre-push: synced {name}: {r.ops_in} in, {r.ops_out} out, "
-                                  f"pushed={r.pushed}, retries={r.retries}")
-        except LoomaError as exc:
-            status = 1
-            _log(paths.state_dir, f"pre-push: error: sync {name}: {exc.message}")
-        except Exception as exc:
-            status = 1
-            _log(paths.state_dir, f"pre-push: error: sync {name}: {type(exc).__name__}: {exc}")
-    return status

@@ -54,14 +54,6 @@ def update(paths: RepoPaths, env: DiscoveryEnv, *, agents: list[str] | None = No
 
 
 def _refined_before(paths: RepoPaths) -> bool:
-    from looma_git.index import storedb
+    from looma_git.index.reads import refined_before
 
-    if not paths.store_db.exists():
-        return False
-    conn = storedb.connect(paths, readonly=True)
-    try:
-        return conn.execute("SELECT 1 FROM refine_workitems LIMIT 1").fetchone() is not None
-    except Exception:
-        return False
-    finally:
-        conn.close()
+    return refined_before(paths)

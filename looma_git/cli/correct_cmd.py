@@ -20,7 +20,7 @@ JSON = click.option("--json", "as_json", is_flag=True, help="Machine-readable ou
 
 def _done(c: Correction, as_json: bool) -> None:
     if as_json:
-        from looma_git.schemas import CorrectionOut
+        from looma_git.wire.cli import CorrectionOut
 
         emit_json(CorrectionOut(op_id=c.op_id, op=c.op, target=c.target, summary=c.summary,
                                 undo=f"looma correct undo {c.op_id[:10]}"))
@@ -185,7 +185,7 @@ def _linked(ctx: click.Context, commit: str, work: str, rationale: str | None, u
             as_json: bool) -> None:
     from looma_git.api.linking import user_link
     from looma_git.api.query import resolve_workitem
-    from looma_git.schemas import LinkOut
+    from looma_git.wire.cli import LinkOut
 
     paths = repo_paths(ctx)
     op_id = user_link(paths, commit, work, rationale=rationale, unlink=unlink)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -82,10 +83,10 @@ def ingest_cmd(ctx: click.Context, sources: tuple[str, ...], agents: tuple[str, 
     elapsed = bar.elapsed
     report, refined = result.ingest, result.refine
     if as_json:
-        from looma_git.schemas import IngestOut, RefineOut
+        from looma_git.wire.cli import IngestOut, RefineOut
 
         emit_json(IngestOut(**report.model_dump(mode="json"), elapsed_s=round(elapsed, 3),
-                            refine=RefineOut(**refined.__dict__) if refined else None))
+                            refine=RefineOut.model_validate(dataclasses.asdict(refined)) if refined else None))
         return
     say(f"ingested {report.events_added} new event(s)"
                + (f", {report.events_updated} updated" if report.events_updated else "")

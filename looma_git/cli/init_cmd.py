@@ -25,7 +25,7 @@ def init_cmd(ctx: click.Context, as_json: bool) -> None:
     report = init_repo(find_repo(ctx.obj.get("repo_dir") if ctx.obj else None))
     if as_json:
         from looma_git.cli.common import emit_json
-        from looma_git.schemas import InitOut
+        from looma_git.wire.cli import InitOut
 
         emit_json(InitOut(state_dir=report.state_dir, clone_id=report.clone_id,
                           created=report.created_clone_id,

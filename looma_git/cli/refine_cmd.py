@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import click
@@ -34,9 +35,9 @@ def reprocess_cmd(ctx: click.Context, as_json: bool) -> None:
         # yet indexed (a missing or damaged index is still rebuilt whole).
         reindex(paths, full=False)
     if as_json:
-        from looma_git.schemas import RefineOut
+        from looma_git.wire.cli import RefineOut
 
-        emit_json(RefineOut(**report.__dict__))
+        emit_json(RefineOut.model_validate(dataclasses.asdict(report)))
         return
     say(f"{report.sessions} sessions, {report.windows} windows -> {report.workitems} "
                f"WorkItems ({report.promoted} promoted, {report.candidates} local candidates), "
@@ -62,9 +63,9 @@ def backfill_cmd(ctx: click.Context, since: str | None, as_json: bool) -> None:
         bar.phase("linking commits to WorkItems")
         report = backfill(paths, since, settings=load_settings(paths, os.environ))
     if as_json:
-        from looma_git.schemas import RefineOut
+        from looma_git.wire.cli import RefineOut
 
-        emit_json(RefineOut(**report.__dict__))
+        emit_json(RefineOut.model_validate(dataclasses.asdict(report)))
         return
     say(f"linked: {report.ops.get('commit.link', 0)} new commit links "
                f"({report.links} links among the commits considered) in "
@@ -102,9 +103,9 @@ def reindex_cmd(ctx: click.Context, all_vectors: bool, as_json: bool) -> None:
         report = reindex_from_refs(repo_paths(ctx), memory_budget_s=None if all_vectors else
                                    MEMORY_EMBED_BUDGET_S)
     if as_json:
-        from looma_git.schemas import ReindexOut
+        from looma_git.wire.cli import ReindexOut
 
-        emit_json(ReindexOut(**report.__dict__))
+        emit_json(ReindexOut.model_validate(dataclasses.asdict(report)))
         return
     if report.repaired:
         click.echo(f"repaired: {report.repaired}")

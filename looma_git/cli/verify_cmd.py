@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import click
@@ -28,7 +29,7 @@ def verify_cmd(ctx: click.Context, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps({
             "ok": report.ok, "ops": report.ops, "commits_checked": report.commits_checked,
-            "problems": [p.__dict__ for p in report.problems], "warnings": report.warnings,
+            "problems": [dataclasses.asdict(p) for p in report.problems], "warnings": report.warnings,
         }, indent=2))
     else:
         for w in report.warnings:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import subprocess
 import time
 import traceback
 from collections.abc import Callable, Sequence
@@ -18,6 +17,7 @@ from pathlib import Path
 
 from looma_git.errors import LoomaError
 from looma_git.hooks import queue, state
+from looma_git.store import git
 
 LOCK = "drain.lock"
 WANTED = "drain.wanted"  # an empty file the shims write: work is waiting
@@ -128,9 +128,8 @@ def missing_commits(cwd: Path, shas: Sequence[str]) -> set[str]:
     """The shas git does not know as commits (one `git cat-file --batch-check`)."""
     if not shas:
         return set()
-    proc = subprocess.run(["git", "cat-file", "--batch-check=%(objectname) %(objecttype)"],
-                          cwd=cwd, input="".join(s + "\n" for s in shas), capture_output=True,
-                          text=True, check=False)
+    proc = git.run(cwd, "cat-file", "--batch-check=%(objectname) %(objecttype)",
+                   input="".join(s + "\n" for s in shas))
     if proc.returncode != 0:
         return set()  # cannot tell: keep everything rather than drop work
     found = {ln.split()[0] for ln in proc.stdout.splitlines() if ln.endswith(" commit")}

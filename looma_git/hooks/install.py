@@ -18,6 +18,7 @@ from pathlib import Path
 from looma_git.errors import NotARepositoryError, ReadOnlyError, UsageError
 from looma_git.gitrepo import RepoPaths
 from looma_git.hooks import managers, shims
+from looma_git.store import git
 
 _INSTALL_RECORD = "hooks-install.json"
 # Where the shim goes when a hook manager owns the hook file.
@@ -50,8 +51,7 @@ class HookChange:
 
 
 def _git(cwd: Path, *args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
-                          input=input, check=False)
+    return git.run(cwd, *args, input=input)
 
 
 def _cwd(paths: RepoPaths) -> Path:

@@ -8,6 +8,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from looma_git.store import git
+
 ZERO = frozenset({"0" * 40, "0" * 64})
 
 
@@ -57,9 +59,8 @@ def refused(cwd: Path, remote: str, pushed: Sequence[tuple[str, str]]) -> list[s
     want = {ref: sha for sha, ref in pushed if sha not in ZERO}
     if not want:
         return []
-    proc = subprocess.run(["git", "ls-remote", remote, *sorted(want)], cwd=cwd,
-                          capture_output=True, text=True, check=False, timeout=120,
-                          stdin=subprocess.DEVNULL)
+    proc = git.run(cwd, "ls-remote", remote, *sorted(want), timeout=120,
+                   stdin=subprocess.DEVNULL)
     if proc.returncode != 0:
         return sorted(want)
     have = {}

@@ -8,31 +8,16 @@ from pathlib import Path
 
 from looma_git.errors import InvalidDataError, ReadOnlyError
 from looma_git.gitrepo import RepoPaths
+from looma_git.index import schema
+
+# The connection type the layers above annotate with (they never import sqlite3 themselves).
+Connection = sqlite3.Connection
 
 SCHEMA_VERSION = "1"
 BUSY_TIMEOUT_MS = 10_000
 
-_META = "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT)"
-
-# The refinery reads these tables: keep names and columns stable (add columns, never rename).
-_INGEST_SCHEMA = """
-CREATE TABLE IF NOT EXISTS sessions(agent TEXT, session_id TEXT, project_root TEXT, git_remote TEXT,
-  git_branch TEXT, first_ts TEXT, last_ts TEXT, event_count INTEGER, source_path TEXT,
-  parent_session TEXT, is_subagent INTEGER DEFAULT 0, PRIMARY KEY(agent, session_id));
-CREATE TABLE IF NOT EXISTS events(event_id TEXT PRIMARY KEY, agent TEXT, session_id TEXT, seq INTEGER,
-  ts TEXT, role TEXT, model TEXT, branch TEXT, text TEXT, raw_json TEXT, schema_version TEXT,
-  ingested_at INTEGER, extra TEXT, content_sig TEXT);
-CREATE INDEX IF NOT EXISTS events_session ON events(agent, session_id, seq);
-CREATE INDEX IF NOT EXISTS events_ingested ON events(ingested_at);
-CREATE TABLE IF NOT EXISTS tool_calls(event_id TEXT, idx INTEGER, name TEXT, kind TEXT, command TEXT,
-  exit_code INTEGER, is_error INTEGER, test_outcome TEXT, PRIMARY KEY(event_id, idx));
-CREATE TABLE IF NOT EXISTS tool_files(event_id TEXT, idx INTEGER, raw_path TEXT, relpath TEXT, op TEXT);
-CREATE INDEX IF NOT EXISTS tool_files_event ON tool_files(event_id);
-CREATE INDEX IF NOT EXISTS tool_files_relpath ON tool_files(relpath);
-CREATE TABLE IF NOT EXISTS cursors(source_id TEXT PRIMARY KEY, agent TEXT, path TEXT, "offset" INTEGER,
-  head_fp TEXT, content_hash TEXT, state TEXT, size INTEGER, mtime_ns INTEGER, updated_at INTEGER);
-CREATE TABLE IF NOT EXISTS ingest_counts(run_id INTEGER, kind TEXT, key TEXT, n INTEGER);
-"""
+_META = schema.META
+_INGEST_SCHEMA = schema.INGEST
 
 
 _MAGIC = b"SQLite format 3\x00"

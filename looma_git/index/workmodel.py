@@ -9,30 +9,13 @@ from collections.abc import Iterable
 from dataclasses import asdict
 from typing import Any
 
+from looma_git.index import schema
 from looma_git.pipeline.heuristics import Candidate
-from looma_git.pipeline.linking import Target
+from looma_git.pipeline.linking import Target as LinkTarget
 from looma_git.pipeline.signals import WorkSignal
 from looma_git.pipeline.views import StoredWindow
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS refine_workitems(id TEXT PRIMARY KEY, ledger_id TEXT, promoted INTEGER,
-  json TEXT);
-CREATE TABLE IF NOT EXISTS refine_memories(id TEXT PRIMARY KEY, ledger_id TEXT, workitem TEXT,
-  promoted INTEGER, json TEXT);
-CREATE TABLE IF NOT EXISTS refine_meta(key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE IF NOT EXISTS refine_windows(key TEXT PRIMARY KEY, workitem TEXT, text TEXT);
-CREATE TABLE IF NOT EXISTS refine_window_events(key TEXT PRIMARY KEY, agent TEXT, session_id TEXT,
-  workitem TEXT, event_ids TEXT);
-CREATE TABLE IF NOT EXISTS refine_signals(key TEXT PRIMARY KEY, session TEXT, cluster TEXT,
-  json TEXT);
-CREATE INDEX IF NOT EXISTS refine_signals_session ON refine_signals(session);
-CREATE TABLE IF NOT EXISTS refine_sessions(key TEXT PRIMARY KEY, version TEXT);
-CREATE TABLE IF NOT EXISTS refine_known(path TEXT PRIMARY KEY);
-CREATE TABLE IF NOT EXISTS refine_targets(id TEXT PRIMARY KEY, ledger_id TEXT, json TEXT,
-  create_json TEXT);
-CREATE TABLE IF NOT EXISTS refine_target_keys(key TEXT, id TEXT);
-CREATE INDEX IF NOT EXISTS refine_target_keys_key ON refine_target_keys(key);
-"""
+SCHEMA = schema.WORKMODEL
 LOCAL_TABLES = ("refine_workitems", "refine_memories")
 
 
@@ -116,7 +99,7 @@ def save_windows(conn: sqlite3.Connection, stored: tuple[StoredWindow, ...],
 
 
 # ----------------------------------------------------------------- targets
-def save_targets(conn: sqlite3.Connection, targets: Iterable[Target],
+def save_targets(conn: sqlite3.Connection, targets: Iterable[LinkTarget],
                  ledger_ids: dict[str, str], creates: dict[str, dict[str, Any]]) -> None:
     """What the per-commit linker scores against, indexed by file and branch."""
     conn.execute("DELETE FROM refine_targets")
@@ -136,7 +119,7 @@ def save_targets(conn: sqlite3.Connection, targets: Iterable[Target],
 
 
 def targets_near(conn: sqlite3.Connection, files: Iterable[str], branches: Iterable[str]
-                 ) -> list[tuple[Target, str | None, dict[str, Any] | None]]:
+                 ) -> list[tuple[LinkTarget, str | None, dict[str, Any] | None]]:
     """Targets sharing a file or a branch: (target, ledger id, create payload if unpublished)."""
     keys = sorted({"f:" + f for f in files} | {"b:" + b for b in branches})
     if not keys:
@@ -154,7 +137,7 @@ def targets_near(conn: sqlite3.Connection, files: Iterable[str], branches: Itera
         if row is None:
             continue
         d = json.loads(row[0])
-        out.append((Target(id=d["id"], title=d["title"], files=frozenset(d["files"]),
+        out.append((LinkTarget(id=d["id"], title=d["title"], files=frozenset(d["files"]),
                            branches=frozenset(d["branches"]),
                            spans=tuple((float(a), float(b)) for a, b in d["spans"]),
                            terms=tuple((t, int(n)) for t, n in d["terms"])),

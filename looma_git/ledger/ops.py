@@ -33,8 +33,9 @@ class Actor(BaseModel):
     email: str
 
 
-class Target(BaseModel):
-    """What an op acts on; `id` is None for ops that create their object."""
+class OpTarget(BaseModel):
+    """What an op acts on; `id` is None for ops that create their object. (Not a link
+    target: that is `pipeline.linking.Target`.)"""
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
     type: str
@@ -52,7 +53,7 @@ class Op(BaseModel):
     actor: Actor
     clone: str
     op: str
-    target: Target
+    target: OpTarget
     payload: dict[str, Any]
     rationale: str | None = None
     inverse_of: str | None = None

@@ -33,7 +33,7 @@ USER_FILES = {"claude-code": None, "cursor": ".cursor/mcp.json",
 
 
 @dataclass(frozen=True)
-class Target:
+class ClientConfigFile:
     """Where a client reads its MCP servers and how our entry looks there."""
 
     client: str
@@ -48,7 +48,7 @@ class Target:
 class Plan:
     """A computed (not yet written) configuration change."""
 
-    target: Target
+    target: ClientConfigFile
     before: str | None  # None: the file does not exist
     after: str
 
@@ -78,7 +78,7 @@ def default_scope(client: str) -> str:
 
 
 def target(client: str, *, python: str, repo: Path, home: Path,
-           codex_home: Path | None = None, scope: str | None = None) -> Target:
+           codex_home: Path | None = None, scope: str | None = None) -> ClientConfigFile:
     """The configuration location and entry for `client` at `scope` (default: project where
     the client reads project files). A project entry is pinned to `repo` with -C; a user entry
     is not (one server line serves every repository, each found from roots or the cwd)."""
@@ -114,12 +114,12 @@ def target(client: str, *, python: str, repo: Path, home: Path,
         fmt, container = "toml", "mcp_servers"
     else:  # cursor, gemini-cli, windsurf
         entry = {"command": cmd, "args": args}
-    return Target(client, path, fmt, container, entry, words)
+    return ClientConfigFile(client, path, fmt, container, entry, words)
 
 
 # ------------------------------------------------------------------ snippets
 
-def snippet(t: Target) -> str:
+def snippet(t: ClientConfigFile) -> str:
     """The text to paste into `t.path` (a complete file when it does not exist yet)."""
     if t.fmt == "toml":
         return toml_table(t.container, SERVER_NAME, t.entry)
@@ -129,7 +129,7 @@ def snippet(t: Target) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
-def notes(t: Target) -> list[str]:
+def notes(t: ClientConfigFile) -> list[str]:
     """What the user should know about this client's reading of the file."""
     if t.client == "codex" and t.path.parent.name == ".codex" and "-C" in t.entry["args"]:
         return ["Codex reads a project's .codex/config.toml only once the project is trusted "
@@ -140,7 +140,7 @@ def notes(t: Target) -> list[str]:
     return []
 
 
-def cli_command(t: Target) -> str | None:
+def cli_command(t: ClientConfigFile) -> str | None:
     """The client's own one-line install command, where it has one."""
     if t.client != "claude-code":
         return None
@@ -187,7 +187,7 @@ def toml_table(container: str, name: str, entry: dict[str, Any]) -> str:
     return "\n".join(table(f"{container}.{name}", entry)) + "\n"
 
 
-def _merge_toml(before: str, t: Target) -> str:
+def _merge_toml(before: str, t: ClientConfigFile) -> str:
     """Replace our table (and its subtables) in place, or append it; verify by re-parsing."""
     try:
         old = tomllib.loads(before)
@@ -237,7 +237,7 @@ def _indent_of(text: str) -> int:
     return len(m.group(1)) if m else 2
 
 
-def _merge_json(before: str, t: Target) -> str:
+def _merge_json(before: str, t: ClientConfigFile) -> str:
     try:
         data = json.loads(before) if before.strip() else {}
     except json.JSONDecodeError as exc:
@@ -258,7 +258,7 @@ def _merge_json(before: str, t: Target) -> str:
 
 # ------------------------------------------------------------------ plan / apply
 
-def plan(t: Target) -> Plan:
+def plan(t: ClientConfigFile) -> Plan:
     """What writing our entry into `t.path` would change (reads the file, writes nothing)."""
     try:
         before = t.path.read_text(encoding="utf-8")

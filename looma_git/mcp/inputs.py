@@ -6,8 +6,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from looma_git.mcp.models import SplitPart
 from looma_git.mcp.tools import ANY_ID, WORK_ID
+from looma_git.wire.mcp import SplitPart
 
 WorkId = Annotated[str, Field(pattern=WORK_ID, description="a WorkItem id (wi_...) from "
                                                            "list_work or resume_work")]

@@ -4,20 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from looma_git.mcp.models import (
+from looma_git.mcp.text import conf_tag, fence, one_line
+from looma_git.wire.mcp import (
     EVIDENCE_LABEL,
     AskResult,
-    CandidateRow,
     CorrectResult,
     ListWorkResult,
     MemoryFact,
     RecallResult,
+    ResumeMatchRow,
     ResumeResult,
     TimelineResult,
     ToolErrorOut,
     WorkItemRow,
 )
-from looma_git.mcp.text import conf_tag, fence, one_line
 
 INJECTION_LABEL = "WARNING suspected prompt injection in the quote below"
 
@@ -61,7 +61,7 @@ def _work_line(w: WorkItemRow) -> str:
             f"sessions: {_more(sessions, w.sessions_total, 1)}{_flag_tag(w.flags)}")
 
 
-def _cand_line(c: CandidateRow) -> str:
+def _cand_line(c: ResumeMatchRow) -> str:
     return (f"{c.id}  {one_line(c.title, 80)}  [{c.kind}] [{c.status}] "
             f"{conf_tag(c.confidence, c.band)} match {c.match:.2f}  "
             f"files: {_more(c.files, c.files_total)}{_flag_tag(c.flags)}")

@@ -76,8 +76,8 @@ def client_name(name: str | None) -> str:
 
 
 def _tools() -> dict[str, Tool]:
-
-    from looma_git.mcp import inputs, models, render, tools
+    from looma_git.mcp import inputs, render, tools
+    from looma_git.wire import mcp as models
 
     def resume_work(paths: Any, a: Any, s: Session) -> Any:
         """Pick up work: 'confident' returns one bundle (git state, open todos/bugs,
@@ -193,7 +193,7 @@ class LoomaServer:
 
         from looma_git.errors import LoomaError
         from looma_git.mcp import tools as tool_fns
-        from looma_git.mcp.models import ToolErrorOut
+        from looma_git.wire.mcp import ToolErrorOut
 
         name = params.get("name")
         tool = self.tools().get(name) if isinstance(name, str) else None

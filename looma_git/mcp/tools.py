@@ -13,7 +13,7 @@ from looma_git.errors import (
 )
 from looma_git.gitrepo import RepoPaths
 from looma_git.mcp import render, shape
-from looma_git.mcp.models import (
+from looma_git.wire.mcp import (
     AskResult,
     CorrectResult,
     ListWorkResult,

@@ -11,6 +11,7 @@ from looma_git.ledger.projections import note_texts, projection_files
 from looma_git.store.ledger_ref import LEDGER_REF, read_tree
 from looma_git.store.merge import left_out_by_merge
 from looma_git.store.notes import NOTES_REF, read_notes_map
+from looma_git.store.refnames import TRACKING_PREFIX_B
 from looma_git.store.repo import get_blob_data, get_tree, open_repo, ref_value
 
 MAX_HISTORY_COMMITS = 100_000
@@ -48,7 +49,7 @@ def _ledger_gone(paths: RepoPaths, repo: Any) -> str | None:
     except OSError:
         pass
     tracking = sorted(name.decode() for name in repo.refs.allkeys()
-                      if name.startswith(b"refs/looma/remotes/") and name.endswith(b"/ledger"))
+                      if name.startswith(TRACKING_PREFIX_B) and name.endswith(b"/ledger"))
     looma_ran = (old is not None or bool(tracking) or (paths.state_dir / "clone-id").exists()
                  or ref_value(repo, NOTES_REF) is not None)
     if not looma_ran:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
-import subprocess
 from dataclasses import dataclass, replace
 from datetime import UTC
 from pathlib import Path
+
+from looma_git.store import git
 
 
 @dataclass(frozen=True)
@@ -21,14 +22,6 @@ class CommitInfo:
     files: tuple[str, ...]
     ref: str  # the ref it was reached from (`git log --source`)
     parents: tuple[str, ...]
-
-
-def _git(cwd: Path, *args: str, input: str | None = None) -> str:
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
-                          input=input, check=False, errors="replace")
-    if proc.returncode != 0:
-        return ""
-    return proc.stdout
 
 
 def list_commits(worktree: Path, *, revs: tuple[str, ...] = ("--all",),
@@ -63,7 +56,7 @@ def list_commits(worktree: Path, *, revs: tuple[str, ...] = ("--all",),
     if paths:
         args.insert(1, "--full-diff")
         args += ["--", *paths]
-    out = _git(worktree, *args)
+    out = git.out(worktree, *args)
     commits: list[CommitInfo] = []
     for rec in out.split("\x1e"):
         if not rec.strip("\x00\n"):
@@ -93,7 +86,7 @@ def _with_branches(worktree: Path, commits: list[CommitInfo]) -> list[CommitInfo
     by_sha = [c for c in commits if c.ref == c.sha or (c.ref and c.sha.startswith(c.ref))]
     if not by_sha:
         return commits
-    out = _git(worktree, "name-rev", "--name-only", "--refs=refs/heads/*",
+    out = git.out(worktree, "name-rev", "--name-only", "--refs=refs/heads/*",
                *[c.sha for c in by_sha])
     names = out.splitlines()
     branch: dict[str, str] = {}
@@ -117,13 +110,13 @@ def _to_utc(iso: str) -> str:
 
 def known_paths(worktree: Path) -> frozenset[str]:
     """Every path that exists at HEAD or ever existed in history: the file validator."""
-    head = _git(worktree, "ls-tree", "-r", "-z", "--name-only", "HEAD")
-    hist = _git(worktree, "log", "--all", "--exclude=refs/notes/*", "--exclude=refs/looma/*",
+    head = git.out(worktree, "ls-tree", "-r", "-z", "--name-only", "HEAD")
+    hist = git.out(worktree, "log", "--all", "--exclude=refs/notes/*", "--exclude=refs/looma/*",
                 "--name-only", "-z", "--format=")
     paths = {p.strip("\n") for p in (head + "\x00" + hist).split("\x00")}
     paths.discard("")
     # Files created in the work tree but not yet committed are real too.
-    untracked = _git(worktree, "ls-files", "-z", "--others", "--exclude-standard", "--cached")
+    untracked = git.out(worktree, "ls-files", "-z", "--others", "--exclude-standard", "--cached")
     paths.update(p for p in untracked.split("\x00") if p)
     return frozenset(paths)
 
@@ -133,7 +126,7 @@ def existing_objects(worktree: Path, candidates: list[str]) -> dict[str, str]:
     if not candidates:
         return {}
     uniq = sorted(set(candidates))
-    out = _git(worktree, "cat-file", "--batch-check=%(objectname) %(objecttype)",
+    out = git.out(worktree, "cat-file", "--batch-check=%(objectname) %(objecttype)",
                input="".join(c + "\n" for c in uniq))
     result: dict[str, str] = {}
     for cand, line in zip(uniq, out.splitlines(), strict=False):
@@ -144,18 +137,16 @@ def existing_objects(worktree: Path, candidates: list[str]) -> dict[str, str]:
 
 
 def _log_patches(worktree: Path, shas: list[str]) -> bytes:
-    log = subprocess.run(["git", "log", "-p", "--no-walk=unsorted", "--format=commit %H",
-                          "--no-color", "--no-ext-diff", "--stdin"], cwd=worktree,
-                         capture_output=True, input=("\n".join(shas) + "\n").encode(),
-                         text=False, check=False)
+    log = git.run_bytes(worktree, "log", "-p", "--no-walk=unsorted", "--format=commit %H",
+                        "--no-color", "--no-ext-diff", "--stdin",
+                        input=("\n".join(shas) + "\n").encode())
     return log.stdout if log.returncode == 0 else b""
 
 
 def _patch_ids_of(worktree: Path, patches: bytes) -> dict[str, str]:
     if not patches:
         return {}
-    pid = subprocess.run(["git", "patch-id", "--stable"], cwd=worktree, capture_output=True,
-                         input=patches, check=False)
+    pid = git.run_bytes(worktree, "patch-id", "--stable", input=patches)
     result: dict[str, str] = {}
     for line in pid.stdout.decode("ascii", "replace").splitlines():
         parts = line.split()
@@ -205,7 +196,7 @@ def patch_facts(worktree: Path, shas: list[str]) -> dict[str, PatchFacts]:
 def history_refs(worktree: Path) -> tuple[str, ...]:
     """What "still in history" means: branches, tags, remote-tracking branches, HEAD."""
     refs: tuple[str, ...] = ("--branches", "--tags", "--remotes")
-    if _git(worktree, "rev-parse", "-q", "--verify", "HEAD^{commit}").strip():
+    if git.out(worktree, "rev-parse", "-q", "--verify", "HEAD^{commit}").strip():
         refs += ("HEAD",)
     return refs
 
@@ -221,7 +212,7 @@ def unreachable(worktree: Path, shas: list[str]) -> set[str]:
         return out
     # `--not` before `--stdin` leaves the stdin commits positive: git walks only the part of
     # history no ref reaches, however long the reachable history is.
-    listed = _git(worktree, "rev-list", "--not", *history_refs(worktree), "--stdin",
+    listed = git.out(worktree, "rev-list", "--not", *history_refs(worktree), "--stdin",
                   input="".join(s + "\n" for s in sorted(present)))
     orphans = set(listed.split()) & present
     return out | orphans
@@ -229,7 +220,7 @@ def unreachable(worktree: Path, shas: list[str]) -> set[str]:
 
 def head_state(worktree: Path) -> dict[str, object]:
     """Branch, HEAD and dirty files for a resume bundle (two git calls)."""
-    status = _git(worktree, "status", "--porcelain=v2", "--branch", "-z",
+    status = git.out(worktree, "status", "--porcelain=v2", "--branch", "-z",
                   "--untracked-files=normal")
     branch: str | None = None
     born = False
@@ -253,5 +244,5 @@ def head_state(worktree: Path) -> dict[str, object]:
             dirty.add(e.split(" ", 10)[-1])
         elif e.startswith("? "):
             dirty.add(e[2:])
-    head = _git(worktree, "rev-parse", "--short", "HEAD").strip() or None if born else None
+    head = git.out(worktree, "rev-parse", "--short", "HEAD").strip() or None if born else None
     return {"branch": branch, "head": head, "dirty": sorted(dirty)}

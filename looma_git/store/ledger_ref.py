@@ -30,6 +30,7 @@ from looma_git.store.ledger_tree import (
 )
 from looma_git.store.locking import cas_update
 from looma_git.store.objects import RawObject, raw_object
+from looma_git.store.refnames import LEDGER_REF_B
 from looma_git.store.repo import (
     get_blob_data,
     get_tree,
@@ -39,7 +40,7 @@ from looma_git.store.repo import (
     write_objects,
 )
 
-LEDGER_REF = b"refs/looma/ledger"
+LEDGER_REF = LEDGER_REF_B
 _FORMAT = raw_object(b"blob", FORMAT_FILE)
 # Payload keys holding ids, shas or op ids: never redacted (they are not free text).
 _ID_KEYS = {"prev", "workitem", "from", "patch_id", "old", "new", "superseded_by", "by",
@@ -308,9 +309,9 @@ class LedgerStore:
 
 
 def _target(d: OpDraft) -> Any:
-    from looma_git.ledger.ops import Target
+    from looma_git.ledger.ops import OpTarget
 
-    return Target(type=str(d.target.get("type")), id=d.target.get("id"))
+    return OpTarget(type=str(d.target.get("type")), id=d.target.get("id"))
 
 
 def read_tree(repo: Any, head: bytes | None) -> ReadResult:

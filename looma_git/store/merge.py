@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import stat
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,6 +14,7 @@ from looma_git.ledger.fold import fold
 from looma_git.ledger.ops import LAMPORT_JUMP_LIMIT, Op
 from looma_git.ledger.projections import FORMAT_FILE, note_texts, projection_files
 from looma_git.ledger.state import LedgerState
+from looma_git.store import git
 from looma_git.store.ledger_ref import read_tree
 from looma_git.store.notes import _build as build_notes_tree
 from looma_git.store.notes import fanout_level, read_notes_map
@@ -56,9 +56,7 @@ def is_ancestor(git_dir: Path, a: bytes, b: bytes) -> bool:
     """Whether commit `a` is `b` or one of its ancestors (git's commit-graph makes it cheap)."""
     if a == b:
         return True
-    proc = subprocess.run(["git", f"--git-dir={git_dir}", "merge-base", "--is-ancestor",
-                           a.decode(), b.decode()], capture_output=True, check=False)
-    return proc.returncode == 0
+    return git.is_ancestor(git_dir, a.decode(), b.decode())
 
 
 def check_commit(repo: Repo, sha: bytes, what: str) -> None:

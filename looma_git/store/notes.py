@@ -11,6 +11,7 @@ from looma_git.ledger.projections import note_texts
 from looma_git.ledger.state import LedgerState
 from looma_git.store.locking import cas_update
 from looma_git.store.objects import RawObject, raw_object
+from looma_git.store.refnames import NOTES_REF_B
 from looma_git.store.repo import (
     get_blob_data,
     get_tree,
@@ -20,7 +21,7 @@ from looma_git.store.repo import (
     write_objects,
 )
 
-NOTES_REF = b"refs/notes/looma"
+NOTES_REF = NOTES_REF_B
 FILE_MODE = 0o100644
 
 

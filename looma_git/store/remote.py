@@ -6,12 +6,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from looma_git.errors import RemoteError
+from looma_git.store import git
+from looma_git.store.refnames import LEDGER_REF_B, NOTES_REF_B
 
 if TYPE_CHECKING:
     from dulwich.repo import Repo
 
-LEDGER = b"refs/looma/ledger"
-NOTES = b"refs/notes/looma"
+LEDGER = LEDGER_REF_B
+NOTES = NOTES_REF_B
 WANTED = (LEDGER, NOTES)
 ZERO = b"0" * 40
 
@@ -195,9 +197,9 @@ def _fetch_native(repo: Repo, client: Any, path: str, haves: list[bytes],
     def pack_data(chunk: bytes) -> int:
         nonlocal proc
         if proc is None:
-            proc = subprocess.Popen(["git", f"--git-dir={_git_dir(repo)}", "index-pack",
-                                     "--stdin", "--fix-thin"], stdin=subprocess.PIPE,
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            proc = git.popen("index-pack", "--stdin", "--fix-thin", git_dir=_git_dir(repo),
+                             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE)
         assert proc.stdin is not None
         proc.stdin.write(chunk)
         return len(chunk)
@@ -241,11 +243,11 @@ def _push_native(repo: Repo, client: Any, path: bytes,
         store: Any = repo.object_store
         revs = [sha for _old, sha in updates.values()]
         revs += [b"^" + old for old, _ in updates.values() if old is not None and old in store]
-        args = ["git", f"--git-dir={_git_dir(repo)}", "pack-objects", "--stdout", "--revs", "-q"]
+        args = ["pack-objects", "--stdout", "--revs", "-q"]
         if b"ofs-delta" in send:
             args.append("--delta-base-offset")
-        with subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE) as pack:
+        with git.popen(*args, git_dir=_git_dir(repo), stdin=subprocess.PIPE,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE) as pack:
             assert pack.stdin is not None and pack.stdout is not None
             pack.stdin.write(b"\n".join(revs) + b"\n")
             pack.stdin.close()

@@ -8,18 +8,12 @@ from dataclasses import dataclass, field
 
 from looma_git.errors import NotFoundError, ReadOnlyError, UsageError
 from looma_git.gitrepo import RepoPaths
+from looma_git.store import git
+from looma_git.store.refnames import LEDGER_REF, NOTES_REF, tracking_ref
 
-LEDGER_REF = "refs/looma/ledger"
-NOTES_REF = "refs/notes/looma"
-TRACKING_PREFIX = "refs/looma/remotes/"
 DEFAULT_CURATION_NAME = "looma-curation"
 # `looma.share.<remote>` makes the remote name a git config variable name.
 _VAR_NAME = re.compile(r"[A-Za-z][A-Za-z0-9-]*\Z")
-
-
-def tracking_ref(remote: str, which: str) -> str:
-    """`refs/looma/remotes/<remote>/<ledger|notes>`: where a fetch of `remote` lands."""
-    return f"{TRACKING_PREFIX}{remote}/{which}"
 
 
 def fetch_refspecs(remote: str) -> list[str]:
@@ -64,8 +58,7 @@ class ShareChange:
 
 
 def _git_config(paths: RepoPaths, *args: str, check: bool = False) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(["git", f"--git-dir={paths.common_dir}", "config", *args],
-                          capture_output=True, text=True, check=False)
+    proc = git.config(None, *args, git_dir=paths.common_dir)
     if check and proc.returncode != 0:
         raise ReadOnlyError(f"git config {' '.join(args)} failed: {proc.stderr.strip()}",
                             hint="looma needs write access to the repository config")
@@ -73,8 +66,7 @@ def _git_config(paths: RepoPaths, *args: str, check: bool = False) -> subprocess
 
 
 def _get_all(paths: RepoPaths, key: str) -> list[str]:
-    proc = _git_config(paths, "--get-all", key)
-    return [line for line in proc.stdout.splitlines() if line] if proc.returncode == 0 else []
+    return git.config_get_all(None, key, git_dir=paths.common_dir)
 
 
 def check_remote_name(name: str) -> str:

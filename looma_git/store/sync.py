@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from looma_git.errors import ConflictError, LockError, NotInitializedError, RemoteError
 from looma_git.gitrepo import RepoPaths
@@ -13,8 +16,8 @@ from looma_git.ledger.state import Conflict
 from looma_git.store import merge, remote
 from looma_git.store.clone import read_clone_id, user_actor
 from looma_git.store.locking import writer_lock
+from looma_git.store.refnames import tracking_ref
 from looma_git.store.repo import open_repo, ref_value, write_objects
-from looma_git.store.share_config import tracking_ref
 
 MAX_RETRIES = 5
 
@@ -161,3 +164,47 @@ def sync(paths: RepoPaths, remote_name: str, url: str, *, fetch: bool = True,
             return result
     raise ConflictError(f"{url} kept changing during sync; gave up after {max_retries} retries",
                         hint="run `looma sync` again")
+
+
+def fetched_unmerged(paths: RepoPaths, remotes: list[str]) -> list[str]:
+    """The remotes whose fetched ledger (refs/looma/remotes/<remote>/ledger, e.g. from a plain
+    `git fetch`) is not yet part of the local ledger."""
+    from looma_git.store import git
+    from looma_git.store.refnames import LEDGER_REF
+
+    out = []
+    for name in remotes:
+        fetched = git.rev_parse_commit(tracking_ref(name, "ledger"), git_dir=paths.common_dir)
+        if fetched is not None and not git.is_ancestor(paths.common_dir, fetched, LEDGER_REF):
+            out.append(name)
+    return out
+
+
+def _log(state_dir: Path, message: str) -> None:
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    with contextlib.suppress(OSError), (state_dir / "hooks.log").open("a") as fh:
+        fh.write(f"looma-sync {stamp} {message}\n")
+
+
+def sync_targets(paths: RepoPaths, targets: list[str]) -> bool:
+    """The pre-push sync: each target remote in turn, one hooks.log line each; never raises.
+    True when every target synced."""
+    from looma_git.errors import LoomaError, UsageError
+    from looma_git.store import share_config
+
+    ok = True
+    for name in targets:
+        try:
+            url = share_config.remote_url(paths, name)
+            if url is None:
+                raise UsageError(f"remote {name!r} has no URL")
+            r = sync(paths, name, share_config.resolve_url(paths, url))
+            _log(paths.state_dir, f"pre-push: synced {name}: {r.ops_in} in, {r.ops_out} out, "
+                                  f"pushed={r.pushed}, retries={r.retries}")
+        except LoomaError as exc:
+            ok = False
+            _log(paths.state_dir, f"pre-push: error: sync {name}: {exc.message}")
+        except Exception as exc:
+            ok = False
+            _log(paths.state_dir, f"pre-push: error: sync {name}: {type(exc).__name__}: {exc}")
+    return ok

@@ -6,8 +6,8 @@ from __future__ import annotations
 import dataclasses
 import inspect
 
-from looma_git import schemas
 from looma_git.api import results
+from looma_git.wire import cli as schemas
 
 
 def test_every_result_dataclass_has_exactly_its_schema_fields() -> None:

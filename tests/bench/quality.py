@@ -1,5 +1,6 @@
-"""Quality runner: the scenario generator (clustering, links, resume, extraction) and the teamwork
-benchmark (tests/bench/quality_teamwork.py). `python -m tests.bench.quality [--write-docs]`."""
+"""Quality runner: the scenario generator (clustering, links, resume, extraction), the teamwork
+benchmark (tests/bench/quality_teamwork.py) and the real-project benchmark
+(tests/bench/quality_realproject.py). `python -m tests.bench.quality [--write-docs]`."""
 
 from __future__ import annotations
 
@@ -145,7 +146,8 @@ def run_teamwork() -> tuple[dict[str, Any], dict[str, Any], dict[str, float]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m tests.bench.quality [--write-docs] [--only scenario|teamwork]`."""
+    """`python -m tests.bench.quality [--write-docs] [--only scenario|teamwork|realproject]`."""
+    from tests.bench import quality_realproject as rp
     from tests.bench import quality_teamwork as tw
     from tests.bench.quality_docs import render
 
@@ -153,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     only = args[args.index("--only") + 1] if "--only" in args else None
     scen = run_scenario() if only in (None, "scenario") else None
     team = run_teamwork() if only in (None, "teamwork") else None
+    real = rp.run() if only in (None, "realproject") else None
     if scen:
         print(_scenario_table(scen))
         for r in scen["resume"]:
@@ -162,16 +165,20 @@ def main(argv: list[str] | None = None) -> int:
               f"foreign sessions attributed: {scen['foreign_attributed'] or 'none'}")
     if team:
         print(tw.summary(team[0], team[2]))
+    if real:
+        print(rp.summary(real[0], real[2]))
     if "--write-docs" in args:
-        if not (scen and team):
-            print("--write-docs needs both benchmarks (drop --only)", file=sys.stderr)
+        if not (scen and team and real):
+            print("--write-docs needs every benchmark (drop --only)", file=sys.stderr)
             return 2
         doc = ROOT / "docs" / "quality.md"
-        doc.write_text(render(scen, _scenario_table(scen), *team), encoding="utf-8")
+        doc.write_text(render(scen, _scenario_table(scen), *team, real=rp.render(*real)),
+                       encoding="utf-8")
         print(f"wrote {doc}")
     if "--json" in args:
         out = Path(args[args.index("--json") + 1])
-        out.write_text(json.dumps({"scenario": scen, "teamwork": team and team[0]}, indent=1,
+        out.write_text(json.dumps({"scenario": scen, "teamwork": team and team[0],
+                                   "realproject": real and real[0]}, indent=1,
                                   default=str), encoding="utf-8")
     return 0
 

@@ -1,4 +1,4 @@
-"""docs/quality.md from the two benchmarks' measures (written by `quality --write-docs`)."""
+"""docs/quality.md from the benchmarks' measures (written by `quality --write-docs`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ def _row(name: str, value: Any, target: str, meaning: str) -> str:
 
 
 def render(scen: dict[str, Any], scen_table: str, m: dict[str, Any], shape: dict[str, Any],
-           cpu: dict[str, float]) -> str:
+           cpu: dict[str, float], real: str = "") -> str:
+    """The whole file; `real` is the real-project section (tests/bench/quality_realproject.py),
+    placed after the teamwork one."""
     t = TEAM_TARGETS
     agents = ", ".join(f"{a} {n}" for a, n in shape["agents"].items())
     rows = [
@@ -50,8 +52,8 @@ def render(scen: dict[str, Any], scen_table: str, m: dict[str, Any], shape: dict
             for a in m["ask"]]
     return f"""# Quality
 
-Two labelled benchmarks, measured by `python -m tests.bench.quality --write-docs` (this file is
-its output). Both are generated in the repository, deterministically, with the ground truth
+Three labelled benchmarks, measured by `python -m tests.bench.quality --write-docs` (this file is
+its output). All are generated in the repository, deterministically, with the ground truth
 derived from how the data was generated, never from what looma outputs. Each run goes through the
 commands a user runs (`looma init`, `looma ingest`, `looma backfill`, then `work`, `resume`, `ask`
 as subprocesses) in a temporary directory with a fake `HOME`.
@@ -118,7 +120,7 @@ Resume goals:
 
 CPU seconds (children included; the machine is shared, so wall time is noisy): {cpu}.
 
-## How resume matches goals, and how its thresholds are chosen
+{real}## How resume matches goals, and how its thresholds are chosen
 
 `retrieval/match.py` ranks every WorkItem for a goal on two channels. **Words**: the
 idf-weighted share of the goal's terms (its lead-in such as "continue building the" dropped) found

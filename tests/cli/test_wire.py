@@ -1,4 +1,4 @@
-"""Every `--json` output has one declared shape in looma_git.schemas.WIRE, and the real output
+"""Every `--json` output has one declared shape in looma_git.wire.cli.WIRE, and the real output
 of each command validates against it (no undeclared fields, none missing)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from looma_git.cli import clidoc
-from looma_git.schemas import WIRE, ErrorOut, wire_model
+from looma_git.wire.cli import WIRE, ErrorOut, wire_model
 from tests.api.scenario_env import by_files, work
 from tests.helpers import cli, git
 
@@ -24,7 +24,7 @@ def _json_commands() -> list[str]:
 
 def test_every_json_command_declares_its_shape() -> None:
     missing = [c for c in _json_commands() if c not in WIRE]
-    assert not missing, f"add these to looma_git.schemas.WIRE: {missing}"
+    assert not missing, f"add these to looma_git.wire.cli.WIRE: {missing}"
     for command in WIRE:
         assert issubclass(wire_model(command), BaseModel)
 

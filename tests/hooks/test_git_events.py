@@ -3,6 +3,7 @@ one pass per wave; cherry-picks are drained at once; an autosquash records each 
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
@@ -45,7 +46,7 @@ def test_twenty_quick_commits_start_one_drainer(tmp_path: Path) -> None:
     assert len(pids) <= 3, lines
     spans = sorted((float(a), float(b)) for _, t in lines
                    for a, b in re.findall(r"([\d.]+)-([\d.]+)", t.split("held", 1)[1]))
-    for (_, end), (start, _) in zip(spans, spans[1:], strict=False):
+    for (_, end), (start, _) in itertools.pairwise(spans):
         assert start >= end - 0.01, spans  # the lock is held by one drainer at a time
     passes = sum(int(m.group(1)) for _, t in lines if (m := re.match(r"(\d+) pass", t)))
     commits = sum(int(m.group(1)) for _, t in lines if (m := re.search(r"(\d+) commit", t)))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from looma_git.mcp.models import EVIDENCE_LABEL
+from looma_git.wire.mcp import EVIDENCE_LABEL
 from tests.helpers import git
 from tests.mcp.client import call, text, tool_calls
 from tests.mcp.conftest import Seeded

@@ -14,7 +14,7 @@ from looma_git.api import ledger as api_ledger
 from looma_git.api import query
 from looma_git.gitrepo import find_repo
 from looma_git.ledger.ops import OpDraft
-from looma_git.retrieval import match, snapshot
+from looma_git.retrieval import head_records, match, snapshot
 from looma_git.retrieval.records import ItemRecord, LinkRecord, MemoryRecord
 from tests.helpers import git
 
@@ -106,7 +106,7 @@ def test_records_follow_the_ledger_head(repo: Path) -> None:
     saved = json.loads((paths.state_dir / snapshot.SNAPSHOT_FILE).read_text())
     assert saved["ledger_commit"] == head1
     # A second process (no in-memory cache) reads the snapshot, not the fold.
-    api_index._RECORDS.clear()
+    head_records._RECORDS.clear()
     assert [it.title for it in api_index.load_records(paths)] == ["Implement OAuth Login"]
     second = _create(paths, "Fix Session Timeout")
     ids = {it.id for it in api_index.load_records(paths)}

@@ -18,6 +18,7 @@ from looma_git.gitrepo import RepoPaths, find_repo
 from looma_git.index import embedder as emb_mod
 from looma_git.index.query_cache import FILE_NAME as QCACHE
 from looma_git.ledger.ops import OpDraft
+from looma_git.retrieval import head_records
 from tests.helpers import git
 
 EFFORTS = [
@@ -156,7 +157,7 @@ def test_fresh_processes_load_no_model_when_words_decide(
 def test_right_after_system_writes_resume_serves_the_last_snapshot(
         seeded: tuple[RepoPaths, dict[str, str]], monkeypatch: pytest.MonkeyPatch) -> None:
     paths, ids = seeded
-    api_index._RECORDS.clear()
+    head_records._RECORDS.clear()
     head0 = api_index.ledger_head(paths)
     assert head0 and api_index.load_records(paths)  # the snapshot of head0
     api_ledger.append(paths, [OpDraft("workitem.update", {"type": "workitem", "id": ids["jobs"]},
@@ -164,10 +165,10 @@ def test_right_after_system_writes_resume_serves_the_last_snapshot(
                       actor="system")
     head1 = api_index.ledger_head(paths)
     assert head1 != head0
-    api_index._RECORDS.clear()
+    head_records._RECORDS.clear()
     folds: list[int] = []
-    real = api_index.load_items
-    monkeypatch.setattr(api_index, "load_items", lambda p: folds.append(1) or real(p))
+    real = head_records.load_items
+    monkeypatch.setattr(head_records, "load_items", lambda p: folds.append(1) or real(p))
     items = api_index.load_records(paths, allow_stale=True)  # what resume asks for
     assert folds == []  # served from the previous snapshot: no fold on the query path
     assert {it.id for it in items} == set(ids.values())
@@ -181,26 +182,26 @@ def test_right_after_system_writes_resume_serves_the_last_snapshot(
     assert fresh is not None
     assert next(it for it in fresh if it.id == ids["jobs"]).summary == \
         "Workers now retry failed jobs."
-    while (paths.state_dir / api_index.REFRESH_LOCK).exists() and time.time() < deadline:
+    while (paths.state_dir / head_records.REFRESH_LOCK).exists() and time.time() < deadline:
         time.sleep(0.1)
     # A listing never serves the older records: `work` right after a drain shows its links.
     api_ledger.append(paths, [OpDraft("workitem.update", {"type": "workitem", "id": ids["sso"]},
                                       {"summary": "Sign-in with Google, now with a button."})],
                       actor="system")
-    api_index._RECORDS.clear()
+    head_records._RECORDS.clear()
     assert {it.id: it.summary for it in api_index.load_records(paths)}[ids["sso"]] == \
         "Sign-in with Google, now with a button."
-    while (paths.state_dir / api_index.REFRESH_LOCK).exists() and time.time() < deadline:
+    while (paths.state_dir / head_records.REFRESH_LOCK).exists() and time.time() < deadline:
         time.sleep(0.1)
 
 
 def test_a_user_correction_is_folded_before_answering(
         seeded: tuple[RepoPaths, dict[str, str]]) -> None:
     paths, ids = seeded
-    api_index._RECORDS.clear()
+    head_records._RECORDS.clear()
     api_index.load_records(paths)
     api_ledger.append(paths, [OpDraft("workitem.rename", {"type": "workitem", "id": ids["usage"]},
                                       {"title": "Metered billing"})], actor="user")
-    api_index._RECORDS.clear()
+    head_records._RECORDS.clear()
     titles = {it.id: it.title for it in api_index.load_records(paths)}
     assert titles[ids["usage"]] == "Metered billing"

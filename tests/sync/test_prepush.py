@@ -1,30 +1,41 @@
-"""`prepush`: the pre-push hook's best-effort sync never raises and never blocks past its budget."""
+"""`prepush`: the pre-push hook's sync (run detached by the shim) never raises and logs each target."""
 
 from __future__ import annotations
 
-import time
+import os
+import sys
 from pathlib import Path
 
 from looma_git.api import sync
+from looma_git.api.hooks import PrepushOut
+from looma_git.api.hooks import prepush as hooks_prepush
+from looma_git.gitrepo import RepoPaths
+from looma_git.ingest.base import DiscoveryEnv
 from tests.helpers import git
 from tests.sync.util import create, make_clone, make_remote, ref, wt
+
+
+def prepush(paths: RepoPaths, remote: str) -> PrepushOut:
+    env = DiscoveryEnv(home=Path(os.devnull), environ={}, platform=sys.platform)
+    return hooks_prepush(paths, env, remote)
 
 
 def test_prepush_syncs_a_shared_remote(tmp_path: Path) -> None:
     bare = make_remote(tmp_path)
     a = make_clone(tmp_path, bare, "a")
     create(a, "OAuth login")
-    out = sync.prepush(a, "origin", budget_s=120)
+    out = prepush(a, "origin")
     assert out.status == "pushed" and out.remotes == ["origin"]
     assert git(bare, "rev-parse", "refs/looma/ledger") == ref(a, "refs/looma/ledger")
-    assert "pre-push: synced origin" in (a.state_dir / "hooks.log").read_text()
+    log = (a.state_dir / "hooks.log").read_text()
+    assert "pre-push: synced origin" in log and "pre-push origin: pushed" in log
 
 
 def test_prepush_skips_remotes_that_do_not_share(tmp_path: Path) -> None:
     bare = make_remote(tmp_path)
     a = make_clone(tmp_path, bare, "a", share=False)
-    assert sync.prepush(a, "origin").status == "skipped"
-    assert sync.prepush(a, "https://example.invalid/x.git").status == "skipped"
+    assert prepush(a, "origin").status == "skipped"
+    assert prepush(a, "https://example.invalid/x.git").status == "skipped"
     assert git(bare, "for-each-ref", "refs/looma") == ""
 
 
@@ -35,7 +46,7 @@ def test_prepush_follows_the_curation_remote(tmp_path: Path) -> None:
     a = make_clone(tmp_path, bare, "a", share=False)
     sync.share_enable(a, "origin", curation_url=str(curation))
     create(a, "Private")
-    out = sync.prepush(a, "origin", budget_s=120)
+    out = prepush(a, "origin")
     assert out.status == "pushed" and out.remotes == ["looma-curation"]
     assert git(curation, "rev-parse", "refs/looma/ledger") == ref(a, "refs/looma/ledger")
     assert git(bare, "for-each-ref", "refs/looma") == ""
@@ -45,20 +56,6 @@ def test_prepush_never_raises_on_a_broken_remote(tmp_path: Path) -> None:
     bare = make_remote(tmp_path)
     a = make_clone(tmp_path, bare, "a")
     git(wt(a), "remote", "set-url", "origin", str(tmp_path / "gone.git"))
-    out = sync.prepush(a, "origin", budget_s=120)
+    out = prepush(a, "origin")
     assert out.status == "failed"
     assert "pre-push: error: sync origin: cannot fetch" in (a.state_dir / "hooks.log").read_text()
-
-
-def test_prepush_over_budget_continues_in_the_background(tmp_path: Path) -> None:
-    bare = make_remote(tmp_path)
-    a = make_clone(tmp_path, bare, "a")
-    create(a, "OAuth login")
-    out = sync.prepush(a, "origin", budget_s=0)
-    assert out.status == "background"
-    log = a.state_dir / "hooks.log"
-    deadline = time.monotonic() + 120  # waiting for the child to finish, not timing it
-    while time.monotonic() < deadline and "pre-push: synced origin" not in (
-            log.read_text() if log.exists() else ""):
-        time.sleep(0.1)
-    assert git(bare, "rev-parse", "refs/looma/ledger") == ref(a, "refs/looma/ledger")

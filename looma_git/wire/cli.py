@@ -17,13 +17,18 @@ class SessionRef(BaseModel):
     id: str
 
 
-class WorkItemOut(BaseModel):
-    """One WorkItem in `looma work --json` (DESIGN §6)."""
+class WorkItemHead(BaseModel):
+    """The fields every WorkItem-shaped row opens with (CLI and MCP rows extend it)."""
 
     id: str
     title: str
     kind: str
     status: str
+
+
+class WorkItemOut(WorkItemHead):
+    """One WorkItem in `looma work --json` (DESIGN §6)."""
+
     lifecycle: str
     confidence: float
     band: str
@@ -40,7 +45,7 @@ class WorkOut(BaseModel):
     workitems: list[WorkItemOut]
 
 
-class CandidateOut(BaseModel):
+class ResumeMatchOut(BaseModel):
     """A WorkItem considered by `resume`, with why it matched."""
 
     id: str
@@ -63,9 +68,9 @@ class ResumeOut(BaseModel):
 
     state: Literal["confident", "ambiguous", "cold"]
     goal: str | None
-    candidates: list[CandidateOut]
+    candidates: list[ResumeMatchOut]
     bundle: dict[str, Any] | None
-    recent: list[CandidateOut] = Field(default_factory=list)
+    recent: list[ResumeMatchOut] = Field(default_factory=list)
     message: str = ""
 
 
@@ -305,9 +310,191 @@ class RecallOut(BaseModel):
     resolved: list[str] = Field(default_factory=list)  # the commit a rev named
 
 
-# command path -> its --json shape: a model here, or "module:Class" for the shapes still
-# declared next to their api module (import-light: resolved only by `wire_model`).
-WIRE: dict[str, type[BaseModel] | str] = {
+# -- hooks, share/sync, relink, ingest (were declared next to their api modules)
+
+
+class HookChangeOut(BaseModel):
+    name: str
+    path: str
+    action: str
+    detail: str = ""
+
+
+class InstallResult(BaseModel):
+    hooks_dir: str
+    changes: list[HookChangeOut]
+
+
+class HookOut(BaseModel):
+    name: str
+    path: str
+    state: str  # installed | outdated | foreign | absent
+    chained: bool
+    python: str | None = None
+    python_exists: bool | None = None
+    manager: str | None = None  # pre-commit | lefthook | husky, when one owns the hook file
+    shim_path: str | None = None  # where looma's shim is (the hook path or the manager's slot)
+
+
+class HooksStatus(BaseModel):
+    """`looma hooks status --json`."""
+
+    hooks_dir: str
+    hooks: list[HookOut]
+    queue_length: int
+    rewrites_length: int
+    drainer_running: bool
+    last_drain: dict[str, Any] | None = None
+    last_error: dict[str, Any] | None = None  # from hooks-state.json (a failed drain step)
+    log_error: str | None = None  # the last error line in hooks.log (shim, drainer, traceback)
+    latency: dict[str, dict[str, float]] = {}
+    notes_rewrite_ref: str | None = None
+    problems: list[str] = []
+
+
+class DrainResult(BaseModel):
+    ran: bool
+    passes: int
+    commits: int
+    rewrites: int
+    requeued: int
+    dropped: int
+    duration_ms: float
+    steps: list[dict[str, Any]]
+
+
+class PrepushOut(BaseModel):
+    """What the pre-push step did: pushed | skipped | failed."""
+
+    status: str
+    remotes: list[str] = []
+    message: str = ""
+
+
+class ShareChangeOut(BaseModel):
+    """What `share enable`/`disable` changed in the repository config."""
+
+    remote: str
+    url: str | None
+    added: list[str] = []
+    removed: list[str] = []
+
+
+class ShareStatusOut(BaseModel):
+    """Remotes that carry looma's refs, and curation redirections (remote -> curation)."""
+
+    enabled: list[dict[str, Any]]
+    curation: dict[str, str]
+
+
+class ConflictOpOut(BaseModel):
+    id: str
+    op: str
+    lamport: int
+    actor: str
+    clone: str
+    ts: str
+    payload: dict[str, Any]
+
+
+class ConflictOut(BaseModel):
+    """Concurrent user intents on one target; the later one by (lamport, id) won."""
+
+    target: str
+    kind: str
+    winner: str
+    ops: list[ConflictOpOut]
+
+
+class ConflictsOut(BaseModel):
+    conflicts: list[ConflictOut]
+
+
+class RejectedOut(BaseModel):
+    path: str
+    op_id: str
+    reason: str
+
+
+class SyncOut(BaseModel):
+    """`looma sync --json`: the stable contract."""
+
+    remote: str
+    url: str
+    ops_in: int
+    ops_out: int
+    kept_in: int
+    conflicts: list[ConflictOut]
+    new_conflicts: int
+    pushed: bool
+    fetched: bool
+    retries: int
+    rejected: list[RejectedOut]
+    remote_dropped: int
+    ledger: str | None
+    notes: str | None
+    warnings: list[str]
+
+
+class RelinkMatchOut(BaseModel):
+    """One orphaned commit and the reachable commit its links moved to."""
+
+    old: str
+    new: str
+    how: str  # patch-id | squash-subject | squash-lines
+    workitems: list[str]
+
+
+class RelinkMissOut(BaseModel):
+    """An orphaned commit nothing replaces: its links are left as they are."""
+
+    sha: str
+    workitems: list[str]
+    reason: str
+
+
+class RelinkReport(BaseModel):
+    """`looma relink --json`."""
+
+    linked_commits: int = 0
+    orphaned: int = 0
+    matched: list[RelinkMatchOut] = []
+    unmatched: list[RelinkMissOut] = []
+    ops_written: int = 0
+
+
+class AgentSummary(BaseModel):
+    """One agent's share of an ingest run."""
+
+    sources: int = 0
+    unchanged: int = 0
+    sessions: int = 0
+    events_added: int = 0
+    events_updated: int = 0
+    skipped: dict[str, int] = Field(default_factory=dict)
+    noise: dict[str, int] = Field(default_factory=dict)
+
+
+class IngestReport(BaseModel):
+    """What `looma ingest` did (also its `--json` output)."""
+
+    events_added: int
+    events_updated: int = 0
+    sessions: dict[str, int]  # agent -> sessions that received new events
+    skipped: dict[str, int]  # reason -> records/sources skipped (all agents)
+    noise: dict[str, int]  # reason -> records dropped as noise (all agents)
+    notes: list[str] = Field(default_factory=list)
+    sources_scanned: int = 0
+    sources_unchanged: int = 0
+    redactions: dict[str, int] = Field(default_factory=dict)
+    unattributed_events: int = 0  # events of sessions that belong to other repositories
+    skip_samples: dict[str, list[str]] = Field(default_factory=dict)  # reason -> locations
+    agents: dict[str, AgentSummary] = Field(default_factory=dict)
+    duration_s: float = 0.0
+
+
+# command path -> the model of its --json document.
+WIRE: dict[str, type[BaseModel]] = {
     "work": WorkOut,
     "resume": ResumeOut,
     "ask": AskOut,
@@ -331,26 +518,18 @@ WIRE: dict[str, type[BaseModel] | str] = {
     "correct promote": CorrectionOut,
     "correct reject": CorrectionOut,
     "correct undo": CorrectionOut,
-    "hooks install": "looma_git.api.hooks:InstallResult",
-    "hooks uninstall": "looma_git.api.hooks:InstallResult",
-    "hooks status": "looma_git.api.hooks:HooksStatus",
-    "share enable": "looma_git.api.sync:ShareChangeOut",
-    "share disable": "looma_git.api.sync:ShareChangeOut",
-    "share status": "looma_git.api.sync:ShareStatusOut",
-    "sync": "looma_git.api.sync:SyncOut",
-    "conflicts": "looma_git.api.sync:ConflictsOut",
-    "relink": "looma_git.api.linking:RelinkReport",
+    "hooks install": InstallResult,
+    "hooks uninstall": InstallResult,
+    "hooks status": HooksStatus,
+    "share enable": ShareChangeOut,
+    "share disable": ShareChangeOut,
+    "share status": ShareStatusOut,
+    "sync": SyncOut,
+    "conflicts": ConflictsOut,
+    "relink": RelinkReport,
 }
 
 
 def wire_model(command: str) -> type[BaseModel]:
     """The model of `command`'s --json output (`KeyError` when it has none)."""
-    target = WIRE[command]
-    if isinstance(target, str):
-        import importlib
-
-        module, _, name = target.partition(":")
-        model = getattr(importlib.import_module(module), name)
-        assert isinstance(model, type) and issubclass(model, BaseModel)
-        return model
-    return target
+    return WIRE[command]

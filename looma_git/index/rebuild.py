@@ -1,0 +1,201 @@
+"""Building the local search index (Tantivy docs, vectors) from the ledger and store.db events."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from looma_git.errors import ReadOnlyError
+from looma_git.gitrepo import RepoPaths
+from looma_git.retrieval.head_records import load_items
+from looma_git.retrieval.records import ItemRecord
+from looma_git.store.heads import ledger_head
+
+MESSAGE_CHARS = 4000
+
+
+@dataclass
+class ReindexReport:
+    """What a reindex did."""
+
+    workitems: int = 0
+    memories: int = 0
+    messages: int = 0
+    vectors: int = 0
+    vectors_pending: int = 0  # memory vectors left for a later refresh (time budget)
+    merged_remotes: list[str] = field(default_factory=list)  # fetched refs merged first
+    embedder: str | None = None  # model id, or None when running lexically
+    embedder_reason: str | None = None
+    ledger_commit: str | None = None
+    rebuilt: bool = False
+    duration_s: float = 0.0
+    repaired: str | None = None  # a damaged store.db that was set aside and rebuilt
+
+
+def fulltext_dir(paths: RepoPaths) -> Path:
+    return paths.state_dir / "tantivy"
+
+
+def _item_docs(items: list[ItemRecord]) -> list[Any]:
+    from looma_git.index.fulltext import Doc
+
+    docs = []
+    for it in items:
+        docs.append(Doc(doc_id=it.id, doc_type="workitem", title=it.title,
+                        body=" ".join([" ".join(it.aliases), " ".join(it.files), it.summary]),
+                        workitem=it.id))
+        for m in it.memories:
+            docs.append(Doc(doc_id=m.id, doc_type="memory", title=m.kind, body=m.text,
+                            workitem=it.id))
+    return docs
+
+
+def _message_docs(conn: Any, since: int, mark: list[int]) -> Iterator[Any]:
+    """Message docs of the events ingested after `since`, streamed (never all in memory);
+    `mark[0]` ends at the largest `ingested_at` seen."""
+    from looma_git.index.fulltext import Doc
+    from looma_git.pipeline.signals import parse_ts
+
+    mark[:] = [since]
+    cur = conn.execute(
+        "SELECT event_id, agent, session_id, ts, role, substr(text, 1, ?), ingested_at "
+        "FROM events WHERE ingested_at > ? AND role IN ('user','assistant') AND text != '' "
+        "ORDER BY ingested_at, event_id", (MESSAGE_CHARS, since))
+    while rows := cur.fetchmany(1000):
+        for row in rows:
+            yield Doc(doc_id=row[0], doc_type="message", title=row[4], body=row[5] or "",
+                      ts=int(parse_ts(row[3] or "")), agent=row[1], session=row[2])
+        mark[0] = max(mark[0], max(int(r[6] or 0) for r in rows))
+
+
+def _doc_hash(doc: Any) -> str:
+    import hashlib
+
+    return hashlib.sha1("\x00".join((doc.doc_type, doc.title, doc.body, doc.workitem or ""))
+                        .encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def _indexed_items(conn: Any) -> dict[str, str]:
+    """WorkItem/memory doc id -> hash of what the index holds for it ("" when unknown: an
+    index written before hashes were kept, so every such doc is rewritten once)."""
+    from looma_git.index import storedb
+
+    raw = storedb.get_meta(conn, "index_item_docs")
+    if raw is not None:
+        try:
+            known = json.loads(raw)
+            if isinstance(known, dict):
+                return {str(k): str(v) for k, v in known.items()}
+        except ValueError:
+            pass
+    return {str(i): "" for i in json.loads(storedb.get_meta(conn, "index_item_ids") or "[]")}
+
+
+# Memory vectors are topped up within this many seconds per (re)index; WorkItem vectors are
+# always complete. A fresh clone's reindex stays fast and later refreshes finish the rest.
+# Budgets per caller: a query's automatic refresh never waits on memory embedding; an
+# explicit reindex tops some up; the background path (ingest from the hook drainer) does most.
+MEMORY_EMBED_BUDGET_S = 0.5
+QUERY_MEMORY_BUDGET_S = 0.0
+BACKGROUND_MEMORY_BUDGET_S = 20.0
+
+
+def reindex(paths: RepoPaths, *, full: bool = True,
+            memory_budget_s: float | None = MEMORY_EMBED_BUDGET_S) -> ReindexReport:
+    """Rebuild (full) or refresh the Tantivy index and vectors from the ledger + local events."""
+    from looma_git.index import storedb
+    from looma_git.index.fulltext import FullTextIndex
+    from looma_git.index.meta import IndexMeta, index_writer_lock, now_iso, read_meta, write_meta
+
+    t0 = time.perf_counter()
+    report = ReindexReport()
+    paths.state_dir.mkdir(parents=True, exist_ok=True)
+    with index_writer_lock(paths.state_dir):
+        head = ledger_head(paths)
+        _state, items = load_items(paths)
+        if head is not None:
+            from looma_git.retrieval import snapshot
+
+            snapshot.save(paths.state_dir, head, items)
+        meta = read_meta(paths.state_dir)
+        full = full or meta is None
+        # A full rebuild wipes whatever is there, damaged or not.
+        ft = FullTextIndex(fulltext_dir(paths), reset=full)
+        full = full or ft.needs_populate
+        report.rebuilt = full
+        conn = storedb.connect(paths)
+        try:
+            storedb.ensure_schema(conn)
+            since = 0 if full else int(storedb.get_meta(conn, "index_events_mark") or 0)
+            docs = _item_docs(items)
+            report.workitems = len(items)
+            report.memories = sum(len(it.memories) for it in items)
+            indexed = {} if full else _indexed_items(conn)
+            wanted = {d.doc_id: _doc_hash(d) for d in docs}
+            # Only WorkItem/memory docs that are new, changed or gone are touched.
+            gone = sorted(i for i in indexed if i not in wanted)
+            fresh = [d for d in docs if indexed.get(d.doc_id) != wanted[d.doc_id]]
+            mark = [since]
+            # One writer commit: those docs out and in, plus the messages ingested since the
+            # last mark (not every message on every run), streamed from store.db; a fresh
+            # index has nothing to replace.
+            added = ft.apply(gone, itertools.chain(fresh, _message_docs(conn, since, mark)),
+                             replace=not full)
+            report.messages = added - len(fresh)
+            storedb.set_meta(conn, "index_item_docs", json.dumps(wanted, sort_keys=True))
+            storedb.set_meta(conn, "index_item_ids", json.dumps(sorted(wanted)))  # older readers
+            storedb.set_meta(conn, "index_events_mark", str(mark[0]))
+        finally:
+            conn.close()
+        model_id = _embed(paths, items, report, memory_budget_s)
+        write_meta(paths.state_dir, IndexMeta(ledger_commit=head, model_id=model_id,
+                                              built_at=now_iso()))
+    report.ledger_commit = head
+    report.duration_s = round(time.perf_counter() - t0, 3)
+    return report
+
+
+def _embed(paths: RepoPaths, items: list[ItemRecord], report: ReindexReport,
+           memory_budget_s: float | None) -> str | None:
+    """Top up the vectors (index/vector_sync) and record what happened in `report`."""
+    from looma_git.index import vector_sync
+
+    texts = vector_sync.item_texts(items) + vector_sync.window_texts(paths)
+    out = vector_sync.sync(paths, texts, memory_budget_s)
+    report.vectors, report.vectors_pending = out.vectors, out.pending
+    report.embedder, report.embedder_reason = out.model_id, out.reason
+    return out.model_id
+
+
+def window_owners(paths: RepoPaths) -> dict[str, str]:
+    """Vector doc id of each window -> the WorkItem it belongs to."""
+    from looma_git.index.vector_sync import window_owners as owners
+
+    return owners(paths)
+
+
+def ensure_fresh(paths: RepoPaths) -> bool:
+    """Refresh the index when the ledger moved, events arrived, or it is missing/corrupt.
+    Returns True when work was done."""
+    return fresh_head(paths)[1]
+
+
+def fresh_head(paths: RepoPaths) -> tuple[str | None, bool]:
+    """`ensure_fresh` that also returns the ledger head it checked (one `git rev-parse`)."""
+    from looma_git.index.meta import read_meta
+
+    meta = read_meta(paths.state_dir)
+    head = ledger_head(paths)
+    if meta is None or meta.is_stale(head) or not fulltext_dir(paths).exists():
+        try:
+            reindex(paths, full=meta is None, memory_budget_s=QUERY_MEMORY_BUDGET_S)
+        except ReadOnlyError:
+            # A read-only file system (or .git): read what is there rather than fail a read.
+            return head, False
+        return head, True
+    return head, False
