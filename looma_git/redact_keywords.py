@@ -288,7 +288,7 @@ _CRED_CHAIN = (r"(?:password|passwd|passphrase|pwd|secret|token|api[_\-]?key|api
                r"access|auth|credentials?|pat)")
 _NAMED = re.compile(
     r"(?i:(" + _CRED_CHAIN + r"(?:[ _.\-]{0,2}(?:" + _CRED_CHAIN + r"|code|id))*))"
-    r"([ \t]{1,4}|[-._])"
+    r"([ \t]{1,4}[\"'`]?|[-._])"
     r"(?!\[REDACTED:)([A-Za-z0-9][A-Za-z0-9_+/=.~!@#^*\-]{5,4095}+)")
 # `password is 'x'`, `password == "x"`, `creds.Secret != "x"`: a quoted literal compared with
 # (or declared as) a credential
@@ -363,14 +363,15 @@ def _named_repl(m: re.Match[str], hits: Counter[str]) -> str:
         # `mytoken abc`: the word is the tail of another lowercase word
         tail = prev.isalnum() and not (prev.islower() and first.isupper()) and not (
             prev.isupper() and first.isupper()) and not prev.isdigit()
-        # glued to a vendor word (`codatoken-<uuid>`) only with a value no word could be
-        if tail and (m.group(2) != "-" or not _UUIDISH.fullmatch(m.group(3).rstrip(".,;:"))):
+        # glued to a vendor word (`codatoken-<uuid>`, `shortcutaccess <uuid>`) only with a
+        # value no word could be
+        v = m.group(3).rstrip(".,;:")
+        if tail and not (_UUIDISH.fullmatch(v) or _HEXISH.fullmatch(v)):
             return m.group(0)
     value = m.group(3).rstrip(".,;:")
     if not value or not _named_value_is_secret(m.group(1), value):
         return m.group(0)
-    if m.group(2) in "._" and (_DOTTED_IDENT.fullmatch(m.group(0)) or not (
-            _UUIDISH.fullmatch(value) or _HEXISH.fullmatch(value))):
+    if m.group(2) in "._" and not (_UUIDISH.fullmatch(value) or _HEXISH.fullmatch(value)):
         return m.group(0)  # `token_count`, `secret.value`: names; only hex/uuid glue by `._`
     hits["credential"] += 1
     if m.group(2) in "-._":

@@ -33,7 +33,7 @@ _SLACK_TOKEN = re.compile(
 _SLACK_HOOK = re.compile(
     r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/\-]{10,}+")
 _GOOGLE = re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])")
-_STRIPE = re.compile(r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}+|\bwhsec_[A-Za-z0-9]{24,}+")
+_STRIPE = re.compile(r"\b(?:sk|rk)_(?:live|test)_(?=[0-9A-Za-z]{0,99}[0-9])[0-9A-Za-z]{12,}+|\bwhsec_[A-Za-z0-9]{24,}+")
 _JWT = re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}+\.[A-Za-z0-9_\-]{8,}+\.[A-Za-z0-9_\-]*+")
 _BEARER = re.compile(r"\b([Bb]earer|BEARER)(\s{1,4})(?!\[REDACTED:)([A-Za-z0-9._~+/\-]{16,}+=*+)")
 # crypt(3) / hashcat-style password hashes: `$1$salt$hash`, `$6$rounds=5000$…`, bcrypt `$2b$12$…`,
