@@ -210,8 +210,10 @@ _NAME_END = re.compile(r"[=:]")
 @lru_cache(maxsize=8192)
 def glued_suspect(tok: str) -> bool:
     """Whether a glued token, less a leading `name=`, is one random-looking token."""
-    if len(tok) < ENTROPY_MIN_LEN or "//" in tok or _GLUE_CH.search(tok.rstrip("=")) is None:
-        return False  # nothing glued: the plain token pass judges it
+    if len(tok) < ENTROPY_MIN_LEN or tok.count("/") > 1 or _GLUE_CH.search(tok.rstrip("=")) is None:
+        # nothing glued: the plain token pass judges it; two slashes make a path or a URL,
+        # whose long pieces the plain pass judges too
+        return False
     m = _NAME_END.search(tok)  # a leading `name=` / `name:` is not part of the token
     if m is not None:
         i = m.start()
