@@ -146,6 +146,7 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
         keys = sorted(changed)
     replay = mode == "incremental" and workmodel.get_meta(conn, "seeds") == fp
     actor = user_actor(paths)
+    content = link_content(conn, worktree, commits)
     sha_lookup: dict[str, str] = {}
     result = refine(RefineInput(
         sessions=_stream(conn, worktree, keys, sha_lookup), commits=tuple(commits),
@@ -153,8 +154,19 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
         forbidden_links=forbidden, ledger_links=live,
         overrides=tuple(sorted(overrides.items())), extractor=extractor,
         prior=tuple(prior), replay=replay, dirty_from=dirty_from,
-        local_authors=frozenset({actor.name} if actor.name else set())))
+        local_authors=frozenset({actor.name} if actor.name else set()), content=content))
     return result, versions, known, fp, len(keys), mode
+
+
+def link_content(conn: Connection, worktree: Any, commits: Any) -> Any:
+    """The linker's content evidence for these commits (index/written.py), the index of
+    what sessions wrote brought up to date first (only events not indexed yet are read)."""
+    from looma_git.index import written
+    from looma_git.pipeline.signals import parse_ts
+
+    written.update_written(conn)
+    return written.content_for(conn, worktree, [(c.sha, parse_ts(c.ts)) for c in commits
+                                                if len(c.parents) <= 1])
 
 
 def _id_map(result: RefineResult, created: list[Op]) -> dict[str, str]:
@@ -274,7 +286,8 @@ def _creates(result: RefineResult, id_map: dict[str, str],
 
 def link_new_commits(paths: RepoPaths, shas: list[str], *, by: str = "hook") -> dict[str, int]:
     """Link exactly these commits against the last pass's WorkItems, looking only at those
-    that share a file or the branch with each commit: no refinery pass, no WorkItem update
+    that share a file or the branch with each commit or whose sessions wrote what it adds
+    (`link_content`): no refinery pass, no WorkItem update
     (the fold derives titles, summaries and confidence from the link ops themselves), so the
     cost is flat in the size of the history. A commit whose best WorkItem is a local
     candidate publishes it (as a full pass would). Returns op counts."""
@@ -292,7 +305,10 @@ def link_new_commits(paths: RepoPaths, shas: list[str], *, by: str = "hook") -> 
         workmodel.ensure(conn)
         files = {f for c in commits for f in c.files}
         branches = {b for c in commits if (b := _branch_of(c))}
-        near = workmodel.targets_near(conn, files, branches)
+        content = link_content(conn, worktree, commits)
+        writers = {w.session for c in commits for _, k in content.added.get(c.sha, ())
+                   for w in content.writes.get(k, ())}  # who wrote what the commits add
+        near = workmodel.targets_near(conn, files, branches, writers)
         if not near:
             return {}
         raw = workmodel.get_meta(conn, "own_authors")
@@ -302,7 +318,10 @@ def link_new_commits(paths: RepoPaths, shas: list[str], *, by: str = "hook") -> 
         ledger_of = {t.id: lid for t, lid, _ in near if lid}
         forbidden = frozenset((sha, local) for sha, wi in state.constraints.unlinked
                               for local, lid in ledger_of.items() if lid == wi)
-        links = link_commits(commits, [t for t, _, _ in near], forbidden, own)
+        parts = state.constraints.partitions
+        settled = frozenset(sha for sha, wi in state.links
+                            if (parts.get(wi) or {}).get("by") == "files")
+        links = link_commits(commits, [t for t, _, _ in near], forbidden, own, content, settled)
         if not links:
             return {}
         counts: dict[str, int] = {}

@@ -101,7 +101,7 @@ def save_windows(conn: sqlite3.Connection, stored: tuple[StoredWindow, ...],
 # ----------------------------------------------------------------- targets
 def save_targets(conn: sqlite3.Connection, targets: Iterable[LinkTarget],
                  ledger_ids: dict[str, str], creates: dict[str, dict[str, Any]]) -> None:
-    """What the per-commit linker scores against, indexed by file and branch."""
+    """What the per-commit linker scores against, indexed by file, branch and session."""
     conn.execute("DELETE FROM refine_targets")
     conn.execute("DELETE FROM refine_target_keys")
     rows, keys = [], []
@@ -109,19 +109,24 @@ def save_targets(conn: sqlite3.Connection, targets: Iterable[LinkTarget],
         rows.append((t.id, ledger_ids.get(t.id), json.dumps({
             "id": t.id, "title": t.title, "files": sorted(t.files),
             "branches": sorted(t.branches), "spans": [list(s) for s in t.spans],
-            "terms": [list(x) for x in t.terms]}, sort_keys=True),
+            "terms": [list(x) for x in t.terms],
+            "windows": [list(w) for w in t.windows]}, sort_keys=True),
             json.dumps(creates[t.id], sort_keys=True) if t.id in creates else None))
         keys += [("f:" + f, t.id) for f in sorted(t.files)]
         keys += [("b:" + b, t.id) for b in sorted(t.branches)]
+        keys += [("s:" + s, t.id) for s in sorted({w[0] for w in t.windows})]
     conn.executemany("INSERT INTO refine_targets(id, ledger_id, json, create_json) "
                      "VALUES (?,?,?,?)", rows)
     conn.executemany("INSERT INTO refine_target_keys(key, id) VALUES (?,?)", keys)
 
 
-def targets_near(conn: sqlite3.Connection, files: Iterable[str], branches: Iterable[str]
+def targets_near(conn: sqlite3.Connection, files: Iterable[str], branches: Iterable[str],
+                 sessions: Iterable[str] = ()
                  ) -> list[tuple[LinkTarget, str | None, dict[str, Any] | None]]:
-    """Targets sharing a file or a branch: (target, ledger id, create payload if unpublished)."""
-    keys = sorted({"f:" + f for f in files} | {"b:" + b for b in branches})
+    """Targets sharing a file, a branch or a session: (target, ledger id, create payload if
+    unpublished)."""
+    keys = sorted({"f:" + f for f in files} | {"b:" + b for b in branches}
+                  | {"s:" + s for s in sessions})
     if not keys:
         return []
     ids: set[str] = set()
@@ -140,7 +145,9 @@ def targets_near(conn: sqlite3.Connection, files: Iterable[str], branches: Itera
         out.append((LinkTarget(id=d["id"], title=d["title"], files=frozenset(d["files"]),
                            branches=frozenset(d["branches"]),
                            spans=tuple((float(a), float(b)) for a, b in d["spans"]),
-                           terms=tuple((t, int(n)) for t, n in d["terms"])),
+                           terms=tuple((t, int(n)) for t, n in d["terms"]),
+                           windows=tuple((str(k), float(a), float(b))
+                                         for k, a, b in d.get("windows", ()))),
                     row[1], json.loads(row[2]) if row[2] else None))
     return out
 

@@ -17,7 +17,13 @@ from typing import Any
 
 from looma_git.ledger.state import LedgerState, LinkState, MemoryState, WorkItemState
 from looma_git.pipeline import confidence as conf
-from looma_git.pipeline.text import is_chore, kind_from_text, title_from_commit, title_from_prompt
+from looma_git.pipeline.text import (
+    is_chore,
+    kind_from_text,
+    strong_link,
+    title_from_commit,
+    title_from_prompt,
+)
 
 Obs = dict[str, Any]  # one session's observation
 TRUNK = frozenset({"main", "master", "trunk", "develop", "HEAD", ""})
@@ -95,10 +101,16 @@ def derive(wi: WorkItemState, obs: dict[str, Obs], links: list[LinkState],
     wi.files = tuple(edited)
     commits = sorted((ln for ln in links), key=lambda ln: (ln.ts or "~", ln.sha))
     real = [ln for ln in commits if ln.subject and not is_chore(ln.subject, "", ln.files)]
+    # The commit that created the work: the earliest one linked on strong evidence (content,
+    # branch, a user), else the earliest linked at all.
+    real.sort(key=lambda ln: not strong_link(ln.why, ln.user))
     if not wi.forced and not wi.false_positive:
         observed = {(o["agent"], o["id"]) for o in sessions}
-        keys = {(o["agent"], o["id"]) for o in sessions if not o["readonly"]} | (
-            stored - observed)
+        # Sessions that only read corroborate an effort that changed files nothing; an
+        # investigation (nothing edited, nothing linked) rests on them alone, capped below.
+        investigation = not edited and not links
+        keys = {(o["agent"], o["id"]) for o in sessions
+                if investigation or not o["readonly"]} | (stored - observed)
         agents = {a for a, _ in keys}
         if edited:
             f_overlap = sum(1 for f in edited if counts[f] >= 2) / len(edited)
@@ -121,8 +133,9 @@ def derive(wi: WorkItemState, obs: dict[str, Obs], links: list[LinkState],
     prompt = opening["prompt"] if opening else ""
     if title_free:
         # The documented rule (docs/format.md "Derived fields"): the subject of the earliest
-        # linked commit that names an effort, else the earliest session's opening request,
-        # else the branch; a chore, fixup, squash, merge or bump subject never titles.
+        # linked commit that names an effort (strongly linked ones first), else the earliest
+        # session's opening request, else the branch; a chore, fixup, squash, merge or bump
+        # subject never titles.
         title = title_from_commit(real[0].subject) if real else ""
         if not title and prompt:
             t = title_from_prompt(prompt)

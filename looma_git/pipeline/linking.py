@@ -1,4 +1,4 @@
-"""Commit linking: which WorkItem a commit implements, from files, branch, time and content."""
+"""Commit linking: which WorkItem a commit implements, from content, files, branch and time."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from looma_git.pipeline.signals import parse_ts
-from looma_git.pipeline.text import is_chore, path_terms, tokens
+from looma_git.pipeline.text import is_chore, is_housekeeping, path_terms, tokens
 from looma_git.store.gitfacts import CommitInfo
 
 # Linking weights and threshold, in one place. File overlap dominates: a commit that touches
@@ -21,6 +21,24 @@ FOREIGN_TEXT = 0.35  # a commit by an author with no session evidence needs this
 TIME_WINDOW_S = 12 * 3600
 TRUNK = frozenset({"main", "master", "trunk", "develop", "HEAD", ""})
 
+# Content evidence (docs/quality.md "What a link rests on"): a line the commit adds counts for
+# a WorkItem when one of its sessions wrote that very line (stripped) into the same file, at
+# most WRITE_BEFORE_S before the commit and no later than WRITE_AFTER_S after it (clock skew).
+# A line several WorkItems wrote counts 1/n for each. The best WorkItem links when it wrote
+# at least CONTENT_MIN lines' worth and CONTENT_SHARE of the commit's lines.
+WRITE_BEFORE_S = 21 * 86400
+WRITE_AFTER_S = 600
+CONTENT_MIN = 1.0
+CONTENT_SHARE = 0.2
+GENERIC_FILES = 2
+# Without content evidence, a commit off the WorkItem's branch needs to be this close to its
+# activity (`_time_score`: 1.0 from an hour before a window to TIME_WINDOW_S after it).
+FALLBACK_TIME = 0.5
+# A session whose records do not show what it wrote (some agents store only file names) may
+# have written a commit made up to this long after its window: then the commit is judged on
+# files, branch, time and wording.
+MUTE_AFTER_S = 2 * 86400
+
 
 @dataclass(frozen=True)
 class Target:
@@ -32,6 +50,27 @@ class Target:
     branches: frozenset[str]
     spans: tuple[tuple[float, float], ...]  # activity windows (epoch seconds)
     terms: tuple[tuple[str, int], ...]
+    windows: tuple[tuple[str, float, float], ...] = ()  # (session key, start, end) per window
+
+
+@dataclass(frozen=True)
+class Write:
+    """One session wrote a line (into `file`, or anywhere when None) at `ts`."""
+
+    file: str | None
+    session: str
+    ts: float
+
+
+@dataclass(frozen=True)
+class Content:
+    """Content evidence for a set of commits: the line keys each adds per file (commits not
+    in `added` were not looked at), who wrote each key, and the sessions whose records show
+    what they wrote at all (a WorkItem with none of those is judged without content)."""
+
+    added: dict[str, tuple[tuple[str, int], ...]]
+    writes: dict[int, tuple[Write, ...]]
+    capable: frozenset[str]
 
 
 @dataclass(frozen=True)
@@ -110,6 +149,12 @@ class _Prepared:
     norm: float
 
 
+def content_authors(commits: list[CommitInfo], links: list[Link]) -> frozenset[str]:
+    """Authors of the commits linked on content: a session wrote their work."""
+    done = {ln.sha for ln in links if "content" in dict(ln.why)}
+    return frozenset(c.author for c in commits if c.sha in done)
+
+
 def evidence_needed(commit: CommitInfo, own_authors: frozenset[str] | None) -> str | None:
     """Why file overlap alone cannot link this commit ("chore" / "foreign"), or None.
 
@@ -124,39 +169,149 @@ def evidence_needed(commit: CommitInfo, own_authors: frozenset[str] | None) -> s
     return None
 
 
+class _Owners:
+    """Which WorkItem a session's write at a given time belongs to (by its windows)."""
+
+    def __init__(self, targets: list[Target]) -> None:
+        self.by_session: dict[str, list[tuple[float, float, str]]] = {}
+        for t in targets:
+            for key, start, end in t.windows:
+                self.by_session.setdefault(key, []).append((start, end, t.id))
+
+    def owner(self, session: str, ts: float) -> str | None:
+        spans = self.by_session.get(session)
+        if not spans:
+            return None
+        if len(spans) == 1:
+            return spans[0][2]
+        best = min(spans, key=lambda s: (0.0 if s[0] - 60 <= ts <= s[1] + 60
+                                          else min(abs(ts - s[0]), abs(ts - s[1])), s[2]))
+        return best[2]
+
+
+def _mute_near(t: Target, ct: float, content: Content | None) -> bool:
+    """Whether a session of `t` that records nothing of what it wrote was at work shortly
+    before `ct` (its writes could be the commit's, so the commit is judged without content)."""
+    return content is not None and any(
+        k not in content.capable and s - 3600 <= ct <= e + MUTE_AFTER_S
+        for k, s, e in t.windows)
+
+
+def content_scores(sha: str, ct: float, content: Content, owners: _Owners,
+                   skip: frozenset[str] = frozenset()) -> tuple[dict[str, float], int]:
+    """WorkItem -> how many of the commit's added lines its sessions wrote (a line several
+    wrote counts 1/n each), and the number of lines the commit adds."""
+    lines = content.added.get(sha, ())
+    keys = {k for _, k in lines}
+    scores: dict[str, float] = {}
+    for f, k in lines:
+        writes = content.writes.get(k, ())
+        if len({w.file for w in writes if w.file}) > GENERIC_FILES:
+            continue  # a line written into many files says nothing about which effort
+        writers = set()
+        for w in writes:
+            if w.file is not None and w.file != f:
+                continue
+            if w.ts and not (ct - WRITE_BEFORE_S <= w.ts <= ct + WRITE_AFTER_S):
+                continue
+            tid = owners.owner(w.session, w.ts)
+            if tid is not None and tid not in skip:
+                writers.add(tid)
+        for tid in writers:
+            scores[tid] = scores.get(tid, 0.0) + 1.0 / len(writers)
+    return scores, len(keys)
+
+
 def link_commits(commits: list[CommitInfo], targets: list[Target],
                  forbidden: frozenset[tuple[str, str]] = frozenset(),
-                 own_authors: frozenset[str] | None = None) -> list[Link]:
-    """The best WorkItem for each commit, when it clears LINK_AT; no weak links.
+                 own_authors: frozenset[str] | None = None,
+                 content: Content | None = None,
+                 settled: frozenset[str] = frozenset()) -> list[Link]:
+    """The best WorkItem for each commit; no weak links.
 
-    Only WorkItems sharing a file or the branch with a commit can clear the threshold, so
-    targets are indexed by file and branch and each commit is scored against those alone
-    (the scores are exactly `score_commit`'s). The link's `why` names each part it rests on
-    (files, branch, time, text) and, for a chore or foreign commit, what else carried it."""
+    With `content`, the strongest evidence decides: the WorkItem whose sessions wrote the
+    lines the commit adds (`content_scores`). Housekeeping (bots, bumps, formatting,
+    releases) is never linked. A commit by an author with no session evidence whose lines
+    no session wrote is not linked to a WorkItem whose sessions show what they wrote (unless
+    one of its sessions that does not was at work just before: MUTE_AFTER_S). Otherwise the
+    commit falls back to the score of files, branch, time and wording, which must clear
+    LINK_AT; off the WorkItem's branch it must also be close in time (FALLBACK_TIME), and a
+    chore or foreign commit needs the branch. (Without `content`, a foreign commit may also
+    link on wording, FOREIGN_TEXT.)
+
+    Only WorkItems sharing a file or the branch with a commit (or that wrote its lines) are
+    scored. A commit in `settled` (linked to a part of a split by files, which decided its
+    part) gets no second system link. The link's `why`
+    names each part it rests on (content, files, branch, time, text) and, for a chore or
+    foreign commit, what else carried it."""
     prepared = []
     by_file: dict[str, list[int]] = {}
     by_branch: dict[str, list[int]] = {}
+    index: dict[str, int] = {}
     for i, t in enumerate(targets):
         terms = dict(t.terms)
         prepared.append(_Prepared(t, terms, _norm(Counter(terms))))
+        index[t.id] = i
         for f in t.files:
             by_file.setdefault(f, []).append(i)
         for br in t.branches:
             by_branch.setdefault(br, []).append(i)
+    owners = _Owners(targets) if content is not None else None
+    capable = ({t.id for t in targets if any(k in content.capable for k, _, _ in t.windows)}
+               if content is not None else set())
     links: list[Link] = []
+    rest: list[CommitInfo] = []
     for c in commits:
-        if len(c.parents) > 1 or not c.files:
+        if len(c.parents) > 1 or not c.files or c.sha in settled:
             continue  # merges and empty commits implement nothing by themselves
+        if content is not None and is_housekeeping(c.subject, c.author):
+            continue  # bots, bumps, formatting and releases implement no effort
         branch = _branch_of(c)
+        ct = parse_ts(c.ts)
+        files = set(c.files)
+        judged = bool(content is not None and content.added.get(c.sha))
+        if judged and content is not None and owners is not None:
+            skip = frozenset(t for (sha, t) in forbidden if sha == c.sha)
+            scores, n = content_scores(c.sha, ct, content, owners, skip)
+            if scores:
+                tid, got = max(scores.items(), key=lambda kv: (kv[1], kv[0]))
+                share = got / n if n else 0.0
+                if got >= CONTENT_MIN and share >= CONTENT_SHARE and tid in index:
+                    t = prepared[index[tid]].target
+                    b = 1.0 if branch and branch in t.branches else 0.0
+                    why = {"content": round(share, 4), "lines": round(got, 2),
+                           "files": round(len(files & t.files) / len(files), 4),
+                           "branch": b, "time": round(_time_score(ct, t.spans), 4)}
+                    links.append(Link(
+                        sha=c.sha, workitem=t.id,
+                        confidence=round(min(1.0, 0.6 + 0.4 * share), 4),
+                        files=tuple(sorted(files & t.files)), branch=branch,
+                        why=tuple(sorted(why.items()))))
+                    continue
+        rest.append(c)
+    own = own_authors
+    if content is not None:  # a session wrote their commits: their authors are ours
+        done = {ln.sha for ln in links}
+        authors = {c.author for c in commits if c.sha in done}
+        if authors:
+            own = frozenset(own or ()) | authors
+    for c in rest:
+        branch = _branch_of(c)
+        ct = parse_ts(c.ts)
+        files = set(c.files)
+        judged = bool(content is not None and content.added.get(c.sha))
         near = {i for f in c.files for i in by_file.get(f, ())}
         if branch:
             near.update(by_branch.get(branch, ()))
+        stranger = own is not None and c.author not in own
+        if judged and stranger:
+            # A stranger's lines that no session showing its writes wrote are not its work.
+            near = {i for i in near if prepared[i].target.id not in capable
+                    or _mute_near(prepared[i].target, ct, content)}
         if not near:
             continue
-        files = set(c.files)
         words = _commit_words(c)
         wnorm = _norm(words)
-        ct = parse_ts(c.ts)
         best: tuple[float, str, dict[str, float], Target] | None = None
         for i in sorted(near):
             p = prepared[i]
@@ -167,14 +322,18 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
             b = 1.0 if branch and branch in t.branches else 0.0
             s, why = _combine(share, b, _time_score(ct, t.spans),
                               _cosine(words, wnorm, p.terms, p.norm))
+            if content is not None and b < 1.0 and why["time"] < FALLBACK_TIME:
+                continue  # files alone, away from the work's time, never link
             if best is None or (s, t.id) > (best[0], best[1]):
                 best = (s, t.id, why, t)
         if best and best[0] >= LINK_AT:
             t = best[3]
             why = dict(best[2])
-            need = evidence_needed(c, own_authors)
+            need = evidence_needed(c, own)
             if need is not None:
-                carried = why["branch"] >= 1.0 or (need == "foreign"
+                # With content evidence at hand, wording (which counts the files' path terms)
+                # is file overlap again: only the branch carries a chore or a stranger.
+                carried = why["branch"] >= 1.0 or (need == "foreign" and content is None
                                                    and why["text"] >= FOREIGN_TEXT)
                 if not carried:
                     continue  # file overlap (and time) alone never link a chore or a stranger

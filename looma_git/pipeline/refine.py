@@ -9,7 +9,7 @@ from typing import Any
 from looma_git.pipeline import confidence as conf
 from looma_git.pipeline.extractor import Extractor, HeuristicExtractor
 from looma_git.pipeline.heuristics import Candidate
-from looma_git.pipeline.linking import Target, link_commits
+from looma_git.pipeline.linking import Target, content_authors, link_commits
 from looma_git.pipeline.memories import expire_done
 from looma_git.pipeline.memories import memories as memory_views
 from looma_git.pipeline.resolve import Cluster, Resolver, window_order
@@ -17,6 +17,7 @@ from looma_git.pipeline.signals import WorkSignal, parse_ts, windows_of
 from looma_git.pipeline.text import (
     is_chore,
     kind_from_text,
+    strong_link,
     title_from_commit,
     title_from_prompt,
 )
@@ -37,8 +38,11 @@ LONG_SESSION_EVENTS = 40
 
 
 def _features(c: Cluster, linked: int, extra_sessions: int = 0) -> dict[str, float]:
-    # Sessions that only read corroborate nothing: they never add breadth.
-    sessions = {w.session_key for w in c.windows if not w.is_readonly} | (
+    # Sessions that only read corroborate nothing of an effort that edits: they never add
+    # breadth to it. An investigation (nothing edited, nothing linked) rests on them alone
+    # (its confidence stays under READONLY_CAP).
+    investigation = c.readonly and not linked
+    sessions = {w.session_key for w in c.windows if investigation or not w.is_readonly} | (
         set(c.seed.sessions) if c.seed else set())
     agents = {s.split(":", 1)[0] for s in sessions}
     edited = set(c.files)
@@ -185,8 +189,14 @@ def refine(inp: RefineInput) -> RefineResult:
         targets.append(target_of(c))
     by_sha = {x.sha: x for x in inp.commits}
     own = own_authors(windows, inp.commits, inp.local_authors)
-    links = link_commits(list(inp.commits), targets, inp.forbidden_links, own)
+    # A split by files decided which part each of its commits belongs to: no second part.
+    owned = {s.id for s in inp.seeds if s.owns}
+    links = link_commits(list(inp.commits), targets, inp.forbidden_links, own, inp.content,
+                         frozenset(sha for sha, wi in inp.ledger_links if wi in owned))
+    if inp.content is not None and (more := content_authors(list(inp.commits), links)):
+        own = frozenset(own or ()) | more  # the drain's link step judges strangers the same
     linked: dict[str, set[str]] = {}
+    strong = {ln.sha for ln in links if strong_link(dict(ln.why))}
     for ln in links:
         linked.setdefault(ln.workitem, set()).add(ln.sha)
     for sha, wi in inp.ledger_links:
@@ -213,6 +223,7 @@ def refine(inp: RefineInput) -> RefineResult:
         # The same rule the ledger fold applies (ledger/derive.py): the earliest implementing
         # commit that names an effort, else the opening request; never a chore/fixup/merge.
         real = [x for x in commit_objs if not is_chore(x.subject, "", x.files)]
+        real.sort(key=lambda x: x.sha not in strong)
         from_commit = title_from_commit(real[0].subject) if real else ""
         prompt_title = title_from_prompt(prompt) if prompt else ""
         title = from_commit or (c.seed.title if c.seed else "") or prompt_title or "Untitled work"
@@ -280,7 +291,9 @@ def target_of(c: Cluster) -> Target:
         id=c.id, title=c.seed.title if c.seed else "", files=frozenset(c.all_files()),
         branches=frozenset(c.branches) | ({c.seed.branch} if c.seed and c.seed.branch
                                           else set()),
-        spans=spans, terms=tuple(c.terms.most_common(60)))
+        spans=spans, terms=tuple(c.terms.most_common(60)),
+        windows=tuple(sorted((w.session_key, parse_ts(w.start_ts), parse_ts(w.end_ts))
+                             for w in c.windows if w.start_ts)))
 
 
 def term_counter(view: WorkItemView) -> Counter[str]:

@@ -12,7 +12,9 @@ from looma_git.pipeline.inputs import Session
 from looma_git.pipeline.text import cosine, path_terms, tokens
 
 WINDOW_GAP_S = 3 * 3600  # a pause this long starts a new window of the same session
-MIN_SHIFT_TERMS = 4  # a user turn needs this many content words to shift topic by vocabulary
+MIN_SHIFT_TERMS = 4
+USER_WEIGHT = 2  # a word the user typed counts this many times one an agent wrote
+PATH_WEIGHT = 3  # each name part of an edited file counts this many times  # a user turn needs this many content words to shift topic by vocabulary
 
 _SHA = re.compile(r"\b[0-9a-f]{7,40}\b")
 _PR_URL = re.compile(r"https?://[^\s/]+/[\w.\-]+/[\w.\-]+/pulls?/(\d+)")
@@ -41,6 +43,7 @@ class WorkSignal:
     first_prompt: str
     event_ids: tuple[str, ...]
     mentioned: frozenset[str] = frozenset()  # repository paths named in the text
+    cut: str = ""  # why the window before it ended: "pause", "topic" (said or shown) or ""
 
     @property
     def session_key(self) -> str:
@@ -68,7 +71,8 @@ class WorkSignal:
             commands=tuple((c[0], c[1], c[2]) for c in d["commands"]),
             commits=frozenset(d["commits"]), branch=d["branch"], prs=frozenset(d["prs"]),
             terms=tuple((t, n) for t, n in d["terms"]), first_prompt=d["first_prompt"],
-            event_ids=tuple(d["event_ids"]), mentioned=frozenset(d.get("mentioned", ())))
+            event_ids=tuple(d["event_ids"]), mentioned=frozenset(d.get("mentioned", ())),
+            cut=d.get("cut", ""))
 
 
 def parse_ts(ts: str) -> float:
@@ -87,7 +91,10 @@ _SHIFT = re.compile(
     r"separate|another|new|other)\s+(?:thing|topic|task|issue|question|subject|matter)|"
     r"(?:let'?s\s+)?switch(?:ing)?\s+(?:gears|topics?|tasks?|to\s+something)|changing\s+"
     r"(?:gears|topics?)|on\s+(?:another|a\s+different)\s+note|something\s+(?:else|"
-    r"different)|next\s+(?:task|topic|up)|moving\s+on|unrelated|separately)\b", re.I)
+    r"different)|next\s+(?:task|topic|up)|moving\s+on|unrelated|separately|"
+    r"back\s+to\s+(?:the|our|my)\b|while\s+(?:you'?re|we'?re|i'?m)\s+(?:here|at\s+it)|"
+    r"(?:one\s+)?more\s+thing|by\s+the\s+way|btw|before\s+i\s+forget|also,\s+unrelated|"
+    r"(?:a\s+)?(?:quick|side)\s+question)\b", re.I)
 _PATHISH = re.compile(r"[\w.\-]+(?:/[\w.\-]+)+|[\w\-]+\.[a-z]{1,5}\b")
 
 
@@ -111,6 +118,7 @@ def windows_of(session: Session, known: frozenset[str],
     """Cut a session at long pauses and at topic shifts (a user turn that says so, or whose
     edits are disjoint from the window's and share no topic); extract each window's signals."""
     groups: list[list[int]] = []
+    cuts: list[str] = []
     last = 0.0
     window_edits: set[str] = set()
     window_terms: Counter[str] = Counter()
@@ -120,11 +128,12 @@ def windows_of(session: Session, known: frozenset[str],
         edits = _edits(session, turn)
         turn_terms = Counter(tokens(first.text[:2000])) if first.role == "user" else Counter()
         shift = False
+        cut = "topic"
         if groups:
             if last and t and t - last >= WINDOW_GAP_S:
-                shift = True
+                shift, cut = True, "pause"
             elif first.role == "user" and _SHIFT.search(first.text) and (
-                    window_edits or sum(window_terms.values()) >= 8):
+                    window_edits or sum(window_terms.values()) >= MIN_SHIFT_TERMS):
                 shift = True  # the user says so: a new topic, whatever it turns out to touch
             elif (first.role == "user" and window_edits and edits
                   and not (edits & window_edits) and sum(turn_terms.values()) >= MIN_SHIFT_TERMS):
@@ -135,6 +144,7 @@ def windows_of(session: Session, known: frozenset[str],
                     & {t for f in window_edits for t in path_terms(f)})
                 shift = apart and cosine(turn_terms, window_terms) < 0.05
         if not groups or shift:
+            cuts.append(cut if groups else "")
             groups.append([])
             window_edits, window_terms = set(), Counter()
         groups[-1].extend(turn)
@@ -180,14 +190,14 @@ def windows_of(session: Session, known: frozenset[str],
                 prs.update(_PR_URL.findall(ev.text))
                 prs.update(_PR_REF.findall(ev.text))
                 mentioned |= mentioned_paths(ev.text, known)
-                weight = 2 if ev.role == "user" else 1
+                weight = USER_WEIGHT if ev.role == "user" else 1
                 for tok in tokens(ev.text[:4000]):
                     terms[tok] += weight
                 if ev.role == "user" and not first_prompt and ev.text.strip():
                     first_prompt = ev.text.strip()[:500]
         for path in edited:
             for term in path_terms(path):
-                terms[term] += 3
+                terms[term] += PATH_WEIGHT
         ts = [e.ts for e in evs if e.ts]
         top = tuple(sorted(terms.items(), key=lambda kv: (-kv[1], kv[0]))[:40])
         out.append(WorkSignal(
@@ -196,7 +206,8 @@ def windows_of(session: Session, known: frozenset[str],
             end_ts=max(ts, default=""), edited=frozenset(edited), read=frozenset(read),
             commands=tuple(commands), commits=frozenset(commits), branch=branch,
             prs=frozenset(prs), terms=top, first_prompt=first_prompt,
-            event_ids=tuple(e.event_id for e in evs), mentioned=frozenset(mentioned)))
+            event_ids=tuple(e.event_id for e in evs), mentioned=frozenset(mentioned),
+            cut=cuts[n]))
     return out
 
 

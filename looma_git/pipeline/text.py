@@ -68,6 +68,22 @@ MANIFESTS = re.compile(
     r"\.yaml|\.github/dependabot\.yml)$", re.I)
 
 
+# Housekeeping: commits that implement no effort whatever their content says (dependency
+# bots and bumps, formatter/lint passes, releases and version tags).
+_HOUSEKEEPING = re.compile(
+    r"^\s*(?:bump\s|update\s+dependenc|(?:chore|build|ci|style|release|deps)(?:\([^)]*\))?!?:|"
+    r"(?:release|version)\s+v?\d|v?\d+\.\d+(?:\.\d+)?\s*$|"
+    r"(?:apply\s+|run\s+)?(?:ruff|black|prettier|isort|gofmt|rustfmt|clang-format)\b|"
+    r"format(?:ting)?\b|reformat|lint\b|fix\s+(?:lint|typos?|formatting)\b)", re.I)
+
+
+def is_housekeeping(subject: str, author: str = "") -> bool:
+    """A bot's commit, a dependency bump, a formatting/lint pass or a release: never linked,
+    whatever it touches (a fixup, squash, wip or manifest-only commit may still be an
+    effort's work, on content or branch evidence)."""
+    return bool(_HOUSEKEEPING.match(subject or "")) or bool(_BOT_AUTHOR.search(author or ""))
+
+
 def is_chore_subject(subject: str) -> bool:
     """A subject that names no effort: fixup/squash/merge/revert, dependency bumps,
     formatting/lint passes, releases and version tags."""
@@ -80,6 +96,16 @@ def is_chore(subject: str, author: str = "", files: tuple[str, ...] | list[str] 
     if is_chore_subject(subject) or _BOT_AUTHOR.search(author or ""):
         return True
     return bool(files) and all(MANIFESTS.search(f) for f in files)
+
+
+def strong_link(why: object, user: bool = False) -> bool:
+    """A link that rests on more than files and time: the commit's content was written by the
+    WorkItem's sessions, or it is on the WorkItem's branch, or a user made it."""
+    if user:
+        return True
+    if not isinstance(why, dict):
+        return False
+    return bool(why.get("user") or why.get("content") or (why.get("branch") or 0) >= 1)
 
 
 def title_from_commit(subject: str, max_words: int = 8) -> str:
@@ -141,11 +167,28 @@ KIND_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
+# What the request is for, not what it is: a purpose or reason clause ("... so bad values
+# fail at startup", "... because it breaks") names no kind of work.
+_PURPOSE = re.compile(r"[,;]?\s+\b(?:so(?:\s+that)?|because|otherwise|or\s+else|in\s+case|"
+                      r"since)\s+", re.I)
+
+
 def kind_from_text(text: str) -> str:
-    """feature | bugfix | refactor | migration | investigation from the opening request."""
-    for kind, rule in KIND_RULES:
-        if rule.search(text):
-            return kind
+    """feature | bugfix | refactor | migration | investigation from the opening request.
+
+    The cue that comes first decides ("Refactor config: migrate settings ..." is a refactor
+    whatever the sentence goes on to say), in the request itself: a purpose or reason clause
+    is cut off first. No cue: feature."""
+    sentences = []
+    for s in re.split(r"(?<=[.!?])\s|\n", text.strip()) if text else ():
+        cut = _PURPOSE.search(s)
+        sentences.append(s[:cut.start()] if cut and len(s[:cut.start()].split()) >= 2 else s)
+    head = sentences[0] if sentences else ""
+    for part in (head, " ".join(sentences)):  # the request's first sentence, then the rest
+        found = [(m.start(), i, kind) for i, (kind, rule) in enumerate(KIND_RULES)
+                 if (m := rule.search(part))]
+        if found:
+            return min(found)[2]
     return "feature"
 
 

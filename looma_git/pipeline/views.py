@@ -10,7 +10,7 @@ from looma_git.pipeline import confidence as conf
 from looma_git.pipeline.extractor import Extractor
 from looma_git.pipeline.heuristics import Candidate
 from looma_git.pipeline.inputs import Session
-from looma_git.pipeline.linking import Link, Target
+from looma_git.pipeline.linking import Content, Link, Target
 from looma_git.pipeline.resolve import Seed
 from looma_git.pipeline.signals import WorkSignal
 from looma_git.store.gitfacts import CommitInfo
@@ -52,6 +52,7 @@ class RefineInput:
     replay: bool = False
     dirty_from: float = float("inf")  # earliest start of a window that vanished since `prior`
     local_authors: frozenset[str] = frozenset()  # this clone's git identity (commit authors)
+    content: Content | None = None  # what sessions wrote vs what commits add (linking)
 
 
 @dataclass(frozen=True)

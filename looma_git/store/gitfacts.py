@@ -193,6 +193,26 @@ def patch_facts(worktree: Path, shas: list[str]) -> dict[str, PatchFacts]:
     return {sha: PatchFacts(pids.get(sha), frozenset(added.get(sha, ()))) for sha in shas}
 
 
+def added_by_file(worktree: Path, shas: list[str]) -> dict[str, list[tuple[str, str]]]:
+    """(file, added line) of each commit, from one `git log -p` (merges add nothing; lines are
+    raw, without the leading `+`; the caller decides which say enough to count)."""
+    if not shas:
+        return {}
+    out: dict[str, list[tuple[str, str]]] = {sha: [] for sha in shas}
+    cur: list[tuple[str, str]] | None = None
+    path = ""
+    for raw in _log_patches(worktree, shas).decode("utf-8", "replace").split("\n"):
+        if raw.startswith("commit ") and len(raw) in (47, 71):
+            cur = out.setdefault(raw[7:], [])
+            path = ""
+        elif raw.startswith("+++ "):
+            name = raw[4:]
+            path = name[2:] if name.startswith("b/") else ""
+        elif cur is not None and path and raw.startswith("+"):
+            cur.append((path, raw[1:]))
+    return out
+
+
 def history_refs(worktree: Path) -> tuple[str, ...]:
     """What "still in history" means: branches, tags, remote-tracking branches, HEAD."""
     refs: tuple[str, ...] = ("--branches", "--tags", "--remotes")

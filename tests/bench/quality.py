@@ -156,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     scen = run_scenario() if only in (None, "scenario") else None
     team = run_teamwork() if only in (None, "teamwork") else None
     real = rp.run() if only in (None, "realproject") else None
+    hold = rp.run("2025q1") if only in (None, "realproject") else None
     if scen:
         print(_scenario_table(scen))
         for r in scen["resume"]:
@@ -167,12 +168,15 @@ def main(argv: list[str] | None = None) -> int:
         print(tw.summary(team[0], team[2]))
     if real:
         print(rp.summary(real[0], real[2]))
+    if hold:
+        print("hold-out (2025q1):")
+        print(rp.summary(hold[0], hold[2]))
     if "--write-docs" in args:
-        if not (scen and team and real):
+        if not (scen and team and real and hold):
             print("--write-docs needs every benchmark (drop --only)", file=sys.stderr)
             return 2
         doc = ROOT / "docs" / "quality.md"
-        doc.write_text(render(scen, _scenario_table(scen), *team, real=rp.render(*real)),
+        doc.write_text(render(scen, _scenario_table(scen), *team, real=rp.render(*real) + rp.render_holdout(*hold)),
                        encoding="utf-8")
         print(f"wrote {doc}")
     if "--json" in args:

@@ -289,6 +289,9 @@ def measure(tw: Any, env: dict[str, str]) -> dict[str, Any]:
                                 and {(s["agent"], s["id"]) for s in w["sessions"]} <= readonly)
     m["segments"] = segs
     m["prompts_unmatched"] = sum(s["prompts"] - s["prompts_found"] for s in segs)
+    from tests.bench.links_oracle import oracle_links  # the linker alone (truth clustering)
+
+    m.update(oracle_links(repo.parent))
     return m
 
 
@@ -311,6 +314,8 @@ def shape(truth: dict[str, Any]) -> dict[str, Any]:
 
 def summary(m: dict[str, Any], cpu: dict[str, float]) -> str:
     """A few lines for the terminal."""
+    from tests.bench.links_oracle import summary as oracle_summary
+
     lines = [
         f"teamwork clustering: P {m['clustering_precision']} R {m['clustering_recall']} "
         f"F1 {m['clustering_f1']} ({m['predicted_workitems']} WorkItems for "
@@ -318,6 +323,7 @@ def summary(m: dict[str, Any], cpu: dict[str, float]) -> str:
         f"teamwork links: P {m['link_precision']} R {m['link_recall']}; chores linked "
         f"{m['chores_linked']}/{m['chores_total']}, teammate commits linked "
         f"{m['teammate_linked']}/{m['teammate_total']}",
+        f"teamwork {oracle_summary(m)}",
         f"teamwork resume: {m['resume_correct']}/{m['resume_total']} {m['resume_by_kind']}",
         f"teamwork ask top-3: {m['ask_top3']}/{m['ask_total']} (expected text anywhere in the "
         f"facts: {m['ask_in_any_fact']})",

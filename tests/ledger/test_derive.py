@@ -79,3 +79,31 @@ def test_work_that_changed_nothing_is_an_investigation() -> None:
     create = _op(_create("why", [ro, {**ro, "id": "s10"}]), 1)
     wi = fold([create]).workitems["wi_" + create.id[:10]]
     assert wi.kind == "investigation" and wi.confidence <= 0.35
+
+
+def test_the_commit_the_sessions_wrote_titles_over_an_earlier_file_overlap_link() -> None:
+    create = _op(_create("x", [_obs("s1", "2026-04-01T09:00:00Z", {"billing/csv.py": 2},
+                                    "finance wants the invoices as a CSV download")]), 1)
+    wid = "wi_" + create.id[:10]
+    weak = _op(_link("a" * 40, wid, "Speed up the admin report query",
+                     "2026-04-01T10:00:00Z"), 2)
+    strong = _link("b" * 40, wid, "Stream invoice CSV export", "2026-04-01T11:00:00Z")
+    strong.payload["why"] = {"content": 0.9, "lines": 12.0, "files": 1.0}
+    wi = fold([create, weak, _op(strong, 3)]).workitems[wid]
+    assert wi.title == "Stream invoice CSV export"
+    # Without any strongly linked commit the earliest real one still titles (as before).
+    assert fold([create, weak]).workitems[wid].title == "Speed up the admin report query"
+
+
+def test_a_purpose_clause_does_not_make_a_refactor_a_bugfix() -> None:
+    create = _op(_create("x", [_obs("s1", "2026-04-01T09:00:00Z", {"config/settings.py": 2},
+                                    "Refactor config: migrate settings to pydantic so bad env "
+                                    "values fail at startup.")]), 1)
+    wid = "wi_" + create.id[:10]
+    link = _op(_link("e" * 40, wid, "Migrate settings to pydantic BaseSettings",
+                     "2026-04-01T10:00:00Z"), 2)
+    wi = fold([create, link]).workitems[wid]
+    assert wi.kind == "refactor"
+    fix = _op(_link("f" * 40, wid, "Fix a crash when WEBSHOP_DEBUG is empty",
+                    "2026-04-01T12:00:00Z"), 3)
+    assert fold([create, link, fix]).workitems[wid].kind == "refactor"  # one commit, no flip

@@ -1,0 +1,144 @@
+"""What sessions wrote and what commits added, as line keys in store.db (a local cache).
+
+`written_lines` holds, for every stored event with an edit/write tool call, the keys of the
+lines its tools wrote (pipeline/content.py), with the files the call named, the session and
+the time. `commit_lines` holds the keys of the lines each commit adds, per file (commits are
+immutable, so a commit is read from git once). Both are filled incrementally; the linker asks
+only for the keys of the commits it scores."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+
+from looma_git.pipeline.content import line_key, written_keys
+from looma_git.pipeline.linking import Content, Write
+from looma_git.pipeline.signals import parse_ts
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS written_lines(h INTEGER, file TEXT, session TEXT, ts REAL,
+  event_id TEXT);
+CREATE INDEX IF NOT EXISTS written_lines_h ON written_lines(h);
+CREATE INDEX IF NOT EXISTS written_lines_event ON written_lines(event_id);
+CREATE TABLE IF NOT EXISTS written_seen(event_id TEXT PRIMARY KEY, ingested_at INTEGER,
+  session TEXT, n INTEGER);
+CREATE TABLE IF NOT EXISTS commit_lines(sha TEXT, file TEXT, h INTEGER);
+CREATE INDEX IF NOT EXISTS commit_lines_sha ON commit_lines(sha);
+CREATE TABLE IF NOT EXISTS commit_seen(sha TEXT PRIMARY KEY, n INTEGER);
+"""
+_CHUNK = 500
+
+
+def ensure(conn: sqlite3.Connection) -> None:
+    conn.executescript(SCHEMA)
+
+
+def update_written(conn: sqlite3.Connection) -> int:
+    """Index the edit/write events not indexed yet (or re-ingested since); returns how many."""
+    ensure(conn)
+    rows = conn.execute(
+        "SELECT e.event_id, e.agent, e.session_id, e.ts, e.raw_json, e.ingested_at "
+        "FROM events e LEFT JOIN written_seen w ON w.event_id = e.event_id "
+        "WHERE e.event_id IN (SELECT event_id FROM tool_calls WHERE kind IN ('edit','write') "
+        "OR (kind = 'shell' AND command LIKE '%<<%')) "
+        "AND (w.event_id IS NULL OR w.ingested_at IS NOT e.ingested_at)").fetchall()
+    if not rows:
+        return 0
+    ids = [r[0] for r in rows]
+    files: dict[str, set[str]] = {}
+    commands: dict[str, list[str]] = {}
+    for i in range(0, len(ids), _CHUNK):
+        part = ids[i:i + _CHUNK]
+        marks = ",".join("?" * len(part))
+        for eid, relpath in conn.execute(
+                f"SELECT f.event_id, f.relpath FROM tool_files f JOIN tool_calls t ON "
+                f"t.event_id = f.event_id AND t.idx = f.idx WHERE f.event_id IN ({marks}) "
+                f"AND f.relpath IS NOT NULL AND t.kind IN ('edit','write')", part):
+            files.setdefault(eid, set()).add(relpath)
+        for eid, cmd in conn.execute(
+                f"SELECT event_id, command FROM tool_calls WHERE event_id IN ({marks}) "
+                f"AND kind = 'shell' AND command LIKE '%<<%'", part):
+            commands.setdefault(eid, []).append(cmd)
+    with conn:
+        for eid, agent, sid, ts, raw, ingested in rows:
+            conn.execute("DELETE FROM written_lines WHERE event_id=?", (eid,))
+            keys = written_keys(raw or "", tuple(commands.get(eid, ())))
+            where = sorted(files.get(eid, ())) or [""]  # "" : a shell write, any file
+            session = f"{agent}:{sid}"
+            t = parse_ts(ts or "")
+            conn.executemany(
+                "INSERT INTO written_lines(h, file, session, ts, event_id) VALUES (?,?,?,?,?)",
+                [(k, f, session, t, eid) for k in sorted(keys) for f in where])
+            conn.execute("INSERT OR REPLACE INTO written_seen(event_id, ingested_at, session, n) "
+                         "VALUES (?,?,?,?)", (eid, ingested, session, len(keys)))
+    return len(rows)
+
+
+def writing_sessions(conn: sqlite3.Connection) -> frozenset[str]:
+    """Sessions whose stored records show what their tools wrote."""
+    ensure(conn)
+    return frozenset(r[0] for r in conn.execute(
+        "SELECT DISTINCT session FROM written_seen WHERE n > 0"))
+
+
+def earliest_write(conn: sqlite3.Connection) -> float | None:
+    ensure(conn)
+    row = conn.execute("SELECT MIN(ts) FROM written_lines WHERE ts > 0").fetchone()
+    return float(row[0]) if row and row[0] is not None else None
+
+
+def commit_keys(conn: sqlite3.Connection, worktree: Path, shas: Iterable[str]
+                ) -> dict[str, tuple[tuple[str, int], ...]]:
+    """(file, line key) of what each commit adds, reading from git only commits not seen."""
+    from looma_git.store.gitfacts import added_by_file
+
+    ensure(conn)
+    want = sorted(set(shas))
+    seen: set[str] = set()
+    for i in range(0, len(want), _CHUNK):
+        part = want[i:i + _CHUNK]
+        seen.update(r[0] for r in conn.execute(
+            f"SELECT sha FROM commit_seen WHERE sha IN ({','.join('?' * len(part))})", part))
+    missing = [s for s in want if s not in seen]
+    if missing:
+        got = added_by_file(worktree, missing)
+        with conn:
+            for sha in missing:
+                keys = sorted({(f, k) for f, line in got.get(sha, ())
+                               if (k := line_key(line)) is not None})
+                conn.executemany("INSERT INTO commit_lines(sha, file, h) VALUES (?,?,?)",
+                                 [(sha, f, k) for f, k in keys])
+                conn.execute("INSERT OR REPLACE INTO commit_seen(sha, n) VALUES (?,?)",
+                             (sha, len(keys)))
+    out: dict[str, list[tuple[str, int]]] = {s: [] for s in want}
+    for i in range(0, len(want), _CHUNK):
+        part = want[i:i + _CHUNK]
+        for sha, f, h in conn.execute(
+                f"SELECT sha, file, h FROM commit_lines WHERE sha IN "
+                f"({','.join('?' * len(part))})", part):
+            out[sha].append((f, int(h)))
+    return {s: tuple(sorted(v)) for s, v in out.items()}
+
+
+def content_for(conn: sqlite3.Connection, worktree: Path, commits: Iterable[tuple[str, float]]
+                ) -> Content:
+    """The content evidence of these (sha, commit time) pairs: the lines they add, and who
+    wrote each of those lines. Commits made before any session wrote anything are skipped
+    (nothing can match them); the index must be current (`update_written`)."""
+    first = earliest_write(conn)
+    capable = writing_sessions(conn)
+    if first is None:
+        return Content(added={}, writes={}, capable=capable)
+    shas = [sha for sha, ts in commits if ts >= first - 3600]
+    added = commit_keys(conn, worktree, shas)
+    keys = sorted({k for v in added.values() for _, k in v})
+    writes: dict[int, list[Write]] = {}
+    for i in range(0, len(keys), _CHUNK):
+        part = keys[i:i + _CHUNK]
+        for h, f, session, ts in conn.execute(
+                f"SELECT h, file, session, ts FROM written_lines WHERE h IN "
+                f"({','.join('?' * len(part))})", part):
+            writes.setdefault(int(h), []).append(Write(f or None, session, float(ts or 0.0)))
+    return Content(added=added, writes={k: tuple(v) for k, v in writes.items()},
+                   capable=capable)
