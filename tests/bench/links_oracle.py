@@ -4,8 +4,9 @@
 efforts makes its links wrong whatever the linker did. Here the stored windows of a kept run
 (`python -m tests.bench.quality_teamwork --keep DIR`) are grouped by the truth's segment ->
 effort assignment instead of looma's clusters (a window goes to the effort most of its events
-belong to), one link target per effort is built from them exactly as the refinery builds one
-from a cluster, and `pipeline.linking.link_commits` is run against every commit with the
+belong to; what it wrote goes by the time of its events, so a window spanning two segments
+gives each effort its part), one link target per effort is built from them as the refinery
+builds one from a cluster, and `pipeline.linking.link_commits` is run against every commit with the
 content evidence the refinery would give it. Precision/recall are over (commit, effort)
 pairs, merge commits and the unreachable originals of the squashed/rebased branches left out.
 
@@ -61,14 +62,25 @@ def oracle_links(base: Path) -> dict[str, Any]:
     effort_of = _event_efforts(truth, repo)
     conn = sqlite3.connect(repo / ".git" / "looma" / "store.db")
     try:
+        ts_of = {eid: parse_ts(ts or "") for eid, ts in conn.execute(
+            "SELECT event_id, ts FROM events")}
         groups: dict[str, list[WorkSignal]] = {}
+        # Where a window spans two segments, each effort gets the part of it its events span
+        # (what that part of the session wrote is that effort's).
+        spans: dict[str, list[tuple[str, float, float]]] = {}
         for (raw,) in conn.execute("SELECT json FROM refine_signals ORDER BY key"):
             w = WorkSignal.from_json(json.loads(raw)["signal"])
             votes = Counter(effort_of[e] for e in w.event_ids if e in effort_of)
             if votes:
                 groups.setdefault(max(sorted(votes), key=lambda k: votes[k]), []).append(w)
+            for effort in votes:
+                times = [ts_of[e] for e in w.event_ids
+                         if effort_of.get(e) == effort and ts_of.get(e)]
+                if times:
+                    spans.setdefault(effort, []).append((w.session_key, min(times), max(times)))
         targets = []
-        for effort, ws in sorted(groups.items()):
+        for effort in sorted(set(groups) | set(spans)):
+            ws = groups.get(effort, [])
             terms: Counter[str] = Counter()
             files: set[str] = set()
             branches = set()
@@ -84,8 +96,7 @@ def oracle_links(base: Path) -> dict[str, Any]:
                 spans=tuple((parse_ts(w.start_ts), parse_ts(w.end_ts)) for w in ws
                             if w.start_ts),
                 terms=tuple(terms.most_common(60)),
-                windows=tuple(sorted((w.session_key, parse_ts(w.start_ts), parse_ts(w.end_ts))
-                                     for w in ws if w.start_ts))))
+                windows=tuple(sorted(spans.get(effort, ())))))
         commits = [c for c in list_commits(repo) if not c.subject.startswith("looma: ")]
         content = link_content(conn, repo, commits)
     finally:

@@ -62,3 +62,27 @@ def test_raw_record_of_an_inline_record_and_of_an_unknown_event(tmp_path):
     conn = _store(tmp_path, '{"kept":"inline"}', None)
     assert raw_record(conn, "e1") == '{"kept":"inline"}'
     assert raw_record(conn, "nope") is None
+
+
+def test_what_a_session_wrote_is_read_from_a_record_kept_by_reference(tmp_path):
+    """Content links need the edit's text: a Claude Code record stored by reference (raw_json
+    empty) is read back from the transcript for `written_lines`."""
+    from looma_git.index.written import update_written
+    from looma_git.pipeline.content import line_key
+
+    new = "def exchange_code(code, verifier):\n    return client.fetch_token(code=code)"
+    rec = {"type": "assistant", "message": {"content": [{"type": "tool_use", "name": "Edit",
+           "input": {"file_path": "/r/auth.py", "old_string": "pass", "new_string": new}}]}}
+    line = (json.dumps(rec) + "\n").encode()
+    f = tmp_path / "s.jsonl"
+    f.write_bytes(line)
+    conn = sqlite3.connect(tmp_path / "s.db")
+    storedb.ensure_schema(conn)
+    conn.execute("INSERT INTO events(event_id, agent, session_id, ts, raw_json, raw_ref, "
+                 "ingested_at) VALUES('e1', 'claude-code', 's1', '2026-03-02T10:00:00Z', '', ?, 1)",
+                 (raw_ref(str(f), ((0, len(line)),)),))
+    conn.execute("INSERT INTO tool_calls(event_id, idx, name, kind) VALUES('e1', 0, 'Edit', 'edit')")
+    conn.execute("INSERT INTO tool_files(event_id, idx, relpath) VALUES('e1', 0, 'auth.py')")
+    assert update_written(conn) == 1
+    keys = {k for (k,) in conn.execute("SELECT h FROM written_lines WHERE file='auth.py'")}
+    assert keys == {line_key(x) for x in new.split("\n")}
