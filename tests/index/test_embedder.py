@@ -173,3 +173,26 @@ def test_real_minilm_similarity() -> None:
     assert close > 0.5 and far < 0.3  # LIBRARIES.md measured 0.604 and 0.105
     enc = embedder.tokenizer.encode_batch(["short", "a somewhat longer sentence here"])
     assert len(enc[0].ids) == len(enc[1].ids) < 128  # the shipped fixed-128 padding is disabled
+
+
+def test_batches_hold_at_most_the_token_budget_and_keep_every_row(tiny: Embedder) -> None:
+    """Long texts go a few at a time (the workspace grows with batch x tokens^2), short ones
+    many at a time; either way each row is the text's own vector."""
+    widths: list[tuple[int, int]] = []
+    real_run = tiny.session.run
+
+    def recording_run(names, feeds):  # the real session still computes every batch
+        widths.append(feeds["input_ids"].shape)
+        return real_run(names, feeds)
+
+    texts = [("ledger notes " * n).strip() for n in (1, 2, 3, 200, 300, 5, 250, 4)] * 6
+    tiny.session.run = recording_run  # type: ignore[method-assign]
+    try:
+        out = tiny.embed(texts)
+    finally:
+        tiny.session.run = real_run  # type: ignore[method-assign]
+    assert sum(w[0] for w in widths) == len(texts)
+    assert all(w[0] == 1 or w[0] * w[1] <= emb.BATCH_TOKENS * 2 for w in widths), widths
+    assert max(w[0] for w in widths) > 4 and min(w[0] for w in widths) <= 4  # short: many
+    for i in (0, 3, 4, 6, len(texts) - 1):
+        np.testing.assert_allclose(out[i], tiny.embed([texts[i]])[0], rtol=1e-5, atol=1e-6)
