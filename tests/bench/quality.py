@@ -1,5 +1,5 @@
 """Quality runner: the scenario generator (clustering, links, resume, extraction), the teamwork
-benchmark (tests/bench/quality_teamwork.py) and the real-project benchmark
+benchmark (tests/bench/quality_teamwork.py), the real-project benchmark and the hold-out
 (tests/bench/quality_realproject.py). `python -m tests.bench.quality [--write-docs]`."""
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ def run_teamwork() -> tuple[dict[str, Any], dict[str, Any], dict[str, float]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m tests.bench.quality [--write-docs] [--only scenario|teamwork|realproject]`."""
+    """`python -m tests.bench.quality [--write-docs] [--only scenario|teamwork|realproject|holdout]`."""
     from tests.bench import quality_realproject as rp
     from tests.bench import quality_teamwork as tw
     from tests.bench.quality_docs import render
@@ -156,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     scen = run_scenario() if only in (None, "scenario") else None
     team = run_teamwork() if only in (None, "teamwork") else None
     real = rp.run() if only in (None, "realproject") else None
+    hold = rp.run("holdout") if only in (None, "holdout") else None
     if scen:
         print(_scenario_table(scen))
         for r in scen["resume"]:
@@ -167,18 +168,22 @@ def main(argv: list[str] | None = None) -> int:
         print(tw.summary(team[0], team[2]))
     if real:
         print(rp.summary(real[0], real[2]))
+    if hold:
+        print(rp.summary(hold[0], hold[2], "holdout"))
     if "--write-docs" in args:
-        if not (scen and team and real):
+        if not (scen and team and real and hold):
             print("--write-docs needs every benchmark (drop --only)", file=sys.stderr)
             return 2
         doc = ROOT / "docs" / "quality.md"
-        doc.write_text(render(scen, _scenario_table(scen), *team, real=rp.render(*real)),
+        doc.write_text(render(scen, _scenario_table(scen), *team, real=rp.render(*real)
+                              + rp.render(*hold, source="holdout")),
                        encoding="utf-8")
         print(f"wrote {doc}")
     if "--json" in args:
         out = Path(args[args.index("--json") + 1])
         out.write_text(json.dumps({"scenario": scen, "teamwork": team and team[0],
-                                   "realproject": real and real[0]}, indent=1,
+                                   "realproject": real and real[0],
+                                   "holdout": hold and hold[0]}, indent=1,
                                   default=str), encoding="utf-8")
     return 0
 
