@@ -130,6 +130,11 @@ def measure(rp: Any, env: dict[str, str]) -> dict[str, Any]:
     m["workitems"] = workitems_vs_efforts(segs, work, truth)
     m["mistitled_list"] = mistitled(truth, work, key_of)
     m["mistitled"] = len(m["mistitled_list"])
+    kind_of = {e["key"]: e["kind"] for e in truth["efforts"]}
+    m["wrong_kinds"] = [f"{w['id']} ({key_of[w['id']]}) {w.get('kind')}, labelled "
+                        f"{kind_of[key_of[w['id']]]}" for w in work
+                        if w["id"] in key_of and w.get("kind") != kind_of.get(key_of[w["id"]])]
+    m["kinds_right"] = sum(1 for w in work if w["id"] in key_of) - len(m["wrong_kinds"])
     m.update(subagents(truth, work))
     res = qt.resume(rp, env, key_of)
     m["resume"] = res
@@ -176,7 +181,8 @@ def summary(m: dict[str, Any], cpu: dict[str, float], label: str = "realproject"
         f"commits linked somewhere); chores linked "
         f"{m['chores_linked']}/{m['chores_total']}, teammate commits linked "
         f"{m['teammate_linked']}/{m['teammate_total']}",
-        f"{label} mistitled WorkItems: {m['mistitled']} {m['mistitled_list']}",
+        f"{label} mistitled WorkItems: {m['mistitled']} {m['mistitled_list']}; wrong kinds: "
+        f"{m['wrong_kinds']}",
         f"{label} resume: {m['resume_correct']}/{m['resume_total']} {m['resume_by_kind']}",
         f"{label} subagents with their parent: {m['with_parent']}/{m['subagents']}; "
         f"CPU s: {cpu}"]
@@ -264,6 +270,9 @@ def render(m: dict[str, Any], sh: dict[str, Any], cpu: dict[str, float],
         f"{words['others']} |",
         f"| WorkItems titled after a commit not theirs | {m['mistitled']} | 0 | another "
         "effort's, a chore's or a bot merge's subject |",
+        f"| WorkItem kind = the effort's label | {m['kinds_right']}/"
+        f"{m['kinds_right'] + len(m['wrong_kinds'])} | all | "
+        + ("; ".join(m["wrong_kinds"]) or "none wrong") + " |",
         f"| resume: WorkItem right | {m['resume_correct']}/{m['resume_total']} | ≥ "
         f"{t['resume_correct']}/{m['resume_total']} | by kind: " + ", ".join(
             f"{k} {v}" for k, v in m["resume_by_kind"].items()) + " |",
