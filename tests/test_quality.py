@@ -380,7 +380,7 @@ def test_holdout_has_the_shape_issue_13_asks_for(holdout: tuple[Any, dict]) -> N
     truth = holdout[0].truth
     shape = rp.shape(truth)
     assert 6 <= shape["efforts"] <= 8 and shape["sessions"] > shape["efforts"]
-    assert {s["agent"] for s in truth["sessions"]} == {"claude-code", "codex"}
+    assert {s["agent"] for s in truth["sessions"]} == {"claude-code", "codex", "gemini-cli"}
     assert sum(s["agent"] == "codex" for s in truth["sessions"]) >= 3
     assert shape["chore_commits"] >= 10 and shape["teammate_commits"] >= 3
     assert {q["kind"] for q in truth["resume"]} == {"direct", "paraphrase", "branch", "file"}

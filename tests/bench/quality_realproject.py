@@ -226,7 +226,7 @@ PRs, bots, releases; see `fixtures/holdout/README.md`): {sh['effort_commits']} c
 commits of people with no session, and {sh['sessions']} sessions that differ from the
 real-project's the way users differ: {sh['agents']}; shorter sessions
 ({sh['records_min']}–{sh['records_max']} records, {sh['tool_calls']} tool calls,
-{sh['mib']} MiB); two efforts continued in a second session (the other agent, the next day) in
+{sh['mib']} MiB); two efforts continued in a second session (another agent, the next day) in
 other words; one session that changes topic midway ("different thing now — ..."); one effort
 committed straight on `main`; two near-duplicate efforts (a Windows zipapp, then its reversal)
 on the same five files. The thresholds were not looked at or changed for it."""
