@@ -257,7 +257,7 @@ def render(m: dict[str, Any], sh: dict[str, Any], cpu: dict[str, float],
     rows = [
         "| measure | now | target | what it means |", "|---|---|---|---|",
         f"| prompt clustering F1 | {m['clustering_f1']} | ≥ {t['clustering_f1']} | pairwise "
-        f"over {m['segments_scored']} prompts (each labelled with its session's effort): "
+        f"over {m['segments_scored']} prompts (each labelled with its effort): "
         f"precision {m['clustering_precision']}, recall {m['clustering_recall']}; "
         f"{m['predicted_workitems']} WorkItems for {len(m['per_effort'])} efforts |",
         f"| commit-link precision | {m['link_precision']} | ≥ {t['link_precision']} | "
