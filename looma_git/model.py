@@ -50,3 +50,6 @@ class NormalizedEvent:
     raw_json: str = ""
     schema_version: str = "1"
     extra: tuple[tuple[str, str], ...] = field(default=())  # small adapter-specific facts
+    # The raw record by reference instead of `raw_json`: (byte offset, length) of each of its
+    # lines in the source file, which stays on disk (see index/events.raw_record).
+    raw_spans: tuple[tuple[int, int], ...] = ()

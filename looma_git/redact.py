@@ -16,6 +16,7 @@ from looma_git.redact_api import (  # noqa: F401
     Redaction,
     _known_shapes,
     family_of,
+    has_suspect,
     redact,
     redact_obj,
     redact_text,

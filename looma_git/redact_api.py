@@ -2,33 +2,28 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
-from dataclasses import dataclass, field
-from itertools import filterfalse
-from typing import Any
+from typing import Any, NamedTuple
 
-from looma_git.redact_catalog import _catalog_pass
-from looma_git.redact_entropy import (
-    _GLUED,
-    _HEX,
-    _TOKEN,
-    _UUID,
-    ENTROPY_MIN_LEN,
-    _suspect,
-    glued_suspect,
-    redact_entropy_pass,
+from looma_git.redact_catalog import (
+    _CATALOG_TOKEN,
+    _catalog_pass,
+    _splice,
+    _token_keywords,
+    _widen,
 )
-from looma_git.redact_entropy import placeholder as _ph
-from looma_git.redact_keywords import _keyword_passes, _structural
+from looma_git.redact_entropy import ENTROPY_MIN_LEN, redact_entropy_pass, run_suspect
+from looma_git.redact_keywords import _KEYWORD_STARTS, _filler, _keyword_passes, _structural
 from looma_git.redact_shapes import _GATES, _RULES, _bind, _redact_pem
 
 
-@dataclass(frozen=True)
-class Redaction:
-    """The redacted text and how many secrets of each kind were replaced."""
+class Redaction(NamedTuple):
+    """The redacted text and how many secrets of each kind were replaced (immutable; a named
+    tuple because one is made per redacted string and a frozen dataclass costs 3x more)."""
 
     text: str
-    hits: dict[str, int] = field(default_factory=dict)
+    hits: dict[str, int]
 
 
 _MIN_SECRET_LEN = 7  # `pwd=abc`: nothing shorter can hold a secret we recognise
@@ -36,45 +31,120 @@ _MIN_SECRET_LEN = 7  # `pwd=abc`: nothing shorter can hold a secret we recognise
 
 # --- public API --------------------------------------------------------------------------
 
+class _Hits(Counter[str]):
+    """Hits by kind: a Counter made without Counter.__init__'s update() call (one is made per
+    redacted string that has any candidate; the plain constructor costs 3x more)."""
+
+    def __init__(self) -> None:
+        pass
+
+
+# Every pass needs one of these to occur, so a text with none of them is returned as it is
+# after a few scans in C (most event strings): a run of 16+ characters without whitespace,
+# quotes or brackets (every provider token, catalog secret and entropy token lies inside one),
+# a keyword start (lowercased), or one of the short contexts below.
+_RUN16 = re.compile(r"[^\s\"'`<>(){}\[\],;]{16}")
+_KW = re.compile("|".join(sorted(map(re.escape, _KEYWORD_STARTS), key=len, reverse=True)))
+_SHORT_CONTEXTS = ("://", "PRIVATE KEY", "-u", "--user")
+
+
+def has_suspect(text: str) -> bool:
+    """Cheap prefilter: False only when `redact(text)` is sure to return `text` unchanged
+    (nothing any pass could start from: no run of 16+ token characters, no keyword, no URL,
+    no PEM header, no `-u` flag). One or two scans in C."""
+    if len(text) < _MIN_SECRET_LEN:
+        return False
+    return (_RUN16.search(text) is not None or _KW.search(text.lower()) is not None
+            or any(c in text for c in _SHORT_CONTEXTS))
+
+
 def redact(text: str) -> Redaction:
     """Replace every secret in `text` by `[REDACTED:<kind>]`; report the hits by kind."""
     if len(text) < _MIN_SECRET_LEN:
-        return Redaction(text, {})
-    hits: Counter[str] = Counter()
-    out = _redact_pem(text, hits)
-    out = _known_shapes(out, hits)
-    if len(out) >= ENTROPY_MIN_LEN:
-        # Most texts hold no suspect token at all: judge the tokens in C (findall, uuids and
-        # hex dropped by the allowlist's own first test, cached verdicts that hit without
-        # running Python) and rebuild the text only when one is suspect.
-        toks = filterfalse(_HEX.fullmatch, filterfalse(_UUID.fullmatch, _TOKEN.findall(out)))
-        if any(map(_suspect, toks)) or any(map(glued_suspect, _GLUED.findall(out))):
+        return _new(Redaction, (text, {}))
+    toks = _find_runs(text)  # runs of 16+: every token-shaped secret lies in one
+    low = text.lower()
+    kw = _kw_search(low) is not None
+    url = "://" in text
+    pem = "PRIVATE KEY" in text
+    flags = "-u" in text  # `--user` too
+    if not (toks or kw or url or pem or flags):
+        return _new(Redaction, (text, {}))  # most event strings: a few scans, nothing to do
+    hits = _Hits()
+    out = text
+    if pem:
+        out = _redact_pem(out, hits)
+    if (toks or url) and _HAND_ANY.search(out) is not None:
+        out = _shapes(out, hits)
+    if (toks and any(map(_token_keywords, toks))) or (kw and "<" in out):
+        if out is not text:
+            toks = _find_runs(out)
+            low = out.lower()
+        out = _catalog_pass(out, hits, toks, low)
+    if kw or flags:
+        out = _structural(out, hits)
+    if kw:
+        out = _keyword_passes(out, hits)
+    if toks and len(out) >= ENTROPY_MIN_LEN:
+        # Most texts hold no suspect token at all: the verdict per run is cached (transcripts
+        # repeat the same ids, paths and hashes), the text is rebuilt only when one is suspect.
+        if out is not text:
+            toks = _find_runs(out)
+        if any(map(run_suspect, toks)):
             out = redact_entropy_pass(out, hits)
-    return Redaction(out, dict(hits))
+    return _new(Redaction, (out, dict(hits) if hits else {}))
+
+
+_new = tuple.__new__
+_find_runs = _CATALOG_TOKEN.findall
+_kw_search = _KW.search
+
+
+def _hand_triggers() -> tuple[re.Pattern[str], dict[str, str]]:
+    """One scan (an alternation of literals, no groups, so sre keeps its fast first-character
+    test) for every hand-written rule's triggers, and which rule each trigger belongs to."""
+    kind_of: dict[str, str] = {}
+    for kind, triggers, _, _ in _RULES:
+        for t in triggers:
+            kind_of.setdefault(t, kind)
+    lits = sorted((t for t in kind_of if t != "$"), key=len, reverse=True)
+    alts = [re.escape(t) for t in lits] + [_GATES["password_hash"].pattern]
+    return re.compile("|".join(alts)), kind_of
+
+
+_HAND_ANY, _TRIGGER_KIND = _hand_triggers()
+# a trigger found by the scan may hide a shorter one of another rule at the same place
+_ALSO = {"anthropic_key": "openai_key", "slack_webhook": "webhook"}
+
+
+def _shapes(out: str, hits: dict[str, int]) -> str:
+    """Pass (a): the hand-written credential shapes whose triggers occur (in rule order)."""
+    found = set(_HAND_ANY.findall(out))
+    if not found:
+        return out
+    kinds = {_TRIGGER_KIND.get(t, "password_hash") for t in found}
+    kinds.update([_ALSO[k] for k in kinds if k in _ALSO])
+    for kind, _, pattern, replacer in _RULES:
+        if kind not in kinds:
+            continue
+        gate = _GATES.get(kind)
+        if gate is not None and gate.search(out) is None:
+            continue
+        if replacer is None:
+            # the whole token goes, never a piece of it (`<jwt>.<4th part>`, `x<key>y`)
+            spans = [(*_widen(out, m.start(), m.end()), kind) for m in pattern.finditer(out)
+                     if not _filler(m.group(0))]
+            if spans:
+                out = _splice(out, spans, hits)  # type: ignore[arg-type]
+        else:
+            out = pattern.sub(_bind(replacer, hits), out)  # type: ignore[arg-type]
+    return out
 
 
 def _known_shapes(out: str, hits: Counter[str]) -> str:
-    """Pass (a): credential shapes, then keyword-anchored assignments and headers."""
-    for kind, triggers, pattern, replacer in _RULES:
-        gate = _GATES.get(kind)
-        if gate is not None:
-            if gate.search(out) is None:
-                continue
-        elif kind == "anthropic_key":
-            if "sk-" not in out or "sk-ant-" not in out:  # most texts have no `sk-` at all
-                continue
-        else:
-            for t in triggers:
-                if t in out:
-                    break
-            else:
-                continue
-        if replacer is None:
-            out, n = pattern.subn(_ph(kind), out)
-            if n:
-                hits[kind] += n
-        else:
-            out = pattern.sub(_bind(replacer, hits), out)
+    """Passes (a) to (d) on `out` whatever it holds (no trigger scan): shapes, catalog,
+    structural contexts, keyword-anchored assignments and headers."""
+    out = _shapes(out, hits)
     out = _catalog_pass(out, hits)
     out = _structural(out, hits)
     return _keyword_passes(out, hits)
@@ -85,7 +155,7 @@ _HAND_FAMILIES = {
     "aws_access_key_id": "aws", "aws_secret_key": "aws", "slack_token": "slack",
     "slack_webhook": "slack", "google_api_key": "gcp", "stripe_key": "stripe", "jwt": "jwt",
     "bearer_token": "bearer_token", "url_password": "url_password", "private_key": "private_key",
-    "credential": "credential", "high_entropy": "high_entropy", "shared_gate": "shared_gate"}
+    "credential": "credential", "password_hash": "password_hash", "webhook": "webhook", "high_entropy": "high_entropy", "shared_gate": "shared_gate"}
 
 
 def family_of(kind: str) -> str:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from looma_git.redact_entropy import placeholder as _ph
 from looma_git.redact_entropy import shannon_entropy
-from looma_git.redact_keywords import _ENV_REF, _PLACEHOLDER_VALUE
+from looma_git.redact_keywords import _ENV_REF, _PLACEHOLDER_VALUE, _filler
 
 # --- pass (c): provider token shapes from the public catalog (looma_git/redact_rules.py) ------
 # A rule runs only when one of its keywords occurs in the lowercased text; which keywords occur
@@ -77,26 +78,57 @@ def _widen(text: str, start: int, end: int) -> tuple[int, int]:
 # such characters, in the whole text.
 _CATALOG_TOKEN = re.compile(r"[^\s\"'`<>(){}\[\],;]{16,}+")
 _CATALOG_SPACED = tuple(k for k in _CATALOG_BY_KW if re.search(r"[\s\"'`<>(){}\[\],;]", k))
+assert all(k.startswith("<") for k in _CATALOG_SPACED)  # the pass tests `"<" in text` first
 
 
-def _catalog_pass(text: str, hits: Counter[str]) -> str:
-    toks = _CATALOG_TOKEN.findall(text)
-    found = set(_CATALOG_KW.findall(" ".join(toks).lower())) if toks else set()
+# Keywords so short they occur in most paths and words (`utils.py` holds `s.`): each counts only
+# where its rules' own regex could start (they are case-sensitive there, with a `\b` before).
+_WEAK_KW = {
+    "s.": re.compile(r"(?<![A-Za-z0-9_])(?:hvs|s)\."),    # vault-service-token
+    "ey": re.compile(r"(?<![A-Za-z0-9_])ey[A-Za-z0-9]{17}"),  # jwt
+    "pat": re.compile(r"(?<![A-Za-z0-9_])pat[A-Za-z0-9]{14}\."),  # airtable
+    "sk": re.compile(r"SK[0-9a-fA-F]{32}"),  # twilio-api-key
+}
+
+
+@lru_cache(maxsize=16384)
+def _token_keywords(tok: str) -> frozenset[str]:
+    """The catalog keywords inside one token (cached: transcripts repeat their tokens)."""
+    kws = _CATALOG_KW.findall(tok.lower())
+    if not kws:
+        return _NO_KW
+    found = set(kws)
+    for kw in found & _WEAK_KW.keys():
+        if _WEAK_KW[kw].search(tok) is None:
+            found.discard(kw)
+    return frozenset(found)
+
+
+_NO_KW: frozenset[str] = frozenset()
+
+
+def _catalog_pass(text: str, hits: Counter[str], toks: list[str] | None = None,
+                  low: str | None = None) -> str:
+    if toks is None:
+        toks = _CATALOG_TOKEN.findall(text)
+    # the verdict per token is cached, and most texts have no keyword at all: `any` in C first
+    found = _NO_KW.union(*map(_token_keywords, toks)) if any(map(_token_keywords, toks)) else _NO_KW
     spaced: set[str] = set()
-    if _CATALOG_SPACED:
-        low = text.lower()
+    if "<" in text:  # every spaced keyword is `<add key=`-like
+        low = text.lower() if low is None else low
         spaced = {k for k in _CATALOG_SPACED if k in low}
     if not found and not spaced:
         return text
     n = len(text)
     # where each found keyword occurs: rules run on those tokens (a margin of two characters
     # each side for their boundary tests), not over the whole text
-    tok_spans = [(m.start(), m.end(), m.group(0).lower()) for m in _CATALOG_TOKEN.finditer(text)]
+    tok_spans = [(m.start(), m.end(), kws) for m in _CATALOG_TOKEN.finditer(text)
+                 if (kws := _token_keywords(m.group(0)))]
     spans: list[tuple[int, int, str]] = []
     seen: set[str] = set()
     for kw in sorted(found | spaced):
         windows = [(0, n)] if kw in spaced else [
-            (max(0, a - 2), min(n, b + 2)) for a, b, low_tok in tok_spans if kw in low_tok]
+            (max(0, a - 2), min(n, b + 2)) for a, b, kws in tok_spans if kw in kws]
         for rule in _CATALOG_BY_KW.get(kw, ()):
             if rule.rule_id in seen:
                 continue
@@ -111,7 +143,7 @@ def _catalog_pass(text: str, hits: Counter[str]) -> str:
                     if rule.entropy and shannon_entropy(secret) < rule.entropy:
                         continue
                     if "[REDACTED:" in secret or _PLACEHOLDER_VALUE.fullmatch(secret) or (
-                            _ENV_REF.fullmatch(secret)):
+                            _ENV_REF.fullmatch(secret)) or _filler(secret):
                         continue
                     a, b = _widen(text, m.start(g), m.end(g))
                     spans.append((a, b, rule.family))

@@ -7,6 +7,13 @@ import binascii
 import math
 import re
 from collections import Counter
+
+try:
+    from collections import _count_elements  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - other Pythons
+    def _count_elements(mapping: dict[str, int], iterable: str) -> None:
+        for c in iterable:
+            mapping[c] = mapping.get(c, 0) + 1
 from functools import lru_cache
 
 PLACEHOLDER = "[REDACTED:{kind}]"
@@ -24,6 +31,7 @@ _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}
 # `sha256:<hex>`, `--hash=sha256:`, go.sum's `h1:<base64 sha256>`
 _DIGEST_CTX = re.compile(
     r"(?i:(?:sha(?:1|224|256|384|512)|md5|blake2b?|sha3-\d{3}|\bh1)[:\-=]\s{0,2})$")
+_DIGEST_NAME = re.compile(r"(?i:sha(?:1|224|256|384|512)|md5|blake2b?|sha3-\d{3}|h1)")
 _DIGEST_TOKEN = re.compile(r"(?i:(?:sha(?:1|224|256|384|512)|md5)-)([A-Za-z0-9+/]{20,}={0,2})")
 # base64 of sha1, sha256, sha384, sha512 digests, padded and unpadded (ssh fingerprints)
 _DIGEST_B64_LENS = {27, 28, 43, 44, 64, 86, 88}
@@ -41,8 +49,16 @@ def shannon_entropy(s: str) -> float:
     n = len(s)
     if n == 0:
         return 0.0
-    # H = log2(n) - sum(c*log2(c))/n : one pass over the counts, no per-count division.
-    return math.log2(n) - sum(c * math.log2(c) for c in Counter(s).values() if c > 1) / n
+    # H = log2(n) - sum(c*log2(c))/n : the counts' c*log2(c) looked up, summed in C.
+    d: dict[str, int] = {}
+    _count_elements(d, s)  # Counter's C loop without Counter's constructor
+    counts = d.values()
+    if n < len(_CLOG2):
+        return math.log2(n) - sum(map(_CLOG2.__getitem__, counts)) / n
+    return math.log2(n) - sum(c * math.log2(c) for c in counts if c > 1) / n
+
+
+_CLOG2 = [0.0] + [c * math.log2(c) for c in range(1, 4097)]
 
 
 _RUNS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
@@ -173,7 +189,7 @@ def _entropy_repl(m: re.Match[str], hits: Counter[str]) -> str:
 
 # A suspect token is replaced with everything it is glued to (`dt0c01.<a>.<b>`, `1|<token>`,
 # `<x>~<y>`, `%2B`-escapes, `=` padding): a piece left behind is a piece of the secret.
-_WIDE_CH = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/-.~|%:=")
+_WIDE_CH = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/-.~|%:=!")
 _NAME = re.compile(r"[A-Za-z_$@][A-Za-z0-9_.\-]*")
 
 
@@ -187,18 +203,27 @@ def _namelike(h: str) -> bool:
 # piece may be too short to judge, the whole is judged with the separators taken out.
 _GLUED = re.compile(r"[A-Za-z0-9_+/\-.~|%:=]{24,}+")
 _SEPS = re.compile(r"%[0-9A-Fa-f]{2}|[.~|:=]")
+_GLUE_CH = re.compile(r"[.~|:=%]")
+_NAME_END = re.compile(r"[=:]")
 
 
 @lru_cache(maxsize=8192)
 def glued_suspect(tok: str) -> bool:
     """Whether a glued token, less a leading `name=`, is one random-looking token."""
-    if len(tok) < ENTROPY_MIN_LEN or "//" in tok:
+    if len(tok) < ENTROPY_MIN_LEN or tok.count("/") > 1 or _GLUE_CH.search(tok.rstrip("=")) is None:
+        # nothing glued: the plain token pass judges it; two slashes make a path or a URL,
+        # whose long pieces the plain pass judges too
         return False
-    for i, ch in enumerate(tok):
-        if ch in "=:":
-            if _namelike(tok[:i]):
-                tok = tok[i + 1:]
-            break
+    m = _NAME_END.search(tok)  # a leading `name=` / `name:` is not part of the token
+    if m is not None:
+        i = m.start()
+        if _DIGEST_NAME.fullmatch(tok[:i]):  # `SHA256:<base64>` fingerprints, `h1:` sums
+            rest = tok[i + 1:].rstrip(".")
+            if _HEX.fullmatch(rest) or len(rest) in _DIGEST_B64_LENS:
+                return False
+            tok = tok[i + 1:]
+        elif _namelike(tok[:i]):
+            tok = tok[i + 1:]
     body = tok.rstrip("=")
     joined = _SEPS.sub("", body)
     if len(joined) < ENTROPY_MIN_LEN or len(joined) == len(body):
@@ -220,7 +245,7 @@ def _unit(text: str, s: int, e: int) -> tuple[int, int]:
     b = e
     while b < n and text[b] in _WIDE_CH:
         b += 1
-    while b > e and text[b - 1] in ".:|%~":
+    while b > e and text[b - 1] in ".:|%~!":
         b -= 1
     head = text[a:s]
     for i, ch in enumerate(head):
@@ -231,12 +256,28 @@ def _unit(text: str, s: int, e: int) -> tuple[int, int]:
     if text.startswith("//", a):  # a URL: keep the host and path up to the token's segment
         cut = text.rfind("/", a, s)
         a = cut + 1
+        # the token may start with path segments that name things (`com/document/d/<id>`):
+        # keep those too, up to the first segment that looks random
+        pos = max(a, s)
+        for seg in text[pos:e].split("/"):
+            if len(seg) >= 12 and _looks_random(seg):
+                break
+            pos += len(seg) + 1
+        if pos < e:
+            a = max(a, pos)
     return a, b
+
+
+# Public key material is not secret: the base64 inside these blocks is left alone.
+_PUBLIC_BLOCK = re.compile(
+    r"-----BEGIN (?:PGP PUBLIC KEY BLOCK|PUBLIC KEY|RSA PUBLIC KEY|CERTIFICATE|PGP SIGNATURE|"
+    r"SSH2 PUBLIC KEY)-----.{0,65536}?(?:-----END [A-Z0-9 ]{3,40}-----|$)", re.S)
 
 
 def redact_entropy_pass(text: str, hits: Counter[str]) -> str:
     """Replace every suspect token, whole, by `[REDACTED:high_entropy]`."""
     found: list[tuple[int, int]] = []
+    public = [m.span() for m in _PUBLIC_BLOCK.finditer(text)] if "-----BEGIN" in text else []
     for m in _TOKEN.finditer(text):
         tok = m.group(0)
         if not _suspect(tok):
@@ -248,6 +289,8 @@ def redact_entropy_pass(text: str, hits: Counter[str]) -> str:
     for m in _GLUED.finditer(text):
         if glued_suspect(m.group(0)):
             found.append(_unit(text, m.start(), m.end()))
+    if public:
+        found = [(a, b) for a, b in found if not any(p <= a and b <= q for p, q in public)]
     spans: list[tuple[int, int]] = []
     for a, b in sorted(found):
         if spans and a < spans[-1][1]:
@@ -268,8 +311,47 @@ def redact_entropy_pass(text: str, hits: Counter[str]) -> str:
     return "".join(out)
 
 
+@lru_cache(maxsize=16384)
+def run_suspect(run: str) -> bool:
+    """Whether a run of token characters (no whitespace, quotes or brackets) holds a suspect
+    token, plain or glued: the entropy pass's prefilter, cached per run. Conservative: digest
+    contexts are judged by the pass itself."""
+    for tok in _TOKEN.findall(run):
+        if not _UUID.fullmatch(tok) and not _HEX.fullmatch(tok) and _suspect(tok):
+            return True
+    return any(map(glued_suspect, _GLUED.findall(run)))
+
+
 @lru_cache(maxsize=8192)
 def _suspect(tok: str) -> bool:
     """Random-looking and on no allowlist. Cached: transcripts repeat the same ids, paths and
     hashes on every record, and the verdict depends on the token alone."""
-    return _looks_random(tok) and not _is_allowed(tok)
+    return (_looks_random(tok) and not _is_allowed(tok)) or _prefixed_secret(tok)
+
+
+# `bkua_<40>`, `gsk_<52>`, `ak_live_<30>`, `nvapi-<64>`, `NF-<32>`: a vendor prefix, then a long
+# body of letters and digits. The prefix is the signal, so the body may be less random than the
+# plain entropy floor asks (test keys, hex bodies).
+_PREFIXED = re.compile(
+    r"([a-z]{2,8}|[A-Z]{2,5})((?:[_\-](?:live|test|prod|api|secret|c|pat|sk|pk|v[0-9]))?)([_\-])"
+    r"([A-Za-z0-9]{20,}+(?:[_\-][A-Za-z0-9]{4,}+)*)")
+
+
+def _prefixed_secret(tok: str) -> bool:
+    m = _PREFIXED.fullmatch(tok.rstrip("="))
+    if m is None or _AGENT_ID.fullmatch(tok):
+        return False
+    body = m.group(4)
+    flat = body.replace("_", "").replace("-", "")
+    if m.group(3) == "-" and _HEX.fullmatch(flat) and not m.group(1).isupper():
+        return False  # `pack-<sha1>`, `sha-<hex>`: a name and a hash (`NF-<HEX>` is a key)
+    digits = sum(c.isdigit() for c in flat)
+    if digits < 3 or len(flat) - digits < 3 or shannon_entropy(flat) < 3.0:
+        return False
+    if _LONG_DIGIT_RUN.search(flat) or len(_MIXED_DIGITS.findall(flat)) >= 2:
+        return True  # digits mixed in: no word or name looks like that
+    return not any(_wordlike(p) and len(p) >= 6 for p in re.split(r"[_\-]", body))
+
+
+_LONG_DIGIT_RUN = re.compile(r"[0-9]{4,}")
+_MIXED_DIGITS = re.compile(r"(?<=[A-Za-z])[0-9]{2,}(?=[A-Za-z])")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import lru_cache
 
 from looma_git.redact_entropy import PLACEHOLDER_PREFIX as _PLACEHOLDER_PREFIX
 from looma_git.redact_entropy import _looks_random as _looks_random_any
@@ -19,16 +20,17 @@ from looma_git.redact_shapes import _AWS_SECRET, _bind, _Repl, _repl_aws_secret
 _ASSIGN = re.compile(
     r"(?i:(password|passwd|passphrase|pwd|pass|secret|token|api[_\-]?key|apikey|"
     r"access[_\-]?key|secret[_\-]?key|private[_\-]?key|signing[_\-]?key|client[_\-]?secret|"
-    r"credentials?|creds|auth|key))"
+    r"credentials?|creds|auth|key|pat|private|access|login|api|client[_\-]?id|account[_\-]?sid))"
     # a short tail after the keyword: `SECRET_KEY_BASE`, `api_key_prod`, `password1`
     r"((?i:[_.\-]?(?:base|value|prod|dev|test|live|b64|base64|enc|hash|[0-9]{1,2}))?)"
     # the operator: `=`, `:`, `:=`, `::=`, `:::=`, `?=`, `.=`, `+=`, `=>`, `,` after a quoted
     # name, and typed declarations `var x string =`, `val x: String =`
-    r"((?:\\?[\"'`])?[ \t]{0,8}(?::[ \t]{0,4}[A-Za-z_][\w.\[\]*]{0,30}[ \t]{1,4}=(?!=)|"
-    r"[A-Za-z_][\w\[\]*]{0,30}[ \t]{1,4}=(?![=>])|:{1,3}=|\?=|\.=|\+=|=>|=(?!=)|:(?![:/\\])|,)"
-    r"[ \t]{0,8})"
-    r"(?:(\\?[\"'`])((?:[^\"'`\\\n]|\\[^\"'`\n]){1,512}+)(\\?[\"'`])"
-    r"|([^\s,;\"'`(){}\[\]<>\\]{1,512}+))")
+    r"((?:\\?[\"'`])?(?:[ \t]{1,32}[A-Za-z_][\w\[\]*]{0,30}[ \t]{1,4}=(?![=>])|[ \t]{0,32}"
+    r"(?::[ \t]{0,4}[A-Za-z_][\w.\[\]*]{0,30}[ \t]{1,4}=(?!=)|"
+    r":{1,3}=|\?=|\.=|\+=|=>|=(?!=)|:(?![:/\\])|,))"
+    r"[ \t]{0,32})"
+    r"(?:(\\?[\"'`])((?:[^\"'`\\\n]|\\[^\"'`\n]){1,4096}+)(\\?[\"'`])"
+    r"|([^\s,;\"'`(){}\[\]<>\\]{1,4096}+))")
 # Names that are credentials only when the value looks random (`key: value`, `auth: true`).
 _WEAK_NAMES = frozenset({"key", "auth"})
 # Lowercase literals each keyword pattern's matches start with (checked against
@@ -39,17 +41,58 @@ _AUTH_STARTS = ("authorization", "x-api-key", "api-key", "x-auth-token", "privat
 _AWS_STARTS = ("aws", "secret")
 _AUTH_HEADER = re.compile(
     r"(?i:(authorization|x-api-key|api-key|x-auth-token|auth-token|private-token)(\\?[\"']?\s{0,4}:\s{0,4}\\?[\"']?))"
-    r"(?:(?i:(bearer|basic|token|bot|digest))\s{1,4})?(?!\[REDACTED:)([A-Za-z0-9._~+/=\-]{8,}+)")
+    r"(?:(?i:(bearer|basic|token|bot|digest|ssws))\s{1,4})?(?!\[REDACTED:)([A-Za-z0-9._~+/=\-]{8,}+)")
 _DOTTED_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\[.*)?")
 _PLACEHOLDER_VALUE = re.compile(
     r"\*+|x+|X+|\.\.\.|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{.*\}\}|%\(?\w*\)?s|"
-    r"\$[0-9]|(?i:none|null|nil|true|false|undefined|redacted|changeme|your[-_a-z]*|str|string|bytes|int|bool|optional.*)")
+    r"\$[0-9]|[^\s]{0,16}(?:\.\.\.|\u2026)|"
+    r"(?i:none|null|nil|true|false|undefined|redacted|changeme|your[-_a-z]*|str|string|bytes|int|bool|optional.*)")
 _TYPEISH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+_NAMED_NAMES = frozenset({"pat", "private", "access", "login", "api", "clientid", "client_id",
+                          "client-id", "accountsid", "account_sid", "account-sid"})
+_TAIL_OK = re.compile(r"(?i:password|passwd|secret|token|api[_\-]?key|apikey|secret[_\-]?key|"
+                      r"access[_\-]?key|private[_\-]?key|client[_\-]?secret|credentials?)")
+# compound `<x>_key` names that name a lookup key, not a credential
+_KEY_PREFIX = re.compile(
+    r"(?i:primary|foreign|cache|sort|partition|public|unique|hash|dict|lookup|map|row|group|"
+    r"index|idempotency|storage|object|s3|redis|i18n|translation|react|list|route|query|"
+    r"shortcut|hot|ssh|gpg|pgp|host)[_.\-]?$")
+_PARAM_EXPANSION = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*$")
+
+
+_COORDINATE = re.compile(r"[:.]")
+_FILLER_WORDS = re.compile(r"(?i:your[_\-]|_here\b|put[_\-]your|placeholder|changeme|replace[_\-]?me)")
+
+
+def _filler(value: str) -> bool:
+    """`ghp_xxxx…`, `AKIAXXXX…`, `0000…aa`, `aaaa…end`, `…_PUT_YOUR_TOKEN_HERE_…`: a stand-in."""
+    body = value.rsplit("_", 1)[-1] if "_" in value[:12] else value
+    body = body.split("-", 1)[-1] if "-" in body[:8] else body
+    flat = body.replace("-", "")
+    n = len(flat)
+    if n >= 8 and any(flat.count(c) >= 0.6 * n for c in "xX*0#"):
+        return True
+    return _FILLER_WORDS.search(value) is not None
+
+
+def _quoted_code(value: str) -> bool:
+    """A quoted "value" that is code around quotes (`" + getPassword() + "`), a CSS selector,
+    an ARN or a path: not a literal secret."""
+    v = value.strip()
+    if not v or v[0] in "+.&,;|" or v[-1] in "+&|" or v.startswith("arn:"):
+        return True
+    if v[0] in "#." and _words(v[1:]):
+        return True
+    return v.startswith("/") and _pathlike_any(v)
 
 
 def _value_is_secret(value: str, quoted: bool) -> bool:
     """Whether an assigned value should be hidden: literal, not a placeholder or a code reference."""
     if not value or value.startswith(_PLACEHOLDER_PREFIX) or _PLACEHOLDER_VALUE.fullmatch(value):
+        return False
+    if _filler(value):
         return False
     if "[REDACTED:" in value or _ENV_REF.fullmatch(value):
         return False
@@ -87,36 +130,75 @@ def _assign_repl(m: re.Match[str], hits: Counter[str]) -> str:
     """Hide the value of `password=...`-style assignments, keeping the name and the quotes."""
     start = m.start(1)
     text = m.string
+    tail_word = False
+    word = m.group(1).lower()
     if start > 0:
         prev = text[start - 1]
         first = text[start]
-        # `bypass=`, `mytoken=`: the keyword is the tail of another lowercase word.
+        # `bypass=`, `monkey=`: the keyword is the tail of another lowercase word (unambiguous
+        # credential words may be: `openweatherapikey=`, `csrftoken=`, `dbpassword=`)
         if prev.isalnum() and not (prev.islower() and first.isupper()) and not (
                 prev.isupper() and first.isupper()) and not prev.isdigit():
-            return m.group(0)
+            if _TAIL_OK.fullmatch(m.group(1)) is None:
+                return m.group(0)
+            tail_word = True
+    if text.endswith("${", 0, start) or _PARAM_EXPANSION.search(text, max(0, start - 64), start):
+        return m.group(0)  # `${DB_PASSWORD:-default}`: a shell expansion, not an assignment
     op = m.group(3)
-    weak = m.group(1).lower() in _WEAK_NAMES
+    weak = word in _WEAK_NAMES
+    # `asana_key`, `getresponseKEY`, `ASANA_PAT`, `buddynsPRIVATE`, `sonar.login`, `MAILCHIMP_API`:
+    # the value counts when it looks like key material (`primary_key`, `cache_key` stay weak)
+    named = word in _NAMED_NAMES or (word == "key" and start > 0 and (
+        text[start - 1] in "_.-" or (text[start - 1].islower() and text[start].isupper()))
+        and _KEY_PREFIX.search(text, max(0, start - 12), start) is None)
     # `setProperty("X_TOKEN", "v")`: a comma separates name and value only when both are quoted
     comma = op.strip().lstrip("\"'`\\").startswith(",")
+    bare_colon = op.rstrip(" \t").endswith(":") and not op.endswith((" ", "\t"))
+    if m.group(5) is None and bare_colon and (word in _NAMED_NAMES or tail_word) and (
+            _COORDINATE.search(m.group(7) or "")):
+        return m.group(0)  # `neo4j-graphdb-api:jar:3.5.12`, `io.jsonwebtoken:jjwt-0.11`: coordinates
     if comma and (op[:1] not in "\"'`\\" or m.group(5) is None):
         return m.group(0)
     head = f"{m.group(1)}{m.group(2)}{op}"
     if m.group(5) is not None:
         value = m.group(5)
+        if _quoted_code(value):
+            return m.group(0)
         # after a comma (`f("X_TOKEN", "v")`, `['A_KEY', 'B_KEY']`) the quotes prove less
         quoted = not comma
-        if not _value_is_secret(value, quoted) or (weak and not _randomish(value)):
+        if named:
+            if not _value_is_secret(value, True) or not (
+                    _named_value_is_secret(word, value) or _randomish(value)):
+                return m.group(0)
+        elif not _value_is_secret(value, quoted) or (weak and not _randomish(value)):
             return m.group(0)
         hits["credential"] += 1
         return f"{head}{m.group(4)}{_ph('credential')}{m.group(6)}"
     value = m.group(7)
     end = m.end()
-    if end < len(text) and text[end] in "([":  # a call or an index: code, not a literal
+    if end < len(text) and text[end] in "([<":  # a call, an index, generics: code, not a literal
         return m.group(0)
-    if not _value_is_secret(value, False) or (weak and not _randomish(value)):
+    if "::" in value:  # `config.get::<T>`, `Foo::bar`: a path in code
+        return m.group(0)
+    if named:
+        if not _value_is_secret(value, True) or not (
+                _named_value_is_secret(word, value) or _randomish(value)):
+            return m.group(0)
+    elif (not _value_is_secret(value, False) and not _config_literal(word, op, value, text, end)) or (weak and not _randomish(value)):
         return m.group(0)
     hits["credential"] += 1
     return f"{head}{_ph('credential')}"
+
+
+def _config_literal(word: str, op: str, value: str, text: str, end: int) -> bool:
+    """`Password=secret;`, `AUTO_SESSION_PASSWORD=mypassword`: in a connection string or an
+    env/ini line (`=` with no spaces, the value ends the field) a bare word after a strong name
+    is the password itself, not a variable."""
+    if (word not in _STRONG and word != "pass") or op != "=" or not _TYPEISH.fullmatch(value):
+        return False
+    if value.lower() in {"true", "false", "none", "null", "required", "optional"}:
+        return False
+    return end >= len(text) or text[end] in ";&\r\n" or text.startswith("\\n", end)
 
 
 # --- structural contexts the assignment regex cannot see ---------------------------------
@@ -130,6 +212,12 @@ _XML_ELEM = re.compile(
     r"credentials?|pwd))>(\s{0,40})([^<>\s]{1,512})(\s{0,40})</\1>")
 _CURL_USER = re.compile(
     r"(?<!\S)(?:-u|--user)(?:=|[ \t]{1,5})([\"']?)([^\s:\"']{1,128}):([\"']?)([^\s\"']{1,512})\3\1")
+
+
+# `psexec \\host -u Administrator -p dev_admin`, `mysql -u root -pS3cret`: the password flag
+# after a user flag
+_USER_PASS_FLAGS = re.compile(
+    r"(?<!\S)-u[ \t]{0,4}[^\s\"']{1,128}[ \t]{1,4}-p(?:[ \t]{1,4}|(?=[^\s-]))([\"']?)([^\s\"']{3,256})\1")
 
 
 def _name_is_credential(name: str) -> tuple[bool, bool]:
@@ -167,9 +255,18 @@ def _structural(text: str, hits: Counter[str]) -> str:
             if v.startswith(("$", "%", _PLACEHOLDER_PREFIX)) or _PLACEHOLDER_VALUE.fullmatch(v):
                 return m.group(0)
             hits["credential"] += 1
-            return (m.group(0)[:m.start(4) - m.start(0)] + _ph("credential") + m.group(3)
+            # `user:pass` goes whole: the pair is the credential (a mail address as user too)
+            return (m.group(0)[:m.start(2) - m.start(0)] + _ph("credential") + m.group(3)
                     + m.group(1))
         text = _CURL_USER.sub(curl, text)
+
+        def user_pass(m: re.Match[str]) -> str:
+            v = m.group(2)
+            if v.startswith(("$", "%", _PLACEHOLDER_PREFIX)) or _PLACEHOLDER_VALUE.fullmatch(v):
+                return m.group(0)
+            hits["credential"] += 1
+            return m.group(0)[:m.start(2) - m.start(0)] + _ph("credential")
+        text = _USER_PASS_FLAGS.sub(user_pass, text)
     return text
 
 
@@ -183,16 +280,142 @@ def _auth_repl(m: re.Match[str], hits: Counter[str]) -> str:
     return head + _ph("bearer_token")
 
 
+# --- a credential word followed by its value without `=`/`:` ----------------------------------
+# `bugsnag secret 123e4567-…`, `PRIVATE TOKEN AbC…`, `cloudplanSECRET-ABCD…`, `--api-key  oy2…`,
+# netrc `password 7cc9…`, `-Password VMware1!`: one or more credential words joined by
+# space/`-`/`_`, then a value that looks like key material (judged by `_named_value_is_secret`).
+_CRED_CHAIN = (r"(?:password|passwd|passphrase|pwd|secret|token|api[_\-]?key|apikey|key|private|"
+               r"access|auth|credentials?|pat)")
+_NAMED = re.compile(
+    r"(?i:(" + _CRED_CHAIN + r"(?:[ _.\-]{0,2}(?:" + _CRED_CHAIN + r"|code|id))*))"
+    r"([ \t]{1,4}[\"'`]?|[-._])"
+    r"(?!\[REDACTED:)([A-Za-z0-9][A-Za-z0-9_+/=.~!@#^*\-]{5,4095}+)")
+# `password is 'x'`, `password == "x"`, `creds.Secret != "x"`: a quoted literal compared with
+# (or declared as) a credential
+_NAMED_QUOTED = re.compile(
+    r"(?i:(password|passwd|passphrase|pwd|pass|secret|token|api[_\-]?key|apikey))"
+    r"([ \t]{1,4}(?:is|was)[ \t]{1,4}|[ \t]{0,4}(?:===?|!==?)[ \t]{0,4})"
+    r"([\"'`])([^\"'`\n]{1,256})\3")
+_STRONG = frozenset({"password", "passwd", "passphrase", "pwd", "secret"})
+_UUIDISH = re.compile(r"[0-9A-Fa-f]{8}(?:-?[0-9A-Fa-f]{4}){3}-?[0-9A-Fa-f]{12}")
+
+
+def _named_value_is_secret(name: str, value: str) -> bool:
+    """A value right after a credential word (no operator): key material, not the next word."""
+    n = len(value)
+    digit = _DIGIT_CH.search(value) is not None
+    if n < 6 or (n < 16 and not digit):
+        return False  # prose goes on with a word here (`the token is`, `secret sauce`)
+    if 12 <= n < 16 and len(_DIGIT_CH.findall(value)) >= 4 and len(_ALPHA_CH.findall(value)) >= 3 and (
+            not _words(value) and _DOTTED_IDENT.fullmatch(value) is None):
+        return True  # `ZYXWV9876543210`, `abcdef12345678`: short, but digits mixed in
+    last = _LAST_WORD.findall(name.lower())[-1:]
+    return _named_value_verdict(bool(last) and last[0] in _STRONG, value, digit)
+
+
+@lru_cache(maxsize=8192)
+def _named_value_verdict(strong: bool, value: str, digit: bool) -> bool:
+    if value.startswith(("$", "%")) or _PLACEHOLDER_VALUE.fullmatch(value) or "://" in value:
+        return False
+    if _filler(value):
+        return False
+    if _ENV_REF.fullmatch(value) or _DOTTED_IDENT.fullmatch(value) or _pathlike_any(value):
+        return False
+    n = len(value)
+    if _UUIDISH.fullmatch(value) or (n >= 16 and all(c in "0123456789abcdefABCDEF-" for c in value)):
+        return True
+    alpha = _ALPHA_CH.search(value) is not None
+    if n >= 16 and alpha and not _words(value):
+        return True
+    if n >= 16 and digit and not alpha:
+        return True  # a long numeric token (`browshot SECRET 1234…`)
+    # short values count only after a strong name: `password 012345abcdef`, `-Password VMware1!`
+    return strong and digit and alpha
+
+
+_DIGIT_CH = re.compile(r"[0-9]")
+_HEXISH = re.compile(r"[0-9a-fA-F]{20,}")
+_ALPHA_CH = re.compile(r"[A-Za-z]")
+_LAST_WORD = re.compile(r"password|passwd|passphrase|pwd|secret|token|key|private|access|auth|pat")
+_LETTER_RUN = re.compile(r"[A-Za-z]{16,}")
+_WORD_SEP = re.compile(r"[_\-.]")
+_DIGIT_RUN = re.compile(r"(?<=[A-Za-z])[0-9]{2,}(?=[A-Za-z])")
+_LONG_DIGITS = re.compile(r"[0-9]{4,}")
+
+
+def _words(value: str) -> bool:
+    """Made of words: an identifier, a phrase joined by `_-.`; no 16-letter run (no word is
+    that long) and no random piece."""
+    if _LETTER_RUN.search(value):
+        return False
+    if len(_DIGIT_RUN.findall(value)) >= 2 or (_LONG_DIGITS.search(value) and not value.isdigit()):
+        return False  # `abcd1234ABCD5678`, `abcdefghij1234567890`: digits mixed in, not a name
+    pieces = [p for p in _WORD_SEP.split(value) if p]
+    return all(p.isdigit() or len(p) <= 3 or _wordlike(p) for p in pieces) and (
+        any(_wordlike(p) for p in pieces))
+
+
+def _named_repl(m: re.Match[str], hits: Counter[str]) -> str:
+    start = m.start(1)
+    text = m.string
+    if start > 0:
+        prev, first = text[start - 1], text[start]
+        # `mytoken abc`: the word is the tail of another lowercase word
+        tail = prev.isalnum() and not (prev.islower() and first.isupper()) and not (
+            prev.isupper() and first.isupper()) and not prev.isdigit()
+        # glued to a vendor word (`codatoken-<uuid>`, `shortcutaccess <uuid>`) only with a
+        # value no word could be
+        v = m.group(3).rstrip(".,;:")
+        if tail and not (_UUIDISH.fullmatch(v) or _HEXISH.fullmatch(v)):
+            return m.group(0)
+    value = m.group(3).rstrip(".,;:")
+    if not value or not _named_value_is_secret(m.group(1), value):
+        return m.group(0)
+    if m.group(2) in "._" and not (_UUIDISH.fullmatch(value) or _HEXISH.fullmatch(value)):
+        return m.group(0)  # `token_count`, `secret.value`: names; only hex/uuid glue by `._`
+    hits["credential"] += 1
+    if m.group(2) in "-._":
+        # `cloudplanSECRET-ABCD…`, `tskey-secret-…`: one glued token, replaced whole (the
+        # caller splices from m.start(), so the vendor part before it is cut below)
+        return _ph("credential") + m.group(3)[len(value):]
+    return f"{m.group(1)}{m.group(2)}{_ph('credential')}{m.group(3)[len(value):]}"
+
+
+def _named_quoted_repl(m: re.Match[str], hits: Counter[str]) -> str:
+    start = m.start(1)
+    text = m.string
+    if start > 0 and text[start - 1].isalpha() and text[start - 1].islower() and text[start].islower():
+        return m.group(0)
+    value = m.group(4)
+    if not value.strip() or _PLACEHOLDER_VALUE.fullmatch(value) or value.startswith(("$", "%")):
+        return m.group(0)
+    hits["credential"] += 1
+    return f"{m.group(1)}{m.group(2)}{m.group(3)}{_ph('credential')}{m.group(3)}"
+
+
 _KEYWORD_PASSES: tuple[tuple[re.Pattern[str], _Repl], ...] = (
-    (_AWS_SECRET, _repl_aws_secret), (_AUTH_HEADER, _auth_repl), (_ASSIGN, _assign_repl))
+    (_AWS_SECRET, _repl_aws_secret), (_AUTH_HEADER, _auth_repl), (_ASSIGN, _assign_repl),
+    (_NAMED_QUOTED, _named_quoted_repl), (_NAMED, _named_repl))
 # Every match of a keyword pass starts with one of these (lowercased) literals; the passes
 # are tried only at their offsets (a case-insensitive regex scan of the whole text at every
 # position is what made prose slow).
 _KEYWORD_STARTS = ("pass", "pwd", "secret", "token", "api", "access", "private", "signing",
-                   "client", "cred", "auth", "aws", "key")
+                   "client", "cred", "auth", "aws", "key", "pat", "login", "account")
 # `x-api-key`: the pass tried at `api` matches `api-key`, leaving `x-` in front untouched.
 assert all(any(s in k for s in _KEYWORD_STARTS)
            for k in (*_ASSIGN_STARTS, *_AUTH_STARTS, *_AWS_STARTS))
+
+
+# Longest first; non-overlapping matches give the same offsets as one scan per literal (no
+# keyword start lies inside another's match), at a third of the cost of a lookahead scan.
+_KEYWORD_AT = re.compile("|".join(map(re.escape, sorted(_KEYWORD_STARTS, key=len, reverse=True))))
+
+
+# Matches wherever any of the keyword passes could match (their union; `_NAMED_QUOTED`'s
+# backreference loosened), so offsets where none can are skipped with one regex call.
+_ANY_KEYWORD_PASS = re.compile("|".join(
+    f"(?:{p.pattern})" for p in (_AWS_SECRET, _AUTH_HEADER, _ASSIGN, _NAMED,
+                                 re.compile(_NAMED_QUOTED.pattern.replace("\\3", "[\"'`]")))))
 
 
 def _keyword_passes(text: str, hits: Counter[str]) -> str:
@@ -203,18 +426,14 @@ def _keyword_passes(text: str, hits: Counter[str]) -> str:
         for pattern, repl in _KEYWORD_PASSES:
             text = pattern.sub(_bind(repl, hits), text)
         return text
-    offsets: set[int] = set()
-    for lit in _KEYWORD_STARTS:
-        i = low.find(lit)
-        while i >= 0:
-            offsets.add(i)
-            i = low.find(lit, i + 1)
+    offsets = [m.start() for m in _KEYWORD_AT.finditer(low)]
     if not offsets:
         return text
     out: list[str] = []
     last = 0
-    for i in sorted(offsets):
-        if i < last:
+    any_at = _ANY_KEYWORD_PASS.match
+    for i in offsets:
+        if i < last or any_at(text, i) is None:  # one test for all five passes first
             continue
         for pattern, repl in _KEYWORD_PASSES:
             m = pattern.match(text, i)
@@ -222,7 +441,11 @@ def _keyword_passes(text: str, hits: Counter[str]) -> str:
                 new = repl(m, hits)
                 if new == m.group(0):  # not a credential here: later offsets still count
                     continue
-                out.append(text[last:i])
+                j = i
+                if pattern is _NAMED and m.group(2) == "-":  # the glued token goes whole
+                    while j > last and (text[j - 1].isalnum() or text[j - 1] in "_-"):
+                        j -= 1
+                out.append(text[last:j])
                 out.append(new)
                 last = m.end()
                 break

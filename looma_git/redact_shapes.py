@@ -33,16 +33,38 @@ _SLACK_TOKEN = re.compile(
 _SLACK_HOOK = re.compile(
     r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/\-]{10,}+")
 _GOOGLE = re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])")
-_STRIPE = re.compile(r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}+|\bwhsec_[A-Za-z0-9]{24,}+")
+_STRIPE = re.compile(r"\b(?:sk|rk)_(?:live|test)_(?=[0-9A-Za-z]{0,99}[0-9])[0-9A-Za-z]{12,}+|\bwhsec_[A-Za-z0-9]{24,}+")
 _JWT = re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}+\.[A-Za-z0-9_\-]{8,}+\.[A-Za-z0-9_\-]*+")
 _BEARER = re.compile(r"\b([Bb]earer|BEARER)(\s{1,4})(?!\[REDACTED:)([A-Za-z0-9._~+/\-]{16,}+=*+)")
+# crypt(3) / hashcat-style password hashes: `$1$salt$hash`, `$6$rounds=5000$…`, bcrypt `$2b$12$…`,
+# yescrypt `$y$`, Cisco `$8$`/`$9$`, Kerberos `$krb5asrep$23$…`: an offline-crackable password.
+_PW_HASH = re.compile(
+    r"\$(?:1|2[abxy]?|5|6|7|8|9|y|gy|7|apr1|md5|sha1|argon2(?:id|i|d)|scrypt|pbkdf2(?:-sha\d{1,3})?"
+    r"|krb5(?:asrep|tgs|pa)?)\$[^\s$\"'`]{1,64}\$[A-Za-z0-9./+=:@_$\-]{8,1024}+")
+# A URL whose path names a webhook carries its secret in the rest of the path (Teams, Discord,
+# Zapier, Tines, generic `/webhooks/<id>/<token>`): the whole URL goes.
+_WEBHOOK_URL = re.compile(
+    r"\b(https?://[A-Za-z0-9.\-]{3,253}(?::\d{1,5})?/(?:[^\s\"'<>`?#/]{1,64}/){0,4}"
+    r"(?i:webhooks?|hooks|incomingwebhook|webhookb2)/)(?!\[REDACTED:)([^\s\"'<>`]{16,2048}+)")
 _URL_PASSWORD = re.compile(
-    r"\b([a-zA-Z][a-zA-Z0-9+.\-]{0,30}://)([^\s:/@\"'<>]{0,256}):(?!\[REDACTED:)([^\s@/\"'<>]{1,256})@")
+    r"\b([a-zA-Z][a-zA-Z0-9+.\-]{0,30}://)([^\s:/@\"'<>]{0,256}):(?!\[REDACTED:)([^\s/\"'<>]{1,256})@"
+    r"(?=[^\s@/\"'<>]*(?:[/?#\s\"'<>]|$))")
 
 
 def _repl_url(m: re.Match[str], hits: Counter[str]) -> str:
+    pw = m.group(3)
+    if pw[0] in "$%{<" or set(pw) <= {"*", "x", "X"}:
+        return m.group(0)  # `user:$password@`, `user:*****@`: a stand-in, not a password
     hits["url_password"] += 1
     return f"{m.group(1)}{m.group(2)}:{_ph('url_password')}@"
+
+
+def _repl_webhook(m: re.Match[str], hits: Counter[str]) -> str:
+    rest = m.group(2)
+    if sum(c.isdigit() for c in rest) < 4 or _wordlike(rest.replace("/", "")):
+        return m.group(0)  # `/hooks/pre-commit-config`: a page, not a secret
+    hits["webhook"] += 1
+    return _ph("webhook")  # the whole URL: posting to it is the credential
 
 
 def _repl_aws_secret(m: re.Match[str], hits: Counter[str]) -> str:
@@ -68,8 +90,10 @@ _RULES: list[_Rule] = [
     ("google_api_key", ("AIza",), _GOOGLE, None),
     ("stripe_key", ("_live_", "_test_", "whsec_"), _STRIPE, None),
     ("jwt", ("eyJ",), _JWT, None),
+    ("webhook", ("hook",), _WEBHOOK_URL, _repl_webhook),
     ("url_password", ("://",), _URL_PASSWORD, _repl_url),
     ("bearer_token", ("Bearer", "bearer", "BEARER"), _BEARER, _repl_bearer),
+    ("password_hash", ("$",), _PW_HASH, None),
 ]
 
 # --- PEM private keys --------------------------------------------------------------------
@@ -116,7 +140,8 @@ def _redact_pem(text: str, hits: Counter[str]) -> str:
 # share a literal prefix (sre jumps between occurrences of the prefix): true exactly when
 # one of the rule's triggers occurs.
 _GATES = {"github_token": re.compile(r"g(?:h[pousr]_|ithub_pat_)"),
-          "aws_access_key_id": re.compile(r"A(?:KIA|SIA|BIA|CCA)")}
+          "aws_access_key_id": re.compile(r"A(?:KIA|SIA|BIA|CCA)"),
+          "password_hash": re.compile(r"\$(?:[0-9]|2[abxy]|g?y\$|apr1|md5|sha1|argon2|scrypt|pbkdf2|krb5)")}
 
 
 def _bind(fn: _Repl, hits: Counter[str]) -> Callable[[re.Match[str]], str]:

@@ -13,6 +13,42 @@ _KEEP = {"PATH", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", "SYSTE
          "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "PYTHONHASHSEED", "LOOMA_UPDATE_GOLDEN"}
 
 
+# Under `-n 2`, tests that share a costly module-scoped fixture (a built benchmark, a wheel, a
+# crowded ledger, a tiny model) run on one worker, so the fixture is built once instead of
+# once per worker; every other test is dispatched on its own, as with `--dist load`. A wrong
+# entry here only costs time, never a result.
+_SHARED_FIXTURE_MODULES = ("tests/cli/test_wheel.py", "tests/mcp/test_bounds.py",
+                           "tests/index/test_embedder.py", "tests/fixtures/test_scenario.py",
+                           "tests/api/test_retrieval_cli.py")
+
+
+def _shared_scope(nodeid: str) -> str | None:
+    path, _, name = nodeid.partition("::")
+    if path == "tests/test_quality.py":  # one module, three benchmarks: one scope each
+        for family in ("teamwork", "realproject"):
+            if family in name:
+                return f"{path}:{family}"
+        if name.startswith(("test_quality_target", "test_no_distractor")):
+            return f"{path}:measured"
+        return None
+    return path if path in _SHARED_FIXTURE_MODULES else None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    if config.getvalue("dist") != "load":
+        return None  # an explicit --dist keeps its own scheduler
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SharedFixtureScheduling(LoadScopeScheduling):
+        """`load`, except the shared-fixture groups above, which go first (largest first)."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            return _shared_scope(nodeid) or nodeid
+
+    return SharedFixtureScheduling(config, log)
+
+
 @pytest.fixture(autouse=True)
 def scrubbed_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
     """A fresh HOME with a minimal gitconfig; GIT_*, XDG_* and agent variables removed."""

@@ -145,7 +145,7 @@ def test_no_catastrophic_backtracking_on_1mb_lines(text: str) -> None:
     assert isinstance(out, str)
 
 
-# --- the independent corpus (tests/redact_public_corpus.json) -------------------------------
+# --- looma's generated corpus (tests/redact_public_corpus.json, from gitleaks' regexes) -------
 
 def _catch() -> object:
     import sys
@@ -234,10 +234,11 @@ def test_empty_assignment_does_not_eat_the_next_line() -> None:
 def test_shared_gate_cuts_at_a_key_like_token_that_redaction_left() -> None:
     from looma_git.redact import redact_shared
 
-    text, hits = redact_shared("We decided to use the key Zq8Lm2Nv4Pw6Rx1T for staging. More.")
-    assert text == "We decided to use the key [REDACTED:shared_gate]"
+    text, hits = redact_shared("We decided to use Zq8Lm2Nv4Pw6Rx1T for staging. More.")
+    assert text == "We decided to use [REDACTED:shared_gate]"
     assert hits == {"shared_gate": 1}
-    assert redact_text("use the key Zq8Lm2Nv4Pw6Rx1T for staging") != text  # stricter than local
+    local = "We decided to use Zq8Lm2Nv4Pw6Rx1T for staging. More."
+    assert redact_text(local) == local  # stricter than local
     ok = "commit 3f2a9c1d4e5b6a7f8e9d0c1b2a3f4e5d6c7b8a9f in looma_git/pipeline/resolve.py"
     assert redact_shared(ok) == (ok, {})
 
@@ -246,3 +247,87 @@ def test_family_of_kinds() -> None:
     from looma_git.redact import family_of
 
     assert family_of("github_token") == "github" and family_of("databricks") == "databricks"
+
+
+# --- the independent corpus (tests/redact_independent_corpus.json) ----------------------------
+# Public rule sets' own literal examples (Nosey Parker, Kingfisher, gitleaks, detect-secrets);
+# rebuilt by tests/bench/redact_independent_build.py, measured by redact_independent_catch.py.
+_INDEPENDENT: list[object] = []
+
+
+def _independent() -> object:
+    if not _INDEPENDENT:
+        import sys
+
+        sys.path.insert(0, str(Path(__file__).parent / "bench"))
+        from redact_independent_catch import measure
+
+        _INDEPENDENT.append(measure())
+    return _INDEPENDENT[0]
+
+
+def test_independent_corpus_is_sourced_and_licensed() -> None:
+    data = json.loads((Path(__file__).parent / "redact_independent_corpus.json").read_text())
+    lic_dir = Path(__file__).parent / "redact_independent_licenses"
+    assert (lic_dir / "SOURCES.md").is_file()
+    for src in data["sources"]:
+        assert src["license"] in {"Apache-2.0", "MIT"} and len(src["commit"]) == 40
+        assert (lic_dir / f"LICENSE-{src['name']}.txt").read_text().strip()
+        assert src["commit"] in (lic_dir / "SOURCES.md").read_text()
+        assert src["true_positives"] > 0
+    tps = data["true_positives"]
+    assert len(tps) >= 1500 and len({t["rule"] for t in tps}) >= 500
+    assert all(t["secret"] and t["secret"] in t["text"] for t in tps)
+    assert len(data["must_survive"]) >= 120 and len(data["false_positives"]) >= 300
+
+
+def test_independent_must_survive_strings_are_untouched() -> None:
+    res = _independent()
+    assert res.mangled == [], res.mangled  # type: ignore[attr-defined]
+
+
+def test_independent_catch_rate_does_not_fall_below_todays() -> None:
+    res = _independent()
+    # measured 1,596/1,731 (92.2%) when this floor was set; raise it as rules improve
+    assert res.rate >= 0.915, [(m["rule"], m["text"][:80]) for m in res.missed[:30]]  # type: ignore[attr-defined]
+
+
+@pytest.mark.xfail(strict=True, reason="issue 16: target >= 98% not met yet, measured "
+                   "1,596/1,731 (92.2%) on the independent corpus")
+def test_independent_catch_rate_target() -> None:
+    assert _independent().rate >= 0.98  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("text,secret", [
+    ("calendly_token=eyJhbGciOiJIUzI1NiJ9.eyJpc3MiOiJjYWxlbmRseS5jb20ifQ.c2lnbmF0dXJlX2E."
+     "c2lnbmF0dXJlX2I4thPart", "c2lnbmF0dXJlX2I4thPart"),
+    ("token was xghp_R4nd0mT0k3nV4lu3F0rT3st1ngPurp0s3s1Zq8 in the log",
+     "xghp_R4nd0mT0k3nV4lu3F0rT3st1ngPurp0s3s1Zq8"),
+    ("cloudplanSECRET-ABCD1234EFGH5678IJKL9012MNOP3456", "cloudplanSECRET-ABCD1234EFGH5678"),
+    ("00DE0X0A0M0PeLE!CJoAQOx1GCLf1UIt4UU9y0VOPLUZAYN6I8mRzQm3Hc5", "00DE0X0A0M0PeLE!"),
+])
+def test_a_suspect_token_goes_whole(text: str, secret: str) -> None:
+    out = redact_text(text)
+    assert secret not in out and not any(
+        secret[i:i + 12] in out for i in range(len(secret) - 11)), out
+
+
+@pytest.mark.parametrize("text", [
+    "session 3f8e2a1c-9b4d-4e6f-a7c8-1d2e3f4a5b6c resumed",
+    "https://docs.google.com/document/d/1W7KCxOxP-1Fy5EyF2lbJGE2WuKmu5v0suYqoHas1jRM",
+])
+def test_urls_and_ids_keep_what_names_them(text: str) -> None:
+    out = redact_text(text)
+    assert out.startswith(text[:24]), out
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(_secretish, st.text(max_size=60),
+                          st.sampled_from(["password", " -u ", "://", "PRIVATE KEY", "key "])),
+                max_size=6))
+def test_has_suspect_false_means_nothing_to_redact(parts: list[str]) -> None:
+    from looma_git.redact import has_suspect
+
+    text = "".join(parts)
+    if not has_suspect(text):
+        assert redact_text(text) == text

@@ -318,7 +318,10 @@ def link_new_commits(paths: RepoPaths, shas: list[str], *, by: str = "hook") -> 
         ledger_of = {t.id: lid for t, lid, _ in near if lid}
         forbidden = frozenset((sha, local) for sha, wi in state.constraints.unlinked
                               for local, lid in ledger_of.items() if lid == wi)
-        links = link_commits(commits, [t for t, _, _ in near], forbidden, own, content)
+        parts = state.constraints.partitions
+        settled = frozenset(sha for sha, wi in state.links
+                            if (parts.get(wi) or {}).get("by") == "files")
+        links = link_commits(commits, [t for t, _, _ in near], forbidden, own, content, settled)
         if not links:
             return {}
         counts: dict[str, int] = {}

@@ -28,6 +28,10 @@ TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f41157
 
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
 DEFAULT_BATCH = 32
+# A batch also holds at most this many (estimated) tokens: the workspace grows with
+# batch × tokens² (attention) and reached ~1.5 GB at 32 × 256 tokens; 4 × 256 needs ~200 MB
+# and costs less CPU per text (less padding). Short texts still go 32 at a time.
+BATCH_TOKENS = 1024
 
 
 class EmbedderUnavailable(LoomaError):
@@ -116,6 +120,11 @@ def unavailable_reason() -> str | None:
     return _last_reason
 
 
+def _tokens(text: str) -> int:
+    """A cheap upper-ish estimate of `text`'s token count (~4 characters a token), capped."""
+    return min(MAX_TOKENS, len(text) // 3 + 2)
+
+
 class Embedder:
     """An ONNX sentence encoder: tokenise, run, mean-pool over the attention mask, L2-normalise."""
 
@@ -149,6 +158,14 @@ class Embedder:
         options.intra_op_num_threads = threads or min(2, os.cpu_count() or 1)
         options.inter_op_num_threads = 1
         options.log_severity_level = 3  # the core never prints; ORT warnings would
+        # Graph optimisations constant-fold the int8 model's dequantised weights into fp32
+        # copies (+120 MB resident, no faster here); threads that spin while idle burn CPU
+        # another process could use. Same vectors either way (max |diff| 2e-7).
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        # The memory-pattern planner keeps a plan (and its buffers) per input shape; with
+        # varying batch widths it added ~100 MB to the peak for no speed.
+        options.enable_mem_pattern = False
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
             session = ort.InferenceSession(str(model_path), sess_options=options,
                                            providers=["CPUExecutionProvider"])
@@ -176,9 +193,14 @@ class Embedder:
         # Sort by length so each batch pads to similar lengths, then scatter back.
         order = sorted(range(len(items)), key=lambda i: len(items[i]))
         step = max(1, batch_size)
-        for start in range(0, len(order), step):
+        start = 0
+        while start < len(order):
             idx = order[start:start + step]
+            # The longest text (the last one) sets the padded width of the whole batch.
+            while len(idx) > 1 and len(idx) * _tokens(items[idx[-1]]) > BATCH_TOKENS:
+                idx = idx[:max(1, len(idx) // 2)]
             out[idx] = self._embed_batch([items[i] for i in idx])
+            start += len(idx)
         return out
 
     def embed_one(self, text: str) -> np.ndarray:

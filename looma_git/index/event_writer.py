@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 from collections.abc import Iterable, Sequence
@@ -31,6 +32,7 @@ class EventRow(NamedTuple):
     content_sig: str
     tools: tuple[tuple[int, str, str, str | None, int | None, int, str | None], ...] = ()
     files: tuple[tuple[int, str, str | None, str], ...] = ()  # (idx, raw_path, relpath, op)
+    raw_ref: str | None = None  # the raw record by reference (`raw_ref()`); raw_json is "" then
 
 
 @dataclass(frozen=True)
@@ -112,16 +114,18 @@ def write_batch(conn: sqlite3.Connection, rows: list[EventRow], sessions: list[S
                    if r.event_id in have and have[r.event_id] != r.content_sig]
         conn.executemany(
             "INSERT INTO events(event_id, agent, session_id, seq, ts, role, model, branch, text,"
-            " raw_json, schema_version, ingested_at, extra, content_sig)"
-            " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " raw_json, schema_version, ingested_at, extra, content_sig, raw_ref)"
+            " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             [(r.event_id, r.agent, r.session_id, r.seq, r.ts, r.role, r.model, r.branch, r.text,
-              r.raw_json, r.schema_version, now, r.extra, r.content_sig) for r in inserts])
+              r.raw_json, r.schema_version, now, r.extra, r.content_sig, r.raw_ref)
+             for r in inserts])
         if updates:
             conn.executemany(
                 "UPDATE events SET ts=?, role=?, model=?, branch=?, text=?, raw_json=?,"
-                " schema_version=?, ingested_at=?, extra=?, content_sig=? WHERE event_id=?",
+                " schema_version=?, ingested_at=?, extra=?, content_sig=?, raw_ref=?"
+                " WHERE event_id=?",
                 [(r.ts, r.role, r.model, r.branch, r.text, r.raw_json, r.schema_version, now,
-                  r.extra, r.content_sig, r.event_id) for r in updates])
+                  r.extra, r.content_sig, r.raw_ref, r.event_id) for r in updates])
             conn.executemany("DELETE FROM tool_calls WHERE event_id=?",
                              [(r.event_id,) for r in updates])
             conn.executemany("DELETE FROM tool_files WHERE event_id=?",
@@ -197,6 +201,20 @@ def _withdrawn(rows: Sequence[EventRow]) -> set[str]:
             out.add(str(extra["supersedes"]))
         out.update(x for x in str(extra.get("retracts") or "").split(",") if x)
     return out
+
+
+def raw_ref(path: str, spans: tuple[tuple[int, int], ...]) -> str:
+    """The stored form of a raw record kept by reference: the transcript's path and the
+    (byte offset, length) of each of its lines, as compact JSON."""
+    # The same text as json.dumps({"path": path, "spans": [...]}, compact), built directly:
+    # one is made per stored event.
+    body = ",".join(f"[{int(a)},{int(b)}]" for a, b in spans)
+    return f'{{"path":{_path_json(path)},"spans":[{body}]}}'
+
+
+@functools.lru_cache(maxsize=64)
+def _path_json(path: str) -> str:
+    return json.dumps(path, ensure_ascii=False)
 
 
 def extra_json(extra: tuple[tuple[str, str], ...]) -> str | None:

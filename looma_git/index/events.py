@@ -109,3 +109,45 @@ def events_since(conn: sqlite3.Connection, ingested_after: int) -> list[StoredEv
         " WHERE e.ingested_at > ? ORDER BY e.agent, e.session_id, e.seq, e.event_id",
         (ingested_after,)).fetchall()
     return _hydrate(conn, rows)
+
+
+def raw_record(conn: sqlite3.Connection, event_id: str) -> str | None:
+    """The raw record(s) behind one stored event, redacted; None when unknown or gone.
+
+    Records of JSONL transcripts (Claude Code) are stored by reference (`raw_ref`: the file
+    and each line's byte span), not copied: the transcript on disk is the source of truth for
+    raw events (DESIGN §2). Reading one back redacts it like any text leaving the store; a
+    span that no longer holds a JSON object (the file was rewritten) gives None.
+    """
+    row = conn.execute("SELECT raw_json, raw_ref FROM events WHERE event_id=?",
+                       (event_id,)).fetchone()
+    if row is None:
+        return None
+    if not row[1]:
+        return row[0] or None
+    from looma_git.redact import redact
+
+    lines = read_spans(row[1])
+    return None if lines is None else redact("\n".join(lines)).text
+
+
+def read_spans(ref: str) -> list[str] | None:
+    """The lines a `raw_ref` names, as read (None: unreadable, or not JSON objects any more)."""
+    try:
+        doc = json.loads(ref)
+        path, spans = str(doc["path"]), [(int(a), int(b)) for a, b in doc["spans"]]
+    except (ValueError, KeyError, TypeError):
+        return None
+    out: list[str] = []
+    try:
+        with open(path, "rb") as fh:
+            for offset, length in spans:
+                fh.seek(offset)
+                line = fh.read(length).strip().decode("utf-8", "replace")
+                if not (line.startswith("{") and line.endswith("}")):
+                    return None
+                json.loads(line)
+                out.append(line)
+    except (OSError, ValueError):
+        return None
+    return out

@@ -17,7 +17,7 @@ CREATE TABLE IF NOT EXISTS sessions(agent TEXT, session_id TEXT, project_root TE
   parent_session TEXT, is_subagent INTEGER DEFAULT 0, PRIMARY KEY(agent, session_id));
 CREATE TABLE IF NOT EXISTS events(event_id TEXT PRIMARY KEY, agent TEXT, session_id TEXT, seq INTEGER,
   ts TEXT, role TEXT, model TEXT, branch TEXT, text TEXT, raw_json TEXT, schema_version TEXT,
-  ingested_at INTEGER, extra TEXT, content_sig TEXT);
+  ingested_at INTEGER, extra TEXT, content_sig TEXT, raw_ref TEXT);
 CREATE INDEX IF NOT EXISTS events_session ON events(agent, session_id, seq);
 CREATE INDEX IF NOT EXISTS events_ingested ON events(ingested_at);
 CREATE TABLE IF NOT EXISTS tool_calls(event_id TEXT, idx INTEGER, name TEXT, kind TEXT, command TEXT,

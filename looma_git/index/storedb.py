@@ -149,7 +149,7 @@ def ensure_schema(conn: sqlite3.Connection) -> None:
     """Create the ingest tables (sessions, events, tool_calls, tool_files, cursors, counts)."""
     conn.executescript(_INGEST_SCHEMA)
     cols = {row[1] for row in conn.execute("PRAGMA table_info(events)")}
-    for col in ("extra", "content_sig"):  # stores created before these columns existed
+    for col in ("extra", "content_sig", "raw_ref"):  # stores created before these existed
         if col not in cols:
             conn.execute(f"ALTER TABLE events ADD COLUMN {col} TEXT")
 

@@ -12,6 +12,7 @@ import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
+from looma_git.index.events import read_spans
 from looma_git.pipeline.content import line_key, written_keys
 from looma_git.pipeline.linking import Content, Write
 from looma_git.pipeline.signals import parse_ts
@@ -38,7 +39,7 @@ def update_written(conn: sqlite3.Connection) -> int:
     """Index the edit/write events not indexed yet (or re-ingested since); returns how many."""
     ensure(conn)
     rows = conn.execute(
-        "SELECT e.event_id, e.agent, e.session_id, e.ts, e.raw_json, e.ingested_at "
+        "SELECT e.event_id, e.agent, e.session_id, e.ts, e.raw_json, e.ingested_at, e.raw_ref "
         "FROM events e LEFT JOIN written_seen w ON w.event_id = e.event_id "
         "WHERE e.event_id IN (SELECT event_id FROM tool_calls WHERE kind IN ('edit','write') "
         "OR (kind = 'shell' AND command LIKE '%<<%')) "
@@ -61,8 +62,12 @@ def update_written(conn: sqlite3.Connection) -> int:
                 f"AND kind = 'shell' AND command LIKE '%<<%'", part):
             commands.setdefault(eid, []).append(cmd)
     with conn:
-        for eid, agent, sid, ts, raw, ingested in rows:
+        for eid, agent, sid, ts, raw, ingested, ref in rows:
             conn.execute("DELETE FROM written_lines WHERE event_id=?", (eid,))
+            if not raw and ref:
+                # Records kept by reference (index/events.raw_record) are read back from the
+                # transcript; only hashed line keys are stored, so no redaction pass is needed.
+                raw = "\n".join(read_spans(ref) or ())
             keys = written_keys(raw or "", tuple(commands.get(eid, ())))
             where = sorted(files.get(eid, ())) or [""]  # "" : a shell write, any file
             session = f"{agent}:{sid}"

@@ -195,7 +195,7 @@ class Reader:
         extra = dict(extra, leaf_uuid=leaf) if isinstance(leaf, str) else extra
         eid = event_id(AGENT, session, "summary", leaf, text)
         self.events.append(self._event(eid, session, None, "summary", None, text.strip(),
-                                       (), line.raw, extra))
+                                       (), line, extra))
 
     def _user(self, line: Line, msg: Any) -> None:
         obj = line.obj
@@ -262,7 +262,7 @@ class Reader:
             self._noise(noise.REPEATED_ACK)
             return
         ts = obj.get("timestamp") if isinstance(obj.get("timestamp"), str) else None
-        self.events.append(self._event(eid, session, ts, "user", None, clean, (), line.raw, extra))
+        self.events.append(self._event(eid, session, ts, "user", None, clean, (), line, extra))
 
 
     def _assistant(self, line: Line, msg: Any) -> None:
@@ -301,7 +301,7 @@ class Reader:
             if uuid in g.uuids:
                 return  # the same line written twice (replay)
             g.uuids.add(uuid)
-        g.raw.append(line.raw)
+        g.spans.append((line.start, line.end - line.start))  # iter_jsonl always knows both
         g.last_end = line.end
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         if not isinstance(blocks, list):
@@ -320,12 +320,16 @@ class Reader:
                     self.pending[call["call_id"]] = (g, len(g.calls) - 1)
 
     def _event(self, eid: str, session: str, ts: str | None, role: str, model: str | None,
-               text: str, calls: tuple[ToolCall, ...], raw: str,
+               text: str, calls: tuple[ToolCall, ...], line: Line,
                extra: dict[str, str]) -> NormalizedEvent:
+        # The raw record stays in the transcript: stored as its byte span, not copied.
+        by_ref = line.start >= 0
         ev = NormalizedEvent(
             event_id=eid, source=AGENT, session_native_id=session, project_root=self.ctx.cwd,
             git_remote=None, git_branch=self.ctx.branch, seq=self.seq, ts=ts, role=role,
-            agent_model=model, text=text, tool_calls=calls, raw_json=cap_raw([raw]),
+            agent_model=model, text=text, tool_calls=calls,
+            raw_json="" if by_ref else cap_raw([line.raw]),
+            raw_spans=((line.start, line.end - line.start),) if by_ref else (),
             schema_version=self.ctx.version or "1", extra=tuple(sorted(extra.items())))
         self.seq += 1
         return ev

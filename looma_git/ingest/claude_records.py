@@ -55,7 +55,7 @@ class Group:
     extra: dict[str, str]
     texts: list[str] = field(default_factory=list)
     calls: list[dict[str, Any]] = field(default_factory=list)
-    raw: list[str] = field(default_factory=list)
+    spans: list[tuple[int, int]] = field(default_factory=list)  # (offset, length) per line
     uuids: set[str] = field(default_factory=set)
     closed: bool = False
     last_end: int = 0
@@ -102,5 +102,6 @@ def group_event(g: Group) -> NormalizedEvent:
     return NormalizedEvent(
         event_id=eid, source=AGENT, session_native_id=g.session, project_root=g.cwd,
         git_remote=None, git_branch=g.branch, seq=g.seq, ts=g.ts, role="assistant",
-        agent_model=g.model, text=text, tool_calls=calls, raw_json=cap_raw(g.raw),
+        agent_model=g.model, text=text, tool_calls=calls,
+        raw_spans=tuple(g.spans),
         schema_version=g.version or "1", extra=tuple(sorted(g.extra.items())))

@@ -86,7 +86,7 @@ def bash_record(r: Reader, line: Line, text: str) -> bool:
         call = shell_mode_call(command, call_id, output if done else None)
         eid = event_id(AGENT, session, "user", anchor, command)
         r.events.append(r._event(eid, session, ts, "user", None, f"! {command}",
-                                    (call,), line.raw, extra))
+                                    (call,), line, extra))
         if not done:
             return True
     if output is None:
@@ -96,5 +96,5 @@ def bash_record(r: Reader, line: Line, text: str) -> bool:
     call = shell_mode_call(command or None, call_id, output)
     eid = event_id(AGENT, session, "tool", anchor, output)
     r.events.append(r._event(eid, session, ts, "tool", None, output, (call,),
-                                line.raw, extra))
+                                line, extra))
     return True

@@ -110,7 +110,9 @@ class CodexAdapter:
         skips: list[Skip] = []
         end = start
         for line in iter_jsonl(path, start, skips):
-            sess.feed(line.obj, line.end, f"{path}:{line.lineno if not start else f'@{start}+{line.lineno}'}")
+            sess.feed(line.obj, line.end,
+                      f"{path}:{line.lineno if not start else f'@{start}+{line.lineno}'}",
+                      line.start)
             end = line.end
         end = complete_end(path, end, size)
         new_cursor = Cursor(offset=end, head_fp=head_fingerprint(path, end),

@@ -92,6 +92,9 @@ class CodexSession:
         self.remote: str | None = None
         self.model: str | None = None
         self.last_ts: str | None = None
+        # (offset, length) of the record being fed in its file, when it has one there: its
+        # events keep the raw record by reference instead of a copy.
+        self.span: tuple[int, int] | None = None
         self.era = "enveloped"
         self.facts: dict[str, str] = {}
         self.texts: OrderedDict[str, list[int]] = OrderedDict()  # text key -> [item, event]
@@ -139,8 +142,12 @@ class CodexSession:
                 self.procs[str(pair[0])] = str(pair[1])
 
     # -- dispatch --------------------------------------------------------------------------
-    def feed(self, obj: dict[str, Any], seq: int, loc: str) -> None:
-        """One record (enveloped or bare era). Unknown shapes become Skips; never raises."""
+    def feed(self, obj: dict[str, Any], seq: int, loc: str, start: int | None = None) -> None:
+        """One record (enveloped or bare era). Unknown shapes become Skips; never raises.
+
+        `start`: the record's byte offset in the rollout when `seq` is its end offset there.
+        """
+        self.span = (start, seq - start) if start is not None else None
         try:
             self._feed(obj, seq, loc)
         except (TypeError, ValueError, AttributeError, KeyError) as exc:  # defensive: bad data
@@ -419,10 +426,11 @@ class CodexSession:
             if ts:
                 facts.append(("ts_inferred", "1"))  # bare/legacy eras have no per-line stamps
         eid, raw = id_and_raw(AGENT, self.sid, seq, obj)
+        spans = (self.span,) if self.span is not None else ()
         self.events.append(NormalizedEvent(
             event_id=eid,
             source=AGENT, session_native_id=self.sid, project_root=self.cwd,
             git_remote=self.remote, git_branch=self.branch, seq=seq, ts=ts, role=role,
-            agent_model=self.model, text=text, tool_calls=calls, raw_json=raw,
-            extra=tuple(facts),
+            agent_model=self.model, text=text, tool_calls=calls,
+            raw_json="" if spans else raw, raw_spans=spans, extra=tuple(facts),
         ))

@@ -7,7 +7,7 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from looma_git.index.event_writer import CursorRow, EventRow, SessionUpsert, extra_json
+from looma_git.index.event_writer import CursorRow, EventRow, SessionUpsert, extra_json, raw_ref
 from looma_git.ingest import noise
 from looma_git.ingest.attribution import Attributor
 from looma_git.ingest.base import ReadResult, Skip, Source
@@ -70,7 +70,7 @@ def prepare(agent: str, source: Source, sig: tuple[int, int] | None, rr: ReadRes
             p.unattributed += 1
             continue
         hits: dict[str, int] = {}
-        p.rows.append(_row(agent, ev, resolver, hits))
+        p.rows.append(_row(agent, ev, resolver, hits, source))
         p.row_hits.append(hits)
         p.sessions[ev.session_native_id] = _session(agent, source, ev,
                                                     p.sessions.get(ev.session_native_id))
@@ -130,9 +130,12 @@ def _redact(text: str, hits: dict[str, int]) -> str:
 
 
 def _row(agent: str, ev: NormalizedEvent, resolver: PathResolver,
-         hits: dict[str, int]) -> EventRow:
+         hits: dict[str, int], source: Source) -> EventRow:
     text = _redact(ev.text, hits)
+    # A raw record kept by reference is not copied, so there is nothing to redact here: it is
+    # redacted when read back (index/events.raw_record), like everything else that leaves.
     raw = _redact(ev.raw_json, hits)
+    ref = raw_ref(str(source.path), ev.raw_spans) if ev.raw_spans else None
     tools = []
     files = []
     for idx, tc in enumerate(ev.tool_calls):
@@ -145,11 +148,11 @@ def _row(agent: str, ev: NormalizedEvent, resolver: PathResolver,
     extra = extra_json(ev.extra)
     # One encode + one update: the same digest as updating part by part, NUL-terminated.
     blob = "\x00".join((ev.role, ev.ts or "", ev.agent_model or "", ev.git_branch or "", text,
-                        raw, extra or "", repr(tools), repr(files), ""))
+                        raw, extra or "", repr(tools), repr(files), ref or ""))
     sig = hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:24]
     return EventRow(ev.event_id, agent, ev.session_native_id, ev.seq, ev.ts, ev.role,
                     ev.agent_model, ev.git_branch, text, raw, ev.schema_version, extra,
-                    sig, tuple(tools), tuple(files))
+                    sig, tuple(tools), tuple(files), ref)
 
 
 def _session(agent: str, source: Source, ev: NormalizedEvent,

@@ -225,7 +225,8 @@ def content_scores(sha: str, ct: float, content: Content, owners: _Owners,
 def link_commits(commits: list[CommitInfo], targets: list[Target],
                  forbidden: frozenset[tuple[str, str]] = frozenset(),
                  own_authors: frozenset[str] | None = None,
-                 content: Content | None = None) -> list[Link]:
+                 content: Content | None = None,
+                 settled: frozenset[str] = frozenset()) -> list[Link]:
     """The best WorkItem for each commit; no weak links.
 
     With `content`, the strongest evidence decides: the WorkItem whose sessions wrote the
@@ -239,8 +240,10 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
     link on wording, FOREIGN_TEXT.)
 
     Only WorkItems sharing a file or the branch with a commit (or that wrote its lines) are
-    scored. The link's `why` names each part it rests on (content, files, branch, time, text)
-    and, for a chore or foreign commit, what else carried it."""
+    scored. A commit in `settled` (linked to a part of a split by files, which decided its
+    part) gets no second system link. The link's `why`
+    names each part it rests on (content, files, branch, time, text) and, for a chore or
+    foreign commit, what else carried it."""
     prepared = []
     by_file: dict[str, list[int]] = {}
     by_branch: dict[str, list[int]] = {}
@@ -259,7 +262,7 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
     links: list[Link] = []
     rest: list[CommitInfo] = []
     for c in commits:
-        if len(c.parents) > 1 or not c.files:
+        if len(c.parents) > 1 or not c.files or c.sha in settled:
             continue  # merges and empty commits implement nothing by themselves
         if content is not None and is_housekeeping(c.subject, c.author):
             continue  # bots, bumps, formatting and releases implement no effort

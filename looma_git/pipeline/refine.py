@@ -189,7 +189,10 @@ def refine(inp: RefineInput) -> RefineResult:
         targets.append(target_of(c))
     by_sha = {x.sha: x for x in inp.commits}
     own = own_authors(windows, inp.commits, inp.local_authors)
-    links = link_commits(list(inp.commits), targets, inp.forbidden_links, own, inp.content)
+    # A split by files decided which part each of its commits belongs to: no second part.
+    owned = {s.id for s in inp.seeds if s.owns}
+    links = link_commits(list(inp.commits), targets, inp.forbidden_links, own, inp.content,
+                         frozenset(sha for sha, wi in inp.ledger_links if wi in owned))
     if inp.content is not None and (more := content_authors(list(inp.commits), links)):
         own = frozenset(own or ()) | more  # the drain's link step judges strangers the same
     linked: dict[str, set[str]] = {}

@@ -13,12 +13,14 @@ from looma_git.pipeline.signals import WorkSignal, parse_ts
 from looma_git.pipeline.text import MANIFESTS, path_terms, title_from_prompt, tokens
 
 # Resolution: independent kinds of evidence, each weighted by how distinctive it is, summed
-# with the weights below (DESIGN §4: files the largest). Chosen on the labelled benchmarks by
-# `python -m tests.bench.calibrate_resolve` (docs/quality.md, "How resolution is calibrated").
+# with the weights below (the words' cosine is small next to the files' share, hence its larger
+# weight). Chosen on the labelled benchmarks with `python -m tests.bench.calibrate_resolve`
+# (docs/quality.md, "How sessions become WorkItems, and how resolution's thresholds are chosen").
 W_FILES = 0.45  # idf-weighted share of the window's edits (reads for a read-only window)
 W_TEXT = 1.5  # tf-idf cosine of the window's words with the cluster's
 W_LINK = 0.30  # the same feature branch, or a commit both name
-W_SESSION = 0.30  # the previous window of the same session (cut by a pause, not a topic switch)
+W_SESSION = 0.30  # the same session's previous window (cut by a pause, not a topic switch), or
+# for a subagent the window of the session that delegated it
 W_RO_FILES = 0.15  # what a read-only window read, against what the cluster touched
 W_OTHER_BRANCH = 1.0  # a window on a feature branch the cluster (on its own) never used
 SIBLING = 0.5  # a file new to the cluster named after one of its files (tests/test_x.py)

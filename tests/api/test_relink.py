@@ -11,7 +11,8 @@ from looma_git.api import ledger
 from looma_git.gitrepo import RepoPaths
 from looma_git.ledger.ops import OpDraft
 from looma_git.store.gitfacts import patch_ids
-from tests.helpers import commit_file, git, looma
+from tests.helpers import cli as looma
+from tests.helpers import commit_file, git
 from tests.sync.util import create, make_clone, make_remote, ref
 
 

@@ -1,5 +1,5 @@
 """Quality runner: the scenario generator (clustering, links, resume, extraction), the teamwork
-benchmark (tests/bench/quality_teamwork.py), the real-project benchmark and the hold-out
+benchmark (tests/bench/quality_teamwork.py) and the real-project benchmark
 (tests/bench/quality_realproject.py). `python -m tests.bench.quality [--write-docs]`."""
 
 from __future__ import annotations
@@ -156,7 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     scen = run_scenario() if only in (None, "scenario") else None
     team = run_teamwork() if only in (None, "teamwork") else None
     real = rp.run() if only in (None, "realproject") else None
-    hold = rp.run("holdout") if only in (None, "holdout") else None
+    hold = rp.run("2025q1") if only in (None, "realproject") else None
+    pipx = rp.run("holdout") if only in (None, "holdout") else None
     if scen:
         print(_scenario_table(scen))
         for r in scen["resume"]:
@@ -169,21 +170,23 @@ def main(argv: list[str] | None = None) -> int:
     if real:
         print(rp.summary(real[0], real[2]))
     if hold:
-        print(rp.summary(hold[0], hold[2], "holdout"))
+        print("hold-out (2025q1):")
+        print(rp.summary(hold[0], hold[2]))
+    if pipx:
+        print(rp.summary(pipx[0], pipx[2], "holdout"))
     if "--write-docs" in args:
-        if not (scen and team and real and hold):
+        if not (scen and team and real and hold and pipx):
             print("--write-docs needs every benchmark (drop --only)", file=sys.stderr)
             return 2
         doc = ROOT / "docs" / "quality.md"
-        doc.write_text(render(scen, _scenario_table(scen), *team, real=rp.render(*real)
-                              + rp.render(*hold, source="holdout")),
+        doc.write_text(render(scen, _scenario_table(scen), *team, real=rp.render(*real) + rp.render_holdout(*hold)
+                              + rp.render(*pipx, source="holdout")),
                        encoding="utf-8")
         print(f"wrote {doc}")
     if "--json" in args:
         out = Path(args[args.index("--json") + 1])
         out.write_text(json.dumps({"scenario": scen, "teamwork": team and team[0],
-                                   "realproject": real and real[0],
-                                   "holdout": hold and hold[0]}, indent=1,
+                                   "realproject": real and real[0]}, indent=1,
                                   default=str), encoding="utf-8")
     return 0
 

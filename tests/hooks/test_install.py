@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 from looma_git.hooks import shims
-from tests.helpers import git, looma
+from tests.helpers import cli as looma
+from tests.helpers import git
 from tests.hooks.util import install, status_json
 
 

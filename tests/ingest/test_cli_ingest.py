@@ -6,7 +6,8 @@ import json
 import os
 import sqlite3
 
-from tests.helpers import FIXTURES, looma
+from tests.helpers import FIXTURES
+from tests.helpers import cli as looma
 
 FIX = FIXTURES / "claude-code" / "codemie-code" / "-tmp-private"
 

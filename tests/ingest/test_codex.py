@@ -264,5 +264,20 @@ def test_discovery_honours_codex_home_and_home(tmp_path: Path) -> None:
 
 
 def test_dump_is_json_serializable() -> None:
-    for ev in read(SYNTH).events:
+    for ev in read(ZST).events:
         json.loads(ev.raw_json)
+
+
+def test_rollout_records_are_kept_by_reference_to_their_line() -> None:
+    """A rollout's events carry their record as its file span; the span holds that record."""
+    data = SYNTH.read_bytes()
+    events = read(SYNTH).events
+    assert events
+    for ev in events:
+        assert ev.raw_json == "" and len(ev.raw_spans) == 1
+        offset, length = ev.raw_spans[0]
+        record = json.loads(data[offset:offset + length])
+        assert ev.seq == offset + length  # the record whose end offset is the event's seq
+        assert isinstance(record, dict)
+    for ev in read(ZST).events + read(LEGACY).events:  # no file offsets: copied, as before
+        assert not ev.raw_spans and json.loads(ev.raw_json)

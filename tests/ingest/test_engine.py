@@ -181,9 +181,16 @@ def test_secrets_are_redacted_before_storage(repo, scrubbed_env):
                 [("done", False, None)])
     w.write(_projects(home))
     r = _ingest(repo, home)
-    assert sum(r.redactions.values()) >= 3  # text, raw_json, command
-    dump = "\n".join(_db(repo).iterdump())
+    assert sum(r.redactions.values()) >= 2  # text, command (raw records are not copied)
+    conn = _db(repo)
+    dump = "\n".join(conn.iterdump())
     assert token not in dump
+    # The raw records stay in the transcript, stored by reference; read back, they are redacted.
+    refs = conn.execute("SELECT event_id, raw_json, raw_ref FROM events").fetchall()
+    assert refs and all(raw == "" and ref for _, raw, ref in refs)
+    raws = [ev_index.raw_record(conn, eid) for eid, _, _ in refs]
+    assert all(raws) and not any(token in x for x in raws if x)
+    assert any("[REDACTED:" in x for x in raws if x)
 
 
 def test_writer_lock_excludes_a_second_ingest(repo, scrubbed_env):

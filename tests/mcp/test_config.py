@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from looma_git.mcp import config
-from tests.helpers import looma
+from tests.helpers import cli as looma
 
 
 def _env(home: Path, **extra: str) -> dict[str, str]:

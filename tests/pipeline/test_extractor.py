@@ -22,7 +22,8 @@ from looma_git.pipeline.inputs import Event, Session, ToolUse
 from looma_git.pipeline.llm import LLMExtractor, SqliteLLMCache
 from looma_git.pipeline.refine import RefineInput, refine
 from looma_git.settings import LLMSettings
-from tests.helpers import git, looma
+from tests.helpers import cli as looma
+from tests.helpers import git
 from tests.pipeline.fake_llm import quotes_from, serve
 
 PKCE = "Let's use PKCE instead of the implicit flow because it is safer."

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from looma_git.api import ledger, sync
-from tests.helpers import git, looma
+from tests.helpers import cli as looma
+from tests.helpers import git
 from tests.sync.util import create, make_clone, make_remote, wt
 
 FILTER_REPO = Path(sys.executable).parent / "git-filter-repo"

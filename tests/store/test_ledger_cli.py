@@ -10,7 +10,8 @@ from pathlib import Path
 from looma_git.api import ledger as api
 from looma_git.gitrepo import find_repo
 from looma_git.ledger.ops import OpDraft
-from tests.helpers import git, looma
+from tests.helpers import cli as looma
+from tests.helpers import git
 from tests.store.ledger_helpers import inject
 
 

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import git, looma
+from tests.helpers import cli as looma
+from tests.helpers import git
 
 
 def _can_mount_ro(tmp: Path) -> bool:

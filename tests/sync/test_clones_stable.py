@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import git, looma
+from tests.helpers import cli as looma
+from tests.helpers import git
 
 
 def _claude(home: Path, repo: Path, sid: str, turns: list[tuple[str, str, list[str]]]) -> None:

@@ -9,7 +9,8 @@ from pathlib import Path
 from looma_git.api.ledger import append
 from looma_git.gitrepo import find_repo
 from looma_git.ledger.ops import OpDraft
-from tests.helpers import commit_file, git, looma, make_repo
+from tests.helpers import cli as looma
+from tests.helpers import commit_file, git, make_repo
 
 
 def test_plain_fetch_then_reindex(tmp_path: Path) -> None:

@@ -8,7 +8,8 @@ import pytest
 
 from looma_git.api import sync
 from looma_git.errors import NotFoundError, NotInitializedError, UsageError
-from tests.helpers import git, looma
+from tests.helpers import cli as looma
+from tests.helpers import git
 from tests.sync.util import create, make_clone, make_remote, ref, wt
 
 

@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 from looma_git.api import ledger, sync
-from tests.helpers import git, looma
+from tests.helpers import cli as looma
+from tests.helpers import git
 from tests.sync.util import (
     create,
     link,
