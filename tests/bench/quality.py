@@ -146,7 +146,7 @@ def run_teamwork() -> tuple[dict[str, Any], dict[str, Any], dict[str, float]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m tests.bench.quality [--write-docs] [--only scenario|teamwork|realproject]`."""
+    """`python -m tests.bench.quality [--write-docs] [--only scenario|teamwork|realproject|holdout]`."""
     from tests.bench import quality_realproject as rp
     from tests.bench import quality_teamwork as tw
     from tests.bench.quality_docs import render
@@ -157,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     team = run_teamwork() if only in (None, "teamwork") else None
     real = rp.run() if only in (None, "realproject") else None
     hold = rp.run("2025q1") if only in (None, "realproject") else None
+    pipx = rp.run("holdout") if only in (None, "holdout") else None
     if scen:
         print(_scenario_table(scen))
         for r in scen["resume"]:
@@ -171,12 +172,15 @@ def main(argv: list[str] | None = None) -> int:
     if hold:
         print("hold-out (2025q1):")
         print(rp.summary(hold[0], hold[2]))
+    if pipx:
+        print(rp.summary(pipx[0], pipx[2], "holdout"))
     if "--write-docs" in args:
-        if not (scen and team and real and hold):
+        if not (scen and team and real and hold and pipx):
             print("--write-docs needs every benchmark (drop --only)", file=sys.stderr)
             return 2
         doc = ROOT / "docs" / "quality.md"
-        doc.write_text(render(scen, _scenario_table(scen), *team, real=rp.render(*real) + rp.render_holdout(*hold)),
+        doc.write_text(render(scen, _scenario_table(scen), *team, real=rp.render(*real) + rp.render_holdout(*hold)
+                              + rp.render(*pipx, source="holdout")),
                        encoding="utf-8")
         print(f"wrote {doc}")
     if "--json" in args:

@@ -45,13 +45,23 @@ def main(argv: list[str] | None = None) -> int:
     base = Path(args[0])
     truth = json.loads((base / "truth.json").read_text(encoding="utf-8"))
     effort_of = {s["id"]: s["key"] for s in truth["sessions"]}
+    segs: dict[str, list[tuple[str, str]]] = {}  # session id -> [(start, effort)]
+    for g in truth["segments"]:
+        segs.setdefault(g["id"], []).append((g["start"], g["effort"]))
+
+    def effort(sid: str, start: str) -> str:
+        """The effort of the truth segment the window starts in (sessions of several efforts:
+        the hold-out's topic switch), else the session's key."""
+        here = [e for t, e in sorted(segs.get(sid, [])) if t[:19] <= start[:19]]
+        return here[-1] if here else effort_of.get(sid, "?")
+
     conn = sqlite3.connect(f"file:{base / 'repo' / '.git' / 'looma' / 'store.db'}?mode=ro",
                            uri=True)
     wins = []
     for _key, cluster, raw in conn.execute("SELECT key, cluster, json FROM refine_signals"):
         w = WorkSignal.from_json(json.loads(raw)["signal"])
         sid = w.session_id.split("/")[0]
-        wins.append((w, effort_of.get(sid, "?"), cluster))
+        wins.append((w, effort(sid, w.start_ts), cluster))
     wins.sort(key=lambda x: R.window_order(x[0]))
     print(f"HIGH {R.HIGH}  LOW {R.LOW}")
     for n, (w, effort, cluster) in enumerate(wins):
