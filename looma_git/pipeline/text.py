@@ -173,12 +173,18 @@ _PURPOSE = re.compile(r"[,;]?\s+\b(?:so(?:\s+that)?|because|otherwise|or\s+else|
                       r"since)\s+", re.I)
 
 
+# Quoted code (`pipx upgrade --install`, ``fix_rounding()``) names a command or an identifier,
+# not the kind of work: "`pipx upgrade` ignores the version" is no migration.
+_CODE_SPAN = re.compile(r"(`+)[^`\n]+?\1")
+
+
 def kind_from_text(text: str) -> str:
     """feature | bugfix | refactor | migration | investigation from the opening request.
 
     The cue that comes first decides ("Refactor config: migrate settings ..." is a refactor
     whatever the sentence goes on to say), in the request itself: a purpose or reason clause
-    is cut off first. No cue: feature."""
+    is cut off first, and quoted code never counts. No cue: feature."""
+    text = _CODE_SPAN.sub(" ", text) if text else text
     sentences = []
     for s in re.split(r"(?<=[.!?])\s|\n", text.strip()) if text else ():
         cut = _PURPOSE.search(s)

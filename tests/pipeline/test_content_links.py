@@ -160,6 +160,10 @@ def test_kinds_follow_the_first_cue_of_the_request() -> None:
     assert kind_from_text("Add validation so that bad values fail early") == "feature"
     assert kind_from_text("why is GET /orders slow?") == "investigation"
     assert kind_from_text("Add Google sign-in") == "feature"
+    # Quoted code is a command or a name, not a cue: the subject's "fix" decides.
+    assert kind_from_text("`pipx upgrade --install` keeps the old version fix(upgrade): honor "
+                          "the version specifier") == "bugfix"
+    assert kind_from_text("`migrate_db` should accept a dry-run flag") == "feature"
 
 
 def test_strong_links_rest_on_content_branch_or_a_user() -> None:
