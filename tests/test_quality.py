@@ -482,8 +482,8 @@ def test_holdout_resume(holdout: tuple[Any, dict]) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="issue 13 item 8 on the hold-out: 5/8 kinds right "
-                   "(upgrade-specifier `migration`, windows-zipapp and site-packages `feature`; "
+@pytest.mark.xfail(strict=True, reason="issue 13 item 8 on the hold-out: 6/8 kinds right "
+                   "(windows-zipapp and site-packages `feature`; "
                    "upstream files all eight as changelog.d *.bugfix fragments)")
 def test_holdout_kinds(holdout: tuple[Any, dict]) -> None:
     m = holdout[1]
