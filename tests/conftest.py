@@ -24,8 +24,8 @@ _SHARED_FIXTURE_MODULES = ("tests/cli/test_wheel.py", "tests/mcp/test_bounds.py"
 
 def _shared_scope(nodeid: str) -> str | None:
     path, _, name = nodeid.partition("::")
-    if path == "tests/test_quality.py":  # one module, three benchmarks: one scope each
-        for family in ("teamwork", "realproject"):
+    if path == "tests/test_quality.py":  # one module, four benchmarks: one scope each
+        for family in ("teamwork", "realproject", "holdout"):
             if family in name:
                 return f"{path}:{family}"
         if name.startswith(("test_quality_target", "test_no_distractor")):
