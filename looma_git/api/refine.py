@@ -12,6 +12,7 @@ from looma_git.gitrepo import RepoPaths, require_worktree
 from looma_git.index.storedb import Connection
 from looma_git.ledger.ops import Op
 from looma_git.ledger.state import LedgerState, WorkItemState
+from looma_git.pipeline.clusters import Seed
 from looma_git.pipeline.promote import (
     eligible,
     plan_links,
@@ -19,7 +20,6 @@ from looma_git.pipeline.promote import (
     plan_workitems,
 )
 from looma_git.pipeline.refine import RefineInput, RefineResult, refine
-from looma_git.pipeline.resolve import Seed
 from looma_git.pipeline.signals import sha_candidates
 from looma_git.store import gitfacts
 
@@ -114,9 +114,9 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
     the others' windows come from store.db. Returns (result, session versions, known paths,
     seeds fingerprint, sessions read, mode)."""
     from looma_git.index import workmodel
+    from looma_git.pipeline.clusters import window_order
     from looma_git.pipeline.inputs import session_versions
     from looma_git.pipeline.refine import StoredWindow
-    from looma_git.pipeline.resolve import window_order
     from looma_git.store.clone import user_actor
 
     worktree = require_worktree(paths)

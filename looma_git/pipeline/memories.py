@@ -6,8 +6,8 @@ from __future__ import annotations
 from rapidfuzz import fuzz
 
 from looma_git.pipeline import confidence as conf
+from looma_git.pipeline.clusters import Cluster
 from looma_git.pipeline.heuristics import Candidate, reversals
-from looma_git.pipeline.resolve import Cluster
 from looma_git.pipeline.signals import parse_ts
 from looma_git.pipeline.views import QUOTE_MAX, Evidence, MemoryView
 from looma_git.store.gitfacts import CommitInfo

@@ -7,12 +7,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from looma_git.pipeline import confidence as conf
+from looma_git.pipeline.clusters import Cluster, window_order
 from looma_git.pipeline.extractor import Extractor, HeuristicExtractor
 from looma_git.pipeline.heuristics import Candidate
 from looma_git.pipeline.linking import Target, content_authors, link_commits
 from looma_git.pipeline.memories import expire_done
 from looma_git.pipeline.memories import memories as memory_views
-from looma_git.pipeline.resolve import Cluster, Resolver, window_order
+from looma_git.pipeline.resolve import Resolver
 from looma_git.pipeline.signals import WorkSignal, parse_ts, windows_of
 from looma_git.pipeline.text import (
     is_chore,

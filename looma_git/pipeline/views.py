@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from looma_git.pipeline import confidence as conf
+from looma_git.pipeline.clusters import Seed
 from looma_git.pipeline.extractor import Extractor
 from looma_git.pipeline.heuristics import Candidate
 from looma_git.pipeline.inputs import Session
 from looma_git.pipeline.linking import Content, Link, Target
-from looma_git.pipeline.resolve import Seed
 from looma_git.pipeline.signals import WorkSignal
 from looma_git.store.gitfacts import CommitInfo
 

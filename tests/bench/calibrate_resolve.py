@@ -29,6 +29,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from looma_git.pipeline import evidence as E  # noqa: E402
 from looma_git.pipeline import resolve as R  # noqa: E402
 from looma_git.pipeline import signals as S  # noqa: E402
 
@@ -92,7 +93,8 @@ def setting(values: dict[str, Any]) -> Iterator[None]:
     """Set module constants (`S_` names: pipeline/signals.py) for the duration."""
     old = {}
     for k, v in values.items():
-        mod, name = (S, k[2:]) if k.startswith("S_") else (R, k)
+        # Weights live with the score (pipeline/evidence.py), thresholds with the resolver.
+        mod, name = (S, k[2:]) if k.startswith("S_") else (E if hasattr(E, k) else R, k)
         old[k] = (mod, name, getattr(mod, name))
         setattr(mod, name, v)
     try:

@@ -133,7 +133,7 @@ but", "back to the ...", "while you're here", "btw", "one more thing"); and at a
 edits share no file, directory or name part with the window's and whose words share none of its
 topic. Each window is resolved on its own.
 
-**Resolution** (`pipeline/resolve.py`) takes windows in time order and scores each against the
+**Resolution** (`pipeline/resolve.py`; the score and its weights in `pipeline/evidence.py`) takes windows in time order and scores each against the
 clusters built so far (ledger WorkItems first: a session a WorkItem already holds goes to it, and
 a person's merge, split or false-positive is never undone), adding independent kinds of evidence,
 each weighted by how distinctive it is:

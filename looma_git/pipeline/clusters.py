@@ -1,0 +1,104 @@
+"""The clusters resolution builds: a ledger WorkItem it starts from (Seed), a WorkItem under
+construction (Cluster), a cluster's id and the order windows are seen in."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from dataclasses import dataclass, field
+
+from looma_git.pipeline.signals import WorkSignal, parse_ts
+from looma_git.pipeline.text import title_from_prompt
+
+TRUNK_BRANCHES = frozenset({"main", "master", "trunk", "develop", "HEAD", ""})
+MAX_ALIASES = 8  # aliases a cluster keeps (the first ones: the effort's own words)
+MAX_CLUSTER_TERMS = 400  # a cluster's words compared with a window's (its most used ones)
+
+
+@dataclass(frozen=True)
+class Seed:
+    """A WorkItem already in the ledger: resolution starts from it and obeys its constraints."""
+
+    id: str
+    title: str
+    files: frozenset[str]
+    aliases: tuple[str, ...]
+    sessions: frozenset[str]  # "agent:session"
+    branch: str | None
+    quarantined: bool = False  # false positive: windows routed here are swallowed
+    # A part of a user's split by files: the files it owns, and the split WorkItem's id (its
+    # group). A window placed in any part of a group is divided among the parts by file.
+    owns: frozenset[str] = frozenset()
+    group: str | None = None
+
+
+@dataclass
+class Cluster:
+    """A WorkItem under construction."""
+
+    id: str
+    seed: Seed | None = None
+    windows: list[WorkSignal] = field(default_factory=list)
+    files: Counter[str] = field(default_factory=Counter)
+    read: Counter[str] = field(default_factory=Counter)
+    terms: Counter[str] = field(default_factory=Counter)
+    aliases: list[str] = field(default_factory=list)
+    branches: Counter[str] = field(default_factory=Counter)
+    commits: set[str] = field(default_factory=set)
+    related: dict[str, float] = field(default_factory=dict)
+    last_ts: float = 0.0
+    _top: tuple[tuple[str, int], ...] | None = None  # its words for scoring (see `top_terms`)
+    orientation: bool = False  # founded by a request to be shown around the code
+
+    def add_terms(self, counts: Counter[str] | dict[str, int]) -> None:
+        self.terms.update(counts)
+        self._top = None
+
+    def top_terms(self) -> tuple[tuple[str, int], ...]:
+        """The cluster's MAX_CLUSTER_TERMS most used words (ties by word), kept until it grows:
+        what a window's words are compared with, at a cost that does not grow with it."""
+        if self._top is None:
+            self._top = tuple(sorted(self.terms.items(), key=lambda kv: (-kv[1], kv[0]))
+                              [:MAX_CLUSTER_TERMS])
+        return self._top
+
+    def add(self, w: WorkSignal) -> None:
+        self.windows.append(w)
+        self.files.update(w.edited)
+        self.read.update(w.read)
+        self.add_terms(dict(w.terms))
+        self.commits.update(w.commits)
+        if w.branch and w.branch not in TRUNK_BRANCHES:
+            self.branches[w.branch] += 1
+        alias = title_from_prompt(w.first_prompt) if w.first_prompt else ""
+        if (alias and alias != "Untitled work" and alias not in self.aliases
+                and len(self.aliases) < MAX_ALIASES):
+            self.aliases.append(alias)
+        self.last_ts = max(self.last_ts, parse_ts(w.end_ts))
+
+    @property
+    def readonly(self) -> bool:
+        return not self.files and not self.commits and not (self.seed and self.seed.files)
+
+    @property
+    def sessions(self) -> set[str]:
+        out = {w.session_key for w in self.windows}
+        if self.seed:
+            out |= set(self.seed.sessions)
+        return out
+
+    def all_files(self) -> set[str]:
+        return set(self.files) | (set(self.seed.files) if self.seed else set())
+
+
+
+def cluster_id(w: WorkSignal) -> str:
+    """A cluster founded by window `w` is named after it (so a replay names it the same)."""
+    return "lw_" + hashlib.sha256(w.key.encode()).hexdigest()[:10]
+
+
+
+def window_order(w: WorkSignal) -> tuple[float, str]:
+    """The order resolution sees windows in: start time, then key."""
+    return (parse_ts(w.start_ts), w.key)
+
