@@ -1,5 +1,7 @@
 """Go RE2 pattern syntax to Python re syntax (mid-pattern `(?i)`, `\\z`, `[` inside classes)."""
 
+import re
+
 
 def _fix_classes(rx: str) -> str:
     # inside [...], a literal '[' must be escaped for Python (FutureWarning: nested set)
@@ -57,13 +59,19 @@ def go_to_py(rx: str) -> str:
     for k, v in _POSIX.items():
         rx = rx.replace(k, v)
     rx = _fix_classes(rx)
-    # scope a mid-pattern (?i) to the end of its enclosing group
+    return scope_flags(rx)
+
+
+def scope_flags(rx: str) -> str:
+    """A mid-pattern `(?i)` (any of `imsx`) -> `(?i:...)` up to the end of its enclosing group
+    (Go scopes such flags; Python accepts them only at the start)."""
+    flag = re.compile(r"\(\?([imsx]+)\)")
     while True:
-        idx = rx.find("(?i)", 1)
-        if idx < 0:
-            break
+        m = flag.search(rx, 1)
+        if m is None:
+            return rx
         depth = 0
-        j = idx + 4
+        j = m.end()
         in_cls = False
         while j < len(rx):
             c = rx[j]
@@ -82,5 +90,4 @@ def go_to_py(rx: str) -> str:
                     break
                 depth -= 1
             j += 1
-        rx = rx[:idx] + "(?i:" + rx[idx + 4 : j] + ")" + rx[j:]
-    return rx
+        rx = rx[:m.start()] + f"(?{m.group(1)}:" + rx[m.end():j] + ")" + rx[j:]

@@ -41,7 +41,7 @@ from typing import Any
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _gore import go_to_py
+from _gore import go_to_py, scope_flags
 
 OUT = Path(__file__).resolve().parents[1] / "redact_independent_corpus.json"
 SOURCES = {
@@ -79,40 +79,11 @@ def rust_to_py(rx: str) -> str:
         rest = s[m.end():]
     if "x" in flags:  # drop `#` comments line by line first (Python keeps `#` in classes too)
         rest = "\n".join(_strip_comment(line) for line in rest.split("\n"))
-    body = _scope_flags(go_to_py(rest))
+    body = scope_flags(go_to_py(rest))
     if "x" in flags:
         body = _escape_class_spaces(body)
     head = "".join(sorted(set(flags)))
     return (f"(?{head})" if head else "") + body
-
-
-def _scope_flags(rx: str) -> str:
-    """`(?s)` (any flags) in mid-pattern -> `(?s:...)` up to the end of the enclosing group."""
-    while True:
-        m = re.compile(r"\(\?([imsx]+)\)").search(rx, 1)
-        if m is None:
-            return rx
-        depth = 0
-        j = m.end()
-        in_cls = False
-        while j < len(rx):
-            c = rx[j]
-            if c == "\\":
-                j += 2
-                continue
-            if in_cls:
-                if c == "]":
-                    in_cls = False
-            elif c == "[":
-                in_cls = True
-            elif c == "(":
-                depth += 1
-            elif c == ")":
-                if depth == 0:
-                    break
-                depth -= 1
-            j += 1
-        rx = rx[:m.start()] + f"(?{m.group(1)}:" + rx[m.end():j] + ")" + rx[j:]
 
 
 def _strip_comment(line: str) -> str:
