@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 # The work lives beside this module, split by what each part owns:
-#   redact_shapes    hand-written credential shapes and PEM keys (pass a)
-#   redact_keywords  credential-named assignments, auth headers, XML, `curl -u`
-#   redact_catalog   provider token shapes from the public catalog (pass c)
-#   redact_entropy   the Shannon-entropy fallback and its allowlist
-#   redact_api       redact / redact_text / redact_obj / family_of / Redaction
-#   redact_gate      redact_shared, the stricter gate for text bound for git
+#   redact_shapes      hand-written credential shapes and PEM keys (pass a)
+#   redact_keywords    credential-named assignments, auth headers, bare `name value` pairs
+#   redact_structural  XML key/value attributes and elements, `curl -u`, `-u … -p`
+#   redact_values      value judgement: stand-ins/placeholders, code references, key material
+#   redact_catalog     provider token shapes from the public catalog (pass c)
+#   redact_entropy     the Shannon-entropy fallback and its allowlist
+#   redact_api         redact / redact_text / redact_obj / family_of / Redaction
+#   redact_gate        redact_shared, the stricter gate for text bound for git
 # Callers import from here; every name below is re-exported for them and the benches.
 from looma_git.redact_api import (  # noqa: F401
     _HAND_FAMILIES,
@@ -70,24 +72,12 @@ from looma_git.redact_keywords import (  # noqa: F401
     _AUTH_HEADER,
     _AUTH_STARTS,
     _AWS_STARTS,
-    _CRED_WORD,
-    _CURL_USER,
-    _DOTTED_IDENT,
-    _ENV_REF,
     _KEYWORD_PASSES,
     _KEYWORD_STARTS,
-    _PLACEHOLDER_VALUE,
-    _TYPEISH,
     _WEAK_NAMES,
-    _XML_ELEM,
-    _XML_KV,
     _assign_repl,
     _auth_repl,
     _keyword_passes,
-    _name_is_credential,
-    _randomish,
-    _structural,
-    _value_is_secret,
 )
 from looma_git.redact_shapes import (  # noqa: F401
     _ANTHROPIC,
@@ -115,4 +105,20 @@ from looma_git.redact_shapes import (  # noqa: F401
     _repl_bearer,
     _repl_url,
     _Rule,
+)
+from looma_git.redact_structural import (  # noqa: F401
+    _CRED_WORD,
+    _CURL_USER,
+    _XML_ELEM,
+    _XML_KV,
+    _name_is_credential,
+    _structural,
+)
+from looma_git.redact_values import (  # noqa: F401
+    _DOTTED_IDENT,
+    _ENV_REF,
+    _PLACEHOLDER_VALUE,
+    _TYPEISH,
+    _randomish,
+    _value_is_secret,
 )

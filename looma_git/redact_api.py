@@ -14,8 +14,10 @@ from looma_git.redact_catalog import (
     _widen,
 )
 from looma_git.redact_entropy import ENTROPY_MIN_LEN, redact_entropy_pass, run_suspect
-from looma_git.redact_keywords import _KEYWORD_STARTS, _filler, _keyword_passes, _structural
+from looma_git.redact_keywords import _KEYWORD_STARTS, _keyword_passes
 from looma_git.redact_shapes import _GATES, _RULES, _bind, _redact_pem
+from looma_git.redact_structural import _structural
+from looma_git.redact_values import _filler
 
 
 class Redaction(NamedTuple):

@@ -10,7 +10,7 @@ from typing import Any
 
 from looma_git.redact_entropy import placeholder as _ph
 from looma_git.redact_entropy import shannon_entropy
-from looma_git.redact_keywords import _ENV_REF, _PLACEHOLDER_VALUE, _filler
+from looma_git.redact_values import _ENV_REF, _PLACEHOLDER_VALUE, _filler
 
 # --- pass (c): provider token shapes from the public catalog (looma_git/redact_rules.py) ------
 # A rule runs only when one of its keywords occurs in the lowercased text; which keywords occur

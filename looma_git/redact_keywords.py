@@ -1,17 +1,22 @@
-"""Keyword-anchored passes: credential-named assignments, auth headers, XML and `curl -u`."""
+"""Keyword-anchored passes: credential-named assignments, auth headers, bare `name value` pairs."""
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from functools import lru_cache
 
-from looma_git.redact_entropy import PLACEHOLDER_PREFIX as _PLACEHOLDER_PREFIX
-from looma_git.redact_entropy import _looks_random as _looks_random_any
-from looma_git.redact_entropy import _pathlike as _pathlike_any
-from looma_git.redact_entropy import _wordlike, shannon_entropy
 from looma_git.redact_entropy import placeholder as _ph
 from looma_git.redact_shapes import _AWS_SECRET, _bind, _Repl, _repl_aws_secret
+from looma_git.redact_values import (
+    _PLACEHOLDER_VALUE,
+    _STRONG,
+    _TYPEISH,
+    _UUIDISH,
+    _named_value_is_secret,
+    _quoted_code,
+    _randomish,
+    _value_is_secret,
+)
 
 # --- credential-named assignments ----------------------------------------------------------
 # Anchored on the keyword (never on a leading identifier run, which would backtrack); the
@@ -42,12 +47,6 @@ _AWS_STARTS = ("aws", "secret")
 _AUTH_HEADER = re.compile(
     r"(?i:(authorization|x-api-key|api-key|x-auth-token|auth-token|private-token)(\\?[\"']?\s{0,4}:\s{0,4}\\?[\"']?))"
     r"(?:(?i:(bearer|basic|token|bot|digest|ssws))\s{1,4})?(?!\[REDACTED:)([A-Za-z0-9._~+/=\-]{8,}+)")
-_DOTTED_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\[.*)?")
-_PLACEHOLDER_VALUE = re.compile(
-    r"\*+|x+|X+|\.\.\.|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{.*\}\}|%\(?\w*\)?s|"
-    r"\$[0-9]|[^\s]{0,16}(?:\.\.\.|\u2026)|"
-    r"(?i:none|null|nil|true|false|undefined|redacted|changeme|your[-_a-z]*|str|string|bytes|int|bool|optional.*)")
-_TYPEISH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 _NAMED_NAMES = frozenset({"pat", "private", "access", "login", "api", "clientid", "client_id",
@@ -63,67 +62,6 @@ _PARAM_EXPANSION = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*$")
 
 
 _COORDINATE = re.compile(r"[:.]")
-_FILLER_WORDS = re.compile(r"(?i:your[_\-]|_here\b|put[_\-]your|placeholder|changeme|replace[_\-]?me)")
-
-
-def _filler(value: str) -> bool:
-    """`ghp_xxxx…`, `AKIAXXXX…`, `0000…aa`, `aaaa…end`, `…_PUT_YOUR_TOKEN_HERE_…`: a stand-in."""
-    body = value.rsplit("_", 1)[-1] if "_" in value[:12] else value
-    body = body.split("-", 1)[-1] if "-" in body[:8] else body
-    flat = body.replace("-", "")
-    n = len(flat)
-    if n >= 8 and any(flat.count(c) >= 0.6 * n for c in "xX*0#"):
-        return True
-    return _FILLER_WORDS.search(value) is not None
-
-
-def _quoted_code(value: str) -> bool:
-    """A quoted "value" that is code around quotes (`" + getPassword() + "`), a CSS selector,
-    an ARN or a path: not a literal secret."""
-    v = value.strip()
-    if not v or v[0] in "+.&,;|" or v[-1] in "+&|" or v.startswith("arn:"):
-        return True
-    if v[0] in "#." and _words(v[1:]):
-        return True
-    return v.startswith("/") and _pathlike_any(v)
-
-
-def _value_is_secret(value: str, quoted: bool) -> bool:
-    """Whether an assigned value should be hidden: literal, not a placeholder or a code reference."""
-    if not value or value.startswith(_PLACEHOLDER_PREFIX) or _PLACEHOLDER_VALUE.fullmatch(value):
-        return False
-    if _filler(value):
-        return False
-    if "[REDACTED:" in value or _ENV_REF.fullmatch(value):
-        return False
-    if quoted:
-        return True
-    # Bare values are often code (`token = get_token`, `password: str`): hide only literals
-    # that look like secrets (a digit, a symbol, mixed case) or are long.
-    if value.isdigit():
-        return len(value) >= 12  # a numeric id or PIN long enough to be one
-    if _DOTTED_IDENT.fullmatch(value) and all(
-            (len(p) <= 12 and not any(c.isdigit() for c in p)) or _wordlike(p)
-            for p in value.split(".")):
-        return False
-    if _TYPEISH.fullmatch(value) and not any(c.isdigit() for c in value) and (
-            len(value) < 16 or ("_" in value and (value.islower() or value.isupper()))):
-        return False  # a type or a snake_case / CONSTANT_CASE variable name
-    return len(value) >= 4
-
-
-_ENV_REF = re.compile(r"%[A-Za-z_][A-Za-z0-9_]*%|\$\(.*\)|\$\{\{.*\}\}|@[A-Za-z_]+@")
-
-
-def _randomish(value: str) -> bool:
-    """A value that would be a secret whatever the name: long, mixed, not a word or path."""
-    if len(value) < 12 or value.startswith(_PLACEHOLDER_PREFIX) or "[REDACTED:" in value:
-        return False
-    if _PLACEHOLDER_VALUE.fullmatch(value) or _ENV_REF.fullmatch(value) or _DOTTED_IDENT.fullmatch(value):
-        return False
-    if not (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)):
-        return _looks_random_any(value)
-    return not _wordlike(value) and not _pathlike_any(value) and shannon_entropy(value) >= 3.0
 
 
 def _assign_repl(m: re.Match[str], hits: Counter[str]) -> str:
@@ -201,75 +139,6 @@ def _config_literal(word: str, op: str, value: str, text: str, end: int) -> bool
     return end >= len(text) or text[end] in ";&\r\n" or text.startswith("\\n", end)
 
 
-# --- structural contexts the assignment regex cannot see ---------------------------------
-_CRED_WORD = re.compile(
-    r"(?i:password|passwd|passphrase|pwd|secret|token|api[_\-]?key|apikey|access[_\-]?key|"
-    r"private[_\-]?key|client[_\-]?secret|credentials?|key)(?:[_.\-]?[0-9]{1,2})?$")
-_XML_KV = re.compile(
-    r"(?i:\b(?:key|name)\s{0,4}=\s{0,4}\"([^\"<>]{1,80})\"(\s{1,64}value\s{0,4}=\s{0,4}\"))([^\"]{1,512})\"")
-_XML_ELEM = re.compile(
-    r"<([A-Za-z][\w.\-]{0,60}?(?i:password|passwd|secret|token|api[_\-]?key|apikey|key|"
-    r"credentials?|pwd))>(\s{0,40})([^<>\s]{1,512})(\s{0,40})</\1>")
-_CURL_USER = re.compile(
-    r"(?<!\S)(?:-u|--user)(?:=|[ \t]{1,5})([\"']?)([^\s:\"']{1,128}):([\"']?)([^\s\"']{1,512})\3\1")
-
-
-# `psexec \\host -u Administrator -p dev_admin`, `mysql -u root -pS3cret`: the password flag
-# after a user flag
-_USER_PASS_FLAGS = re.compile(
-    r"(?<!\S)-u[ \t]{0,4}[^\s\"']{1,128}[ \t]{1,4}-p(?:[ \t]{1,4}|(?=[^\s-]))([\"']?)([^\s\"']{3,256})\1")
-
-
-def _name_is_credential(name: str) -> tuple[bool, bool]:
-    """(credential name?, weak name needing a random-looking value?)"""
-    m = _CRED_WORD.search(name)
-    if m is None:
-        return False, False
-    word = m.group(0).lower().rstrip("0123456789_.-")
-    return True, word == "key"
-
-
-def _structural(text: str, hits: Counter[str]) -> str:
-    """XML key/value attributes and elements, and `curl -u user:pass`."""
-    if "value" in text or "Value" in text or "VALUE" in text:
-        def kv(m: re.Match[str]) -> str:
-            cred, weak = _name_is_credential(m.group(1))
-            v = m.group(3)
-            if not cred or not _value_is_secret(v, True) or (weak and not _randomish(v)):
-                return m.group(0)
-            hits["credential"] += 1
-            return m.group(0)[:m.start(3) - m.start(0)] + _ph("credential") + '"'
-        text = _XML_KV.sub(kv, text)
-    if "</" in text:
-        def elem(m: re.Match[str]) -> str:
-            _, weak = _name_is_credential(m.group(1))
-            v = m.group(3)
-            if not _value_is_secret(v, True) or (weak and not _randomish(v)):
-                return m.group(0)
-            hits["credential"] += 1
-            return f"<{m.group(1)}>{m.group(2)}{_ph('credential')}{m.group(4)}</{m.group(1)}>"
-        text = _XML_ELEM.sub(elem, text)
-    if "-u" in text or "--user" in text:
-        def curl(m: re.Match[str]) -> str:
-            v = m.group(4)
-            if v.startswith(("$", "%", _PLACEHOLDER_PREFIX)) or _PLACEHOLDER_VALUE.fullmatch(v):
-                return m.group(0)
-            hits["credential"] += 1
-            # `user:pass` goes whole: the pair is the credential (a mail address as user too)
-            return (m.group(0)[:m.start(2) - m.start(0)] + _ph("credential") + m.group(3)
-                    + m.group(1))
-        text = _CURL_USER.sub(curl, text)
-
-        def user_pass(m: re.Match[str]) -> str:
-            v = m.group(2)
-            if v.startswith(("$", "%", _PLACEHOLDER_PREFIX)) or _PLACEHOLDER_VALUE.fullmatch(v):
-                return m.group(0)
-            hits["credential"] += 1
-            return m.group(0)[:m.start(2) - m.start(0)] + _ph("credential")
-        text = _USER_PASS_FLAGS.sub(user_pass, text)
-    return text
-
-
 def _auth_repl(m: re.Match[str], hits: Counter[str]) -> str:
     """Hide the credential of an `Authorization:`-style header, keeping the scheme."""
     scheme = m.group(3)
@@ -296,63 +165,9 @@ _NAMED_QUOTED = re.compile(
     r"(?i:(password|passwd|passphrase|pwd|pass|secret|token|api[_\-]?key|apikey))"
     r"([ \t]{1,4}(?:is|was)[ \t]{1,4}|[ \t]{0,4}(?:===?|!==?)[ \t]{0,4})"
     r"([\"'`])([^\"'`\n]{1,256})\3")
-_STRONG = frozenset({"password", "passwd", "passphrase", "pwd", "secret"})
-_UUIDISH = re.compile(r"[0-9A-Fa-f]{8}(?:-?[0-9A-Fa-f]{4}){3}-?[0-9A-Fa-f]{12}")
 
 
-def _named_value_is_secret(name: str, value: str) -> bool:
-    """A value right after a credential word (no operator): key material, not the next word."""
-    n = len(value)
-    digit = _DIGIT_CH.search(value) is not None
-    if n < 6 or (n < 16 and not digit):
-        return False  # prose goes on with a word here (`the token is`, `secret sauce`)
-    if 12 <= n < 16 and len(_DIGIT_CH.findall(value)) >= 4 and len(_ALPHA_CH.findall(value)) >= 3 and (
-            not _words(value) and _DOTTED_IDENT.fullmatch(value) is None):
-        return True  # `ZYXWV9876543210`, `abcdef12345678`: short, but digits mixed in
-    last = _LAST_WORD.findall(name.lower())[-1:]
-    return _named_value_verdict(bool(last) and last[0] in _STRONG, value, digit)
-
-
-@lru_cache(maxsize=8192)
-def _named_value_verdict(strong: bool, value: str, digit: bool) -> bool:
-    if value.startswith(("$", "%")) or _PLACEHOLDER_VALUE.fullmatch(value) or "://" in value:
-        return False
-    if _filler(value):
-        return False
-    if _ENV_REF.fullmatch(value) or _DOTTED_IDENT.fullmatch(value) or _pathlike_any(value):
-        return False
-    n = len(value)
-    if _UUIDISH.fullmatch(value) or (n >= 16 and all(c in "0123456789abcdefABCDEF-" for c in value)):
-        return True
-    alpha = _ALPHA_CH.search(value) is not None
-    if n >= 16 and alpha and not _words(value):
-        return True
-    if n >= 16 and digit and not alpha:
-        return True  # a long numeric token (`browshot SECRET 1234…`)
-    # short values count only after a strong name: `password 012345abcdef`, `-Password VMware1!`
-    return strong and digit and alpha
-
-
-_DIGIT_CH = re.compile(r"[0-9]")
 _HEXISH = re.compile(r"[0-9a-fA-F]{20,}")
-_ALPHA_CH = re.compile(r"[A-Za-z]")
-_LAST_WORD = re.compile(r"password|passwd|passphrase|pwd|secret|token|key|private|access|auth|pat")
-_LETTER_RUN = re.compile(r"[A-Za-z]{16,}")
-_WORD_SEP = re.compile(r"[_\-.]")
-_DIGIT_RUN = re.compile(r"(?<=[A-Za-z])[0-9]{2,}(?=[A-Za-z])")
-_LONG_DIGITS = re.compile(r"[0-9]{4,}")
-
-
-def _words(value: str) -> bool:
-    """Made of words: an identifier, a phrase joined by `_-.`; no 16-letter run (no word is
-    that long) and no random piece."""
-    if _LETTER_RUN.search(value):
-        return False
-    if len(_DIGIT_RUN.findall(value)) >= 2 or (_LONG_DIGITS.search(value) and not value.isdigit()):
-        return False  # `abcd1234ABCD5678`, `abcdefghij1234567890`: digits mixed in, not a name
-    pieces = [p for p in _WORD_SEP.split(value) if p]
-    return all(p.isdigit() or len(p) <= 3 or _wordlike(p) for p in pieces) and (
-        any(_wordlike(p) for p in pieces))
 
 
 def _named_repl(m: re.Match[str], hits: Counter[str]) -> str:
