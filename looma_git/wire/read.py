@@ -1,0 +1,122 @@
+"""Wire models of the read path's --json output: work, resume, ask, timeline, recall."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+
+class SessionRef(BaseModel):
+    agent: str
+    id: str
+
+
+class WorkItemHead(BaseModel):
+    """The fields every WorkItem-shaped row opens with (CLI and MCP rows extend it)."""
+
+    id: str
+    title: str
+    kind: str
+    status: str
+
+
+class WorkItemOut(WorkItemHead):
+    """One WorkItem in `looma work --json` (DESIGN §6)."""
+
+    lifecycle: str
+    confidence: float
+    band: str
+    files: list[str]
+    commits: list[str]
+    sessions: list[SessionRef]
+    promoted: bool = True
+    branch: str | None = None
+    summary: str = ""
+    features: dict[str, float] = Field(default_factory=dict)
+
+
+class WorkOut(BaseModel):
+    workitems: list[WorkItemOut]
+
+
+class ResumeMatchOut(BaseModel):
+    """A WorkItem considered by `resume`, with why it matched."""
+
+    id: str
+    letter: str
+    title: str
+    kind: str
+    status: str
+    confidence: float
+    band: str
+    match: float
+    matched_terms: list[str]
+    files: list[str]
+    commits: list[str]
+    sessions: list[SessionRef]
+    last_active: str = ""
+
+
+class ResumeOut(BaseModel):
+    """`looma resume --json` (DESIGN §6): for confident, candidates[0] is the one."""
+
+    state: Literal["confident", "ambiguous", "cold"]
+    goal: str | None
+    candidates: list[ResumeMatchOut]
+    bundle: dict[str, Any] | None
+    recent: list[ResumeMatchOut] = Field(default_factory=list)
+    message: str = ""
+
+
+class FactOut(BaseModel):
+    """One `ask` result with provenance, confidence and band."""
+
+    type: str
+    id: str
+    workitem: str | None
+    workitem_title: str | None = None
+    text: str
+    confidence: float | None
+    band: str | None
+    status: Literal["confirmed", "unconfirmed"]
+    source: dict[str, Any] = Field(default_factory=dict)
+    score: float = 0.0
+    lifecycle: str | None = None  # memories: active | superseded | expired | invalidated
+
+
+class AskOut(BaseModel):
+    query: str
+    facts: list[FactOut]
+
+
+class TimelineEntry(BaseModel):
+    ts: str
+    kind: str  # op | session | commit | decision | todo | bug | architecture
+    text: str
+    ref: str = ""
+    actor: str = ""
+    confidence: float | None = None  # memories and commit links carry theirs
+    band: str | None = None
+
+
+class TimelineOut(BaseModel):
+    workitem: str
+    title: str
+    entries: list[TimelineEntry]
+    confidence: float | None = None
+    band: str | None = None
+
+
+class RecallHit(BaseModel):
+    workitem: WorkItemOut
+    why: list[str]
+    memories: list[dict[str, Any]]
+
+
+class RecallOut(BaseModel):
+    """`looma recall ENTITY --json`."""
+
+    entity: str
+    results: list[RecallHit]
+    resolved: list[str] = Field(default_factory=list)  # the commit a rev named
