@@ -123,12 +123,22 @@ def raw_record(conn: sqlite3.Connection, event_id: str) -> str | None:
                        (event_id,)).fetchone()
     if row is None:
         return None
-    if not row[1]:
-        return row[0] or None
+    text = stored_raw(row[0], row[1])
+    if not row[1] or text is None:
+        return text  # an inline copy was redacted when it was stored
     from looma_git.redact import redact
 
-    lines = read_spans(row[1])
-    return None if lines is None else redact("\n".join(lines)).text
+    return redact(text).text
+
+
+def stored_raw(raw_json: str | None, raw_ref: str | None) -> str | None:
+    """An event's raw record(s) as stored: the inline copy (already redacted), else the lines
+    its `raw_ref` names read back from the transcript, NOT redacted: for local derivations
+    that keep no text (content line keys), never for output."""
+    if not raw_ref:
+        return raw_json or None
+    lines = read_spans(raw_ref)
+    return None if lines is None else "\n".join(lines)
 
 
 def read_spans(ref: str) -> list[str] | None:

@@ -12,7 +12,7 @@ import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
-from looma_git.index.events import read_spans
+from looma_git.index.events import stored_raw
 from looma_git.pipeline.content import line_key, written_keys
 from looma_git.pipeline.linking import Content, Write
 from looma_git.pipeline.signals import parse_ts
@@ -64,11 +64,8 @@ def update_written(conn: sqlite3.Connection) -> int:
     with conn:
         for eid, agent, sid, ts, raw, ingested, ref in rows:
             conn.execute("DELETE FROM written_lines WHERE event_id=?", (eid,))
-            if not raw and ref:
-                # Records kept by reference (index/events.raw_record) are read back from the
-                # transcript; only hashed line keys are stored, so no redaction pass is needed.
-                raw = "\n".join(read_spans(ref) or ())
-            keys = written_keys(raw or "", tuple(commands.get(eid, ())))
+            # Only hashed line keys are kept, so the unredacted read-back is fine here.
+            keys = written_keys(stored_raw(raw, ref) or "", tuple(commands.get(eid, ())))
             where = sorted(files.get(eid, ())) or [""]  # "" : a shell write, any file
             session = f"{agent}:{sid}"
             t = parse_ts(ts or "")
