@@ -5,11 +5,14 @@ different user-side actor name (the MCP client acting for the git user)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from looma_git.errors import AmbiguousError, NotFoundError, UsageError
 from looma_git.gitrepo import RepoPaths
 from looma_git.retrieval.records import ItemRecord
+
+if TYPE_CHECKING:
+    from looma_git.wire.ledger import BlameOut
 
 
 @dataclass(frozen=True)
@@ -269,23 +272,16 @@ def undo(paths: RepoPaths, op_ref: str, *, rationale: str | None = None,
     return Correction(op_id, "undo", op.id, f"undid {op.op} {op.id[:10]}")
 
 
-def blame(paths: RepoPaths, ref: str) -> list[dict[str, Any]]:
+def blame(paths: RepoPaths, ref: str) -> BlameOut:
     """Which ops shaped this WorkItem: who, when, why (oldest first)."""
-    from looma_git.api import ledger
+    from looma_git.ledger.history import shaping_ops
+    from looma_git.store.ledger_ref import LedgerStore
+    from looma_git.wire.ledger import ActorOut, BlameOpOut, BlameOut
 
     item = _wi(paths, ref)
-    state = ledger.load_state(paths)
-    wi = state.workitems.get(item.id)
-    shaping = set(wi.ops) if wi else set()
-    out = []
-    shown: set[str] = set()
-    for op in sorted(ledger.log(paths), key=lambda o: (o.lamport, o.id)):
-        payload = op.payload or {}
-        if (op.id in shaping or op.target.id == item.id or payload.get("workitem") == item.id
-                or item.id in (payload.get("from") or []) or op.created_id() == item.id
-                or (op.op == "undo" and op.inverse_of in shown)):
-            shown.add(op.id)
-            out.append({"id": op.id, "op": op.op, "ts": op.ts, "lamport": op.lamport,
-                        "actor": op.actor.model_dump(), "rationale": op.rationale,
-                        "target": op.target.id})
-    return out
+    store = LedgerStore(paths)
+    return BlameOut(ops=[
+        BlameOpOut(id=op.id, op=op.op, ts=op.ts, lamport=op.lamport,
+                   actor=ActorOut.model_validate(op.actor.model_dump()),
+                   rationale=op.rationale, target=op.target.id)
+        for op in shaping_ops(store.read().ops, store.state(), item.id)])

@@ -171,14 +171,14 @@ def blame_cmd(ctx: click.Context, work: str, as_json: bool) -> None:
     """Which ops shaped WORK: who, when and why."""
     from looma_git.api.correct import blame
 
-    rows = blame(repo_paths(ctx), work)
+    out = blame(repo_paths(ctx), work)
     if as_json:
-        emit_json({"ops": rows})
+        emit_json(out)
         return
-    for r in rows:
-        who = f"{r['actor']['kind']}:{r['actor']['name']}"
-        why = f"  -- {r['rationale']}" if r.get("rationale") else ""
-        say(f"{r['id'][:10]}  L{r['lamport']:<5} {r['ts']}  {who:<24} {r['op']}{why}")
+    for r in out.ops:
+        who = f"{r.actor.kind}:{r.actor.name}"
+        why = f"  -- {r.rationale}" if r.rationale else ""
+        say(f"{r.id[:10]}  L{r.lamport:<5} {r.ts}  {who:<24} {r.op}{why}")
 
 
 def _linked(ctx: click.Context, commit: str, work: str, rationale: str | None, unlink: bool,
