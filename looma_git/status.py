@@ -63,6 +63,25 @@ def clone_state(paths: RepoPaths) -> StateOut:
     return StateOut(state="up to date", next=None)
 
 
+def has_events(paths: RepoPaths) -> bool:
+    """Any transcript event was ingested here (False when store.db is missing or unreadable)."""
+    if not paths.store_db.exists():
+        return False
+    from looma_git.errors import LoomaError
+    from looma_git.index import storedb
+
+    try:
+        conn = storedb.connect(paths, readonly=True)
+    except LoomaError:
+        return False
+    try:
+        return conn.execute("SELECT 1 FROM events LIMIT 1").fetchone() is not None
+    except Exception:  # no events table yet: nothing was ingested
+        return False
+    finally:
+        conn.close()
+
+
 def _index(paths: RepoPaths) -> IndexOut:
     from looma_git.index.meta import read_meta
     from looma_git.store.heads import ledger_head

@@ -2,26 +2,21 @@
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any
-
 from looma_git.api.query import (
     _git_commits,
     _items,
     _require_ledger,
     _session_rows,
-    _work_out,
     resolve_workitem,
 )
-from looma_git.api.results import AskOut, FactOut, TimelineEntry, TimelineOut
 from looma_git.errors import ReadOnlyError
-from looma_git.gitrepo import RepoPaths
+from looma_git.gitrepo import RepoPaths, require_worktree
 from looma_git.index.reads import local_rows
-from looma_git.model import AGENTS
 from looma_git.pipeline.confidence import band
 from looma_git.retrieval import answer, match
 from looma_git.retrieval.records import ItemRecord, MemoryRecord
 from looma_git.retrieval.semantic import query_cosines, rank_goal
+from looma_git.wire.plain import AskOut, FactOut, RecallOut, TimelineEntry, TimelineOut
 
 
 def ask(paths: RepoPaths, query: str, *, limit: int = 10) -> AskOut:
@@ -175,36 +170,17 @@ def timeline(paths: RepoPaths, ref: str) -> TimelineOut:
                        confidence=round(item.confidence, 2), band=item.band)
 
 
-def recall(paths: RepoPaths, entity: str, *, commits: frozenset[str] = frozenset(),
-           via: str = "commit") -> dict[str, Any]:
-    """Everything that mentions a file, commit, branch, session or term. `commits`: full
-    shas the entity resolved to (a rev like HEAD, or a branch's commits), matched as `via`."""
+def recall(paths: RepoPaths, entity: str) -> RecallOut:
+    """Everything that mentions a file, commit, branch, session or term; when nothing does
+    and git knows the name (`HEAD~2`, a tag, a branch), the commits it names."""
+    from looma_git.retrieval.recall import recall as recall_in
+    from looma_git.store.gitfacts import rev_commits
+
     items = _items(paths)
-    agent, sep, rest = entity.partition(":")
-    if sep and agent in AGENTS and rest:
-        entity = rest  # "codex:08a1d07a-..." names a session the way looma prints it
-    low = entity.lower()
-    hits: list[dict[str, Any]] = []
-    for it in items:
-        why = []
-        if any(f == entity or f.startswith(entity.rstrip("/") + "/") for f in it.files):
-            why.append("file")
-        if any(c.sha.startswith(low) for c in it.commits) and len(low) >= 7:
-            why.append("commit")
-        if it.branch and it.branch == entity:
-            why.append("branch")
-        if commits and via not in why and any(c.sha in commits for c in it.commits):
-            why.append(via)
-        if any(s == entity or s.startswith(entity) for _, s in it.sessions) and len(entity) >= 6:
-            why.append("session")
-        if low in it.title.lower() or any(low in a.lower() for a in it.aliases):
-            why.append("title")
-        mems = [m for m in it.memories if low in m.text.lower()]
-        if mems:
-            why.append("memory")
-        if why:
-            hits.append({"workitem": dataclasses.asdict(_work_out(it)), "why": why,
-                         "memories": [{"id": m.id, "kind": m.kind, "text": m.text,
-                                       "confidence": m.confidence, "band": m.band,
-                                       "lifecycle": m.lifecycle} for m in mems]})
-    return {"entity": entity, "results": hits}
+    out = recall_in(items, entity)
+    if not out.results:
+        shas, via = rev_commits(require_worktree(paths), entity)
+        if shas:
+            out = recall_in(items, entity, commits=shas, via=via)
+            out.resolved = sorted(shas)[:1] if via == "commit" else []
+    return out
