@@ -159,3 +159,22 @@ def test_errors_validate(scenario) -> None:
     for args in (("timeline", "nosuch"), ("work", "--bogus"), ("correct", "merge", "A", "B")):
         proc = cli(repo, *args, "--json", env=env, check=False)
         _strict(ErrorOut, json.loads(proc.stdout), " ".join(args))
+
+
+def test_status_before_and_after_init(repo) -> None:
+    """`status --json` has its declared shape at every stage of a clone, not only a built one."""
+    from looma_git.wire.status import StatusOut
+
+    before = json.loads(cli(repo, "status", "--json").stdout)
+    _strict(StatusOut, before, "status")
+    assert before["state"] == {"state": "not initialized", "next": "looma init"}
+    assert before["index"]["state"] == "missing" and before["health"] is None
+    cli(repo, "init")
+    after = json.loads(cli(repo, "status", "--health", "--json").stdout)
+    _strict(StatusOut, after, "status --health")
+    assert after["state"]["state"] == "no transcripts read"
+    assert after["health"]["unlinked_commit_ratio"] == 1.0  # one commit, no WorkItem
+    assert {w["metric"] for w in after["warnings"]} >= {"unlinked_commit_ratio"}
+    assert after["previous"] is None  # the first snapshot
+    again = json.loads(cli(repo, "status", "--health", "--json").stdout)
+    assert again["previous"] == after["health"]
