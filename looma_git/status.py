@@ -56,30 +56,40 @@ def clone_state(paths: RepoPaths) -> StateOut:
         return StateOut(state="ingest running", next="wait for it, or `looma hooks status`")
     if ledger_head(paths) is None:
         return StateOut(state="not initialized", next="looma init")
-    if not paths.store_db.exists():
+    if events_state(paths) == "none":
         return StateOut(state="no transcripts read", next="looma ingest (or looma reindex)")
     if reads.model_stale(paths):
         return StateOut(state="work model stale", next="looma reprocess")
     return StateOut(state="up to date", next=None)
 
 
-def has_events(paths: RepoPaths) -> bool:
-    """Any transcript event was ingested here (False when store.db is missing or unreadable)."""
+def events_state(paths: RepoPaths) -> str:
+    """Whether transcripts were read here: "none" (no store.db, or one without an events
+    table: a health snapshot alone creates it), "empty" (read, nothing kept), "some", or
+    "unreadable" (a damaged store.db)."""
     if not paths.store_db.exists():
-        return False
+        return "none"
     from looma_git.errors import LoomaError
     from looma_git.index import storedb
 
     try:
         conn = storedb.connect(paths, readonly=True)
     except LoomaError:
-        return False
+        return "unreadable"
     try:
-        return conn.execute("SELECT 1 FROM events LIMIT 1").fetchone() is not None
-    except Exception:  # no events table yet: nothing was ingested
-        return False
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='events'"
+                        ).fetchone() is None:
+            return "none"
+        return "some" if conn.execute("SELECT 1 FROM events LIMIT 1").fetchone() else "empty"
+    except Exception:  # a damaged file: reported by the ingestion line, not hidden
+        return "unreadable"
     finally:
         conn.close()
+
+
+def has_events(paths: RepoPaths) -> bool:
+    """Any transcript event was ingested here."""
+    return events_state(paths) == "some"
 
 
 def _index(paths: RepoPaths) -> IndexOut:
@@ -107,6 +117,8 @@ def _embedder() -> EmbedderOut:
 
 
 def _ingestion(paths: RepoPaths) -> IngestionOut | Unavailable:
+    if events_state(paths) == "none":
+        return IngestionOut(sessions={}, events=0, last_ingest=None)
     data = reads.ingestion(paths)
     if "error" in data:
         return Unavailable(error=str(data["error"]))

@@ -178,3 +178,13 @@ def test_status_before_and_after_init(repo) -> None:
     assert after["previous"] is None  # the first snapshot
     again = json.loads(cli(repo, "status", "--health", "--json").stdout)
     assert again["previous"] == after["health"]
+
+
+def test_a_health_snapshot_alone_is_not_an_ingest(repo) -> None:
+    """`status --health` keeps its snapshot in store.db; before any ingest that file must not
+    turn the clone into "up to date" with an unreadable store."""
+    cli(repo, "init")
+    cli(repo, "status", "--health", "--json")
+    doc = json.loads(cli(repo, "status", "--json").stdout)
+    assert doc["state"]["state"] == "no transcripts read"
+    assert doc["ingestion"] == {"sessions": {}, "events": 0, "last_ingest": None, "counts": {}}
