@@ -206,13 +206,19 @@ def _state(matches: list[Match], scores: list[float], high: float, margin: float
 def outcome(matches: list[Match]) -> tuple[str, list[Match]]:
     """confident (one), ambiguous (near-ties side by side) or cold (nothing).
 
-    Words decide first: a confident words match stands (no meaning needed). Otherwise the
-    meaning channel may carry the goal on its own thresholds (cosine SEM_CONFIDENT_AT with
-    SEM_MARGIN over the runner-up), unless the words strongly (CONFIDENT_AT) point
-    elsewhere; when neither is confident, the near-ties of both channels are shown side by
-    side, never blended."""
+    Words decide first: a confident words match stands (no meaning needed). Otherwise:
+    - meaning carries the goal on its own thresholds (cosine SEM_CONFIDENT_AT with
+      SEM_MARGIN over the runner-up), unless the words strongly (CONFIDENT_AT) point
+      elsewhere;
+    - meaning confirms a moderate words match: words rank one WorkItem first by MARGIN at
+      LEX_WEAK or more (one clear topic word of a paraphrase, "activate(None)", ".mo ...
+      releasing") and no other WorkItem is closer in meaning by SEM_MARGIN;
+    - otherwise the near-ties of both channels are shown side by side, never blended, and
+      only WorkItems that really match (words at COLD_BELOW, meaning at SEM_COLD_BELOW) are
+      near-ties: one weak match alone is no choice to offer, so the goal is cold."""
     if not matches:
         return "cold", []
+
     def lex(m: Match) -> float:
         if m.lexical < LEX_WEAK and m.semantic is not None and m.semantic < SEM_COLD_BELOW:
             return 0.0
@@ -227,11 +233,6 @@ def outcome(matches: list[Match]) -> tuple[str, list[Match]]:
     by_sem = sorted(with_cos, key=lambda m: (-(m.semantic or 0.0), m.item.id))
     sem_scores = [m.semantic or 0.0 for m in by_sem]
     s_sem = _state(by_sem, sem_scores, SEM_CONFIDENT_AT, SEM_MARGIN, SEM_COLD_BELOW)
-    lex_ties = [m for m in by_lex if lex(m) >= COLD_BELOW
-                and lex_scores[0] - lex(m) < MARGIN] if s_lex == "ambiguous" else []
-    sem_ties = [m for m in by_sem if (m.semantic or 0.0) >= SEM_COLD_BELOW
-                and sem_scores[0] - (m.semantic or 0.0) < SEM_MARGIN] \
-        if s_sem != "cold" else []
     if s_sem == "confident":
         top = by_sem[0]
         # Meaning carries the goal unless the words make a strong case for another item:
@@ -239,12 +240,19 @@ def outcome(matches: list[Match]) -> tuple[str, list[Match]]:
         rival = by_lex[0]
         if rival.item.id == top.item.id or lex(rival) < CONFIDENT_AT:
             return "confident", [top]
-    if s_lex == "cold" and s_sem == "cold":
-        return "cold", []
+    lead = by_lex[0]
+    if with_cos and _state(by_lex, lex_scores, LEX_WEAK, MARGIN, COLD_BELOW) == "confident":
+        closer = [m for m in by_sem if (m.semantic or 0.0) >= SEM_COLD_BELOW
+                  and (m.semantic or 0.0) - (lead.semantic or 0.0) >= SEM_MARGIN]
+        if not closer:
+            return "confident", [lead]
+    lex_ties = [m for m in by_lex if lex(m) >= COLD_BELOW
+                and lex_scores[0] - lex(m) < MARGIN] if s_lex == "ambiguous" else []
+    sem_ties = [m for m in by_sem if (m.semantic or 0.0) >= SEM_COLD_BELOW
+                and sem_scores[0] - (m.semantic or 0.0) < SEM_MARGIN] \
+        if s_sem != "cold" else []
     ids = {m.item.id for m in lex_ties + sem_ties}
     ties = [m for m in matches if m.item.id in ids]  # `matches` is in fused (RRF) order
     if len(ties) < 2:
-        live = [m for m in matches if lex(m) >= COLD_BELOW
-                or (m.semantic or 0.0) >= SEM_COLD_BELOW]
-        ties = ties + [m for m in live[:2] if m.item.id not in ids]
+        return "cold", []
     return "ambiguous", ties[:MAX_SIDE_BY_SIDE]

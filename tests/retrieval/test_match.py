@@ -54,3 +54,65 @@ def test_bundle_keeps_protected_items_and_reports_overflow() -> None:
     assert len(b.todos) == 10  # protected: never dropped
     assert b.protected_over_budget
     assert b.overflow.get("files") == 50
+
+
+# Hand-built records whose words leave a goal between the cold and the confident line, and
+# cosines that say what meaning adds: the outcome rules of `match.outcome` one by one.
+PARA = [
+    item("wi_mo", "Generate translation binaries during release", (".github/workflows/release.yml",)),
+    item("wi_loc", "Allow i18n.activate(None)", ("src/humanize/i18n.py",)),
+    item("wi_py", "Add Python 3.14 to the test matrix", ("tox.ini",)),
+]
+
+
+def _out(goal: str, cos: dict[str, float] | None) -> tuple[str, list[str]]:
+    state, chosen = match.outcome(match.rank(goal, PARA, cos))
+    return state, [m.item.id for m in chosen]
+
+
+def test_meaning_confirms_a_moderate_words_match() -> None:
+    goal = "binaries on every tag for the release"
+    ranked = match.rank(goal, PARA)
+    top = ranked[0]
+    assert top.item.id == "wi_mo"
+    assert match.LEX_WEAK <= top.lexical < match.CONFIDENT_AT  # words alone do not decide
+    assert not match.lexical_decides(ranked)
+    # Meaning agrees (or is merely close elsewhere): confident.
+    assert _out(goal, {"wi_mo": 0.26, "wi_loc": 0.33, "wi_py": 0.1}) == ("confident", ["wi_mo"])
+    # Meaning clearly prefers another WorkItem: both side by side, not a guess.
+    state, got = _out(goal, {"wi_mo": 0.20, "wi_loc": 0.40, "wi_py": 0.1})
+    assert state == "ambiguous" and set(got) == {"wi_mo", "wi_loc"}
+
+
+def test_a_near_tie_is_two_real_matches_never_padding() -> None:
+    # One weak words match (one common word) and noise-level meaning elsewhere: no WorkItem to
+    # offer side by side with it, and nothing to be confident about: cold.
+    goal = "unity physics matrix jitter"
+    ranked = match.rank(goal, PARA)
+    assert ranked[0].item.id == "wi_py" and match.COLD_BELOW <= ranked[0].lexical < match.LEX_WEAK
+    state, got = _out(goal, {"wi_py": 0.31, "wi_mo": 0.29, "wi_loc": 0.05})
+    assert (state, got) == ("cold", [])
+    # Without meaning (no model installed) the same: a lone weak words match is no choice.
+    assert _out(goal, None) == ("cold", [])
+    # Two WorkItems that both match, neither clearly: ambiguous with exactly those two.
+    state, got = _out("localisation build artefacts", {"wi_mo": 0.45, "wi_loc": 0.44,
+                                                       "wi_py": 0.05})
+    assert state == "ambiguous" and set(got) == {"wi_mo", "wi_loc"}, got
+
+
+def test_every_ambiguous_candidate_matches() -> None:
+    """Whatever the cosines, an ambiguous outcome lists two or more WorkItems and each one
+    matches the goal in words (COLD_BELOW) or in meaning (SEM_COLD_BELOW)."""
+    import itertools
+
+    goals = ("release translations", "activate none", "test matrix", "python release",
+             "i18n binaries", "translation matrix")
+    levels = (None, 0.1, 0.29, 0.31, 0.4, 0.5)
+    for goal, cs in itertools.product(goals, itertools.product(levels, repeat=3)):
+        cos = {it.id: c for it, c in zip(PARA, cs, strict=True) if c is not None}
+        state, chosen = match.outcome(match.rank(goal, PARA, cos or None))
+        if state == "ambiguous":
+            assert len(chosen) >= 2, (goal, cs)
+            for m in chosen:
+                assert m.lexical >= match.COLD_BELOW or (m.semantic or 0) >= \
+                    match.SEM_COLD_BELOW, (goal, cs, m)
