@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
+from looma_git.retrieval.fuzzy import token_set_ratio
 from looma_git.retrieval.records import ItemRecord
 
 # Resume thresholds (DESIGN §5), in one place; docs/quality.md says how they were chosen.
@@ -66,24 +68,74 @@ def goal_terms(goal: str) -> list[str]:
     return list(dict.fromkeys(terms(topic) or terms(goal)))
 
 
-@lru_cache(maxsize=8192)
+# Term sets of items' texts, kept per process (a warm resume re-ranks without re-tokenising)
+# and primed from the records snapshot (a fresh one does not tokenise either).
+_TERMS: dict[str, frozenset[str]] = {}
+MAX_CACHED_TEXTS = 8192
+
+
 def _doc_terms(text: str) -> frozenset[str]:
-    """An item's term set, kept per process: a warm resume re-ranks without re-tokenising."""
-    return frozenset(terms(text))
+    got = _TERMS.get(text)
+    if got is None:
+        if len(_TERMS) >= MAX_CACHED_TEXTS:
+            _TERMS.clear()
+        got = _TERMS[text] = frozenset(terms(text))
+    return got
 
 
-@lru_cache(maxsize=8192)
-def _prefixes(doc: frozenset[str]) -> frozenset[str]:
-    """Every 4+-letter prefix of the item's terms, for partial (abbreviation) matches."""
-    return frozenset(t[:n] for t in doc if len(t) >= 4 for n in range(4, len(t) + 1))
+def item_terms(it: ItemRecord) -> frozenset[str]:
+    """Everything searchable about `it` (`text_fields`) as stemmed terms."""
+    return _doc_terms(it.text_fields())
 
 
-def _partial(term: str, doc: frozenset[str]) -> bool:
-    """`term` abbreviates an item word or an item word abbreviates it (4+ letters shared as
-    a whole prefix: "auth" / "authentication", "config" / "configuration")."""
-    if len(term) >= 4 and term in _prefixes(doc):
-        return True
-    return any(term[:n] in doc for n in range(4, len(term)))
+def prime_terms(items: list[ItemRecord], saved: list[list[str]]) -> None:
+    """Accept term sets computed before (the snapshot's) for these items' texts."""
+    for it, ts in zip(items, saved, strict=False):
+        if len(_TERMS) < MAX_CACHED_TEXTS:
+            _TERMS.setdefault(it.text_fields(), frozenset(ts))
+
+
+@dataclass(frozen=True)
+class _Index:
+    """The items' terms inverted: term -> item positions, and the sorted vocabulary, so a
+    goal term's exact and partial (abbreviation) matches are looked up, not scanned."""
+
+    items: list[ItemRecord]
+    docs: tuple[frozenset[str], ...]
+    postings: dict[str, tuple[int, ...]]
+    vocab: tuple[str, ...]
+
+    def hits(self, term: str) -> tuple[set[int], set[int]]:
+        """(items with `term`, items where it only abbreviates or is abbreviated by a word:
+        4+ letters shared as a whole prefix, "auth" / "authentication")."""
+        exact = set(self.postings.get(term, ()))
+        part: set[int] = set()
+        if len(term) >= 4:
+            i = bisect.bisect_left(self.vocab, term)
+            while i < len(self.vocab) and self.vocab[i].startswith(term):
+                part.update(self.postings[self.vocab[i]])
+                i += 1
+        for n in range(4, len(term)):
+            part.update(self.postings.get(term[:n], ()))
+        return exact, part - exact
+
+
+_INDEX: list[_Index] = []  # the last few lists ranked (a process ranks one list many times)
+
+
+def _index(items: list[ItemRecord]) -> _Index:
+    for ix in _INDEX:
+        if ix.items is items:
+            return ix
+    docs = tuple(item_terms(it) for it in items)
+    post: dict[str, list[int]] = {}
+    for i, d in enumerate(docs):
+        for t in d:
+            post.setdefault(t, []).append(i)
+    ix = _Index(items, docs, {t: tuple(v) for t, v in post.items()}, tuple(sorted(post)))
+    _INDEX.insert(0, ix)
+    del _INDEX[4:]
+    return ix
 
 
 @dataclass(frozen=True)
@@ -123,25 +175,21 @@ def rank(goal: str, items: list[ItemRecord],
     gts = goal_terms(goal)
     if not gts or not items:
         return []
-    from rapidfuzz import fuzz  # here, not at import: `work` and `ask` never rank titles
-
-    docs = {it.id: _doc_terms(it.text_fields()) for it in items}
+    ix = _index(items)
     n = len(items)
-    df = {t: sum(1 for d in docs.values() if t in d or _partial(t, d)) for t in gts}
-    idf = {t: math.log(1 + (n + 1) / (1 + df[t])) for t in gts}
+    hits_of = {t: ix.hits(t) for t in gts}
+    idf = {t: math.log(1 + (n + 1) / (1 + len(e) + len(p))) for t, (e, p) in hits_of.items()}
     total = sum(idf.values())
     topic = _LEAD_IN.sub("", goal, count=1).lower()
     lex: list[tuple[ItemRecord, float, float, float, tuple[str, ...], str]] = []
-    for it in items:
-        d = docs[it.id]
-        hit = [t for t in gts if t in d]
-        part = [t for t in gts if t not in d and _partial(t, d)]
+    for i, it in enumerate(items):
+        hit = [t for t in gts if i in hits_of[t][0]]
+        part = [t for t in gts if i in hits_of[t][1]]
         coverage = (sum(idf[t] for t in hit) + PARTIAL * sum(idf[t] for t in part)) / total \
             if total else 0.0
-        names = [it.title, *it.aliases]
-        title = max(fuzz.token_set_ratio(topic, x.lower()) for x in names) / 100.0
         # A fuzzy title hit without any shared term is noise ("kubernetes" vs "Rate Limiter").
-        title = title if hit else 0.0
+        title = max(token_set_ratio(topic, x.lower()) for x in (it.title, *it.aliases)) \
+            / 100.0 if hit else 0.0
         score = W_COVERAGE * coverage + W_TITLE * title
         via = "words"
         ent = _entity(goal, it)

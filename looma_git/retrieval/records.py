@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from looma_git.ledger.state import LedgerState
-from looma_git.pipeline.confidence import band
+if TYPE_CHECKING:  # the fold's types; a resume served from the snapshot never imports them
+    from looma_git.ledger.state import LedgerState
 
 TRUNKS = frozenset({"main", "master", "trunk", "develop", "HEAD"})
 
@@ -70,6 +70,8 @@ class ItemRecord:
 
 def from_ledger(state: LedgerState) -> list[ItemRecord]:
     """Live WorkItems of the fold (merged-away, split and false-positive ones excluded)."""
+    from looma_git.pipeline.confidence import band
+
     links_by_wi: dict[str, list[LinkRecord]] = {}
     branches_by_wi: dict[str, set[str]] = {}
     for (sha, wi), link in sorted(state.links.items()):

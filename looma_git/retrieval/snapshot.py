@@ -10,9 +10,9 @@ from typing import Any
 from looma_git.retrieval.records import ItemRecord, LinkRecord, MemoryRecord
 
 SNAPSHOT_FILE = "records-snapshot.json"
-#: Bump when ItemRecord/MemoryRecord/LinkRecord or `from_ledger` change shape or meaning,
-#: so an old snapshot is ignored instead of misread.
-SNAPSHOT_FORMAT = 2
+#: Bump when ItemRecord/MemoryRecord/LinkRecord or `from_ledger` change shape or meaning, or
+#: `match.terms` tokenises differently, so an old snapshot is ignored instead of misread.
+SNAPSHOT_FORMAT = 3
 MAX_SNAPSHOT_BYTES = 512 * 1024 * 1024
 
 
@@ -49,7 +49,12 @@ def load_any(state_dir: Path) -> tuple[str, list[ItemRecord]] | None:
         doc = json.loads(path.read_bytes())
         if doc.get("format") != SNAPSHOT_FORMAT or not isinstance(doc.get("ledger_commit"), str):
             return None
-        return doc["ledger_commit"], [_item_from_json(d) for d in doc["items"]]
+        items = [_item_from_json(d) for d in doc["items"]]
+        if isinstance(doc.get("terms"), list) and len(doc["terms"]) == len(items):
+            from looma_git.retrieval import match
+
+            match.prime_terms(items, doc["terms"])  # a fresh resume does not tokenise
+        return doc["ledger_commit"], items
     except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
         return None  # a cache: anything unexpected means "fold the ledger again"
 
@@ -61,8 +66,11 @@ def save(state_dir: Path, head: str, items: list[ItemRecord]) -> None:
     tmp = state / f".{SNAPSHOT_FILE}.{os.getpid()}.tmp"
     try:
         state.mkdir(parents=True, exist_ok=True)
+        from looma_git.retrieval.match import item_terms
+
         tmp.write_text(json.dumps({"format": SNAPSHOT_FORMAT, "ledger_commit": head,
-                                   "items": [_item_to_json(it) for it in items]},
+                                   "items": [_item_to_json(it) for it in items],
+                                   "terms": [sorted(item_terms(it)) for it in items]},
                                   separators=(",", ":")))
         os.replace(tmp, path)
     except (OSError, TypeError, ValueError):

@@ -116,3 +116,43 @@ def test_every_ambiguous_candidate_matches() -> None:
             for m in chosen:
                 assert m.lexical >= match.COLD_BELOW or (m.semantic or 0) >= \
                     match.SEM_COLD_BELOW, (goal, cs, m)
+
+
+def test_token_set_ratio_is_rapidfuzz_s() -> None:
+    """The pure-Python title similarity gives rapidfuzz's numbers (the thresholds were chosen
+    on them), without importing rapidfuzz on the read path."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    from rapidfuzz import fuzz
+
+    from looma_git.retrieval.fuzzy import token_set_ratio
+
+    words = st.sampled_from("oauth login google sign in via authlib rate limiter per a ab".split())
+    text = st.one_of(st.lists(words, max_size=7).map(" ".join),
+                     st.text(alphabet="abc xyz", max_size=90))
+
+    @settings(max_examples=400, deadline=None)
+    @given(a=text, b=text)
+    def check(a: str, b: str) -> None:
+        assert abs(token_set_ratio(a, b) - fuzz.token_set_ratio(a, b)) < 1e-9
+
+    check()
+
+
+def test_ranking_uses_the_snapshot_terms_and_stays_the_same(tmp_path) -> None:
+    """A fresh process ranks from the term sets saved with the records snapshot, with the
+    same result as tokenising the items itself."""
+    from looma_git.retrieval import snapshot
+
+    goals = ("oauth login", "session timeouts", "search", "auth", "kubernetes helm chart",
+             "auth/session.py", "index rank")
+    want = {g: [(m.item.id, m.score, m.matched_terms) for m in match.rank(g, ITEMS)]
+            for g in goals}
+    snapshot.save(tmp_path, "h1", ITEMS)
+    match._TERMS.clear()
+    match._INDEX.clear()
+    items = snapshot.load(tmp_path, "h1")
+    assert items == ITEMS
+    assert len(match._TERMS) == len(ITEMS)  # primed, not tokenised
+    for g in goals:
+        assert [(m.item.id, m.score, m.matched_terms) for m in match.rank(g, items)] == want[g]
