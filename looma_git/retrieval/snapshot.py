@@ -25,13 +25,30 @@ def _item_to_json(it: ItemRecord) -> dict[str, Any]:
 
 
 def _item_from_json(d: dict[str, Any]) -> ItemRecord:
-    mems = tuple(MemoryRecord(**{**m, "evidence": tuple(m["evidence"])}) for m in d["memories"])
-    return ItemRecord(**{
-        **d, "files": tuple(d["files"]), "aliases": tuple(d["aliases"]),
-        "sessions": tuple((a, s) for a, s in d["sessions"]),
-        "commits": tuple(LinkRecord(sha=c[0], confidence=c[1], by=c[2]) for c in d["commits"]),
-        "memories": mems, "features": tuple((k, v) for k, v in d["features"]),
-        "branches": tuple(d["branches"]), "prompts": tuple(d["prompts"])})
+    # Built without the dataclasses' __init__ (which sets each field of a frozen instance
+    # through object.__setattr__): a fresh resume reads every record of the snapshot, and
+    # these classes validate nothing on construction. Same objects, a third of the time.
+    new = object.__new__
+    mems = []
+    for m in d["memories"]:
+        mem = new(MemoryRecord)
+        m["evidence"] = tuple(m["evidence"])
+        mem.__dict__.update(m)
+        mems.append(mem)
+    d.update(files=tuple(d["files"]), aliases=tuple(d["aliases"]),
+             sessions=tuple((a, s) for a, s in d["sessions"]),
+             commits=tuple(LinkRecord(sha=c[0], confidence=c[1], by=c[2]) for c in d["commits"]),
+             memories=tuple(mems), features=tuple((k, v) for k, v in d["features"]),
+             branches=tuple(d["branches"]), prompts=tuple(d["prompts"]))
+    if set(d) != _ITEM_FIELDS or any(set(m.__dict__) != _MEMORY_FIELDS for m in mems):
+        raise KeyError("snapshot fields do not match the records")  # foreign: fold again
+    it = new(ItemRecord)
+    it.__dict__.update(d)
+    return it
+
+
+_ITEM_FIELDS = frozenset(ItemRecord.__dataclass_fields__)
+_MEMORY_FIELDS = frozenset(MemoryRecord.__dataclass_fields__)
 
 
 def load(state_dir: Path, head: str) -> list[ItemRecord] | None:
