@@ -15,7 +15,7 @@ from looma_git.model import NormalizedEvent
 from tests.helpers import FIXTURES
 
 FIX = FIXTURES / "claude-code"
-GOLDEN = Path(__file__).parent / "golden" / "claude-code"
+GOLDEN = Path(__file__).parent.parent / "golden" / "claude-code"
 FILES = sorted(p for p in FIX.rglob("*.jsonl"))
 # Read at import: the autouse fixture scrubs the environment before each test runs.
 UPDATE_GOLDEN = os.environ.get("LOOMA_UPDATE_GOLDEN") == "1"
