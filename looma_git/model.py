@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-AGENTS = ("claude-code", "codex", "gemini-cli", "cursor", "windsurf", "opencode")
-
 # Roles of a NormalizedEvent.
 ROLES = ("user", "assistant", "tool", "system", "summary")
 
@@ -36,7 +34,7 @@ class NormalizedEvent:
     """One message/event of one agent session, in the shape every later stage reads."""
 
     event_id: str  # content hash; stable across re-ingests
-    source: str  # agent name, one of AGENTS
+    source: str  # agent name, one of looma_git.ingest.registry.AGENTS
     session_native_id: str
     project_root: str | None  # the session's cwd (or root) as recorded by the agent
     git_remote: str | None

@@ -17,7 +17,7 @@ from looma_git.api.results import AskOut, FactOut, TimelineEntry, TimelineOut
 from looma_git.errors import ReadOnlyError
 from looma_git.gitrepo import RepoPaths
 from looma_git.index.reads import local_rows
-from looma_git.model import AGENTS
+from looma_git.ingest.registry import all_adapters
 from looma_git.pipeline.confidence import band
 from looma_git.retrieval import answer, match
 from looma_git.retrieval.records import ItemRecord, MemoryRecord
@@ -181,7 +181,7 @@ def recall(paths: RepoPaths, entity: str, *, commits: frozenset[str] = frozenset
     shas the entity resolved to (a rev like HEAD, or a branch's commits), matched as `via`."""
     items = _items(paths)
     agent, sep, rest = entity.partition(":")
-    if sep and agent in AGENTS and rest:
+    if sep and agent in all_adapters() and rest:
         entity = rest  # "codex:08a1d07a-..." names a session the way looma prints it
     low = entity.lower()
     hits: list[dict[str, Any]] = []

@@ -6,13 +6,13 @@ import re
 from typing import TYPE_CHECKING
 
 from looma_git.ingest.base import event_id
-from looma_git.ingest.claude_records import AGENT, base_extra
+from looma_git.ingest.claude.records import AGENT, base_extra
 from looma_git.ingest.jsonl import Line
 from looma_git.ingest.toolcalls import exit_code_from_output, test_outcome
 from looma_git.model import ToolCall
 
 if TYPE_CHECKING:
-    from looma_git.ingest.claude_reader import Reader
+    from looma_git.ingest.claude.reader import Reader
 
 _TAG_RE = {t: re.compile(rf"<{t}>(.*?)(?:</{t}>|\Z)", re.DOTALL)
            for t in ("bash-input", "bash-stdout", "bash-stderr", "command-name",

@@ -9,7 +9,7 @@ from typing import Any
 
 from looma_git.ingest.base import Cursor, DiscoveryEnv, ReadResult, Skip, Source
 from looma_git.ingest.ide_common import dump_state, is_dir, is_file, list_dir, load_state
-from looma_git.ingest.opencode_parts import SessionInfo, convert
+from looma_git.ingest.opencode.parts import SessionInfo, convert
 from looma_git.ingest.sqlite_ro import (
     DEFAULT_BUSY_TIMEOUT,
     ReadOnlyDb,
@@ -129,7 +129,7 @@ class OpenCodeAdapter:
     def read(self, source: Source, cursor: Cursor | None) -> ReadResult:
         """New finished messages since `cursor`; never raises on bad data."""
         if source.kind == "dir":
-            from looma_git.ingest.opencode_json import read_storage
+            from looma_git.ingest.opencode.json_tree import read_storage
 
             return read_storage(source, cursor, self.busy_timeout)
         return self._read_db(source, cursor)

@@ -16,8 +16,8 @@ from looma_git.ingest.agent_text import (
     command_test_outcome,
 )
 from looma_git.ingest.base import Skip
-from looma_git.ingest.codex_ids import id_and_raw, ts_of
-from looma_git.ingest.codex_tools import (
+from looma_git.ingest.codex.ids import id_and_raw, ts_of
+from looma_git.ingest.codex.tools import (
     CallSpec,
     call_spec,
     command_text,

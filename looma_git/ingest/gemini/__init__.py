@@ -19,8 +19,8 @@ from looma_git.ingest.base import (
     head_fingerprint,
     resume_point,
 )
-from looma_git.ingest.gemini_records import AGENT
-from looma_git.ingest.gemini_replay import GeminiReplay, SessionInfo
+from looma_git.ingest.gemini.records import AGENT
+from looma_git.ingest.gemini.replay import GeminiReplay, SessionInfo
 from looma_git.ingest.jsonl import iter_jsonl
 from looma_git.model import NormalizedEvent
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from looma_git.ingest.agent_text import as_dict, as_list, as_str, raw_json, utc_z
 from looma_git.ingest.base import event_id
-from looma_git.ingest.gemini_records import AGENT, view
+from looma_git.ingest.gemini.records import AGENT, view
 from looma_git.model import NormalizedEvent
 
 MAX_ENTRIES = 5000  # bound on message ids remembered in the cursor state

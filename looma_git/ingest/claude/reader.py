@@ -7,9 +7,10 @@ import os
 import stat
 from typing import Any
 
-from looma_git.ingest import claude_discovery, claude_shell, noise
+from looma_git.ingest import noise
 from looma_git.ingest.base import Cursor, ReadResult, Skip, Source, event_id, head_fingerprint
-from looma_git.ingest.claude_records import (
+from looma_git.ingest.claude import discovery, shell
+from looma_git.ingest.claude.records import (
     AGENT,
     MAX_OPEN_SPAN,
     NON_MESSAGE,
@@ -21,7 +22,7 @@ from looma_git.ingest.claude_records import (
     group_event,
     record_kind,
 )
-from looma_git.ingest.claude_tools import attach_result, tool_call_from_use
+from looma_git.ingest.claude.tools import attach_result, tool_call_from_use
 from looma_git.ingest.jsonl import Line, iter_jsonl
 from looma_git.model import NormalizedEvent, ToolCall
 
@@ -43,7 +44,7 @@ class Reader:
         self.seq = 0
         self.ctx = Ctx()
         self.stem = self.path.stem  # asked for on every record
-        parent, agent_id, meta = claude_discovery.subagent_info(self.path)
+        parent, agent_id, meta = discovery.subagent_info(self.path)
         self.is_sub = agent_id is not None
         self.layout_parent = parent
         self.agent_id = agent_id
@@ -235,9 +236,9 @@ class Reader:
             self._noise(noise.COMPACTION_SUMMARY)
             return
         joined = "\n".join(texts)
-        if "<bash-" in joined and claude_shell.bash_record(self, line, joined):
+        if "<bash-" in joined and shell.bash_record(self, line, joined):
             return
-        joined = claude_shell.slash_command(joined)
+        joined = shell.slash_command(joined)
         clean, reasons = noise.clean_text(joined)
         if not clean:
             self._noise(reasons[0] if reasons else noise.EMPTY)

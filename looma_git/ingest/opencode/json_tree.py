@@ -7,7 +7,7 @@ from typing import Any
 
 from looma_git.ingest.base import Cursor, ReadResult, Skip, Source
 from looma_git.ingest.ide_common import dump_state, is_dir, list_dir, load_state, read_json_file
-from looma_git.ingest.opencode_parts import SessionInfo
+from looma_git.ingest.opencode.parts import SessionInfo
 from looma_git.ingest.sqlite_ro import ReadOnlyDb, bytes_to_text
 
 

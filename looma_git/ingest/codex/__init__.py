@@ -20,7 +20,7 @@ from looma_git.ingest.base import (
     head_fingerprint,
     resume_point,
 )
-from looma_git.ingest.codex_records import AGENT, CodexSession
+from looma_git.ingest.codex.records import AGENT, CodexSession
 from looma_git.ingest.jsonl import iter_jsonl
 
 UUID_RE = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})", re.I)

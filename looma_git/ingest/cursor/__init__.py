@@ -89,7 +89,7 @@ def known_roots(user_dirs: list[Path], dot_cursor: Path) -> dict[str, str]:
     by their project slug and by md5 of the path: how transcript/chat dirs are matched."""
     skips: list[Skip] = []
     folders: set[str] = set()
-    from looma_git.ingest.cursor_sqlite import workspace_folder
+    from looma_git.ingest.cursor.sqlite import workspace_folder
 
     for user in user_dirs:
         for ws in list_dir(user / "workspaceStorage"):
@@ -159,18 +159,18 @@ class CursorAdapter:
     def read(self, source: Source, cursor: Cursor | None) -> ReadResult:
         """Events after `cursor` from one Cursor store; bad data becomes Skips."""
         if source.kind == "jsonl" or source.kind == "text":
-            from looma_git.ingest.cursor_transcripts import origin_of, read_jsonl, read_txt
+            from looma_git.ingest.cursor.transcripts import origin_of, read_jsonl, read_txt
 
             origin = origin_of(source.path, self._roots_for(source.path))
             if source.kind == "jsonl":
                 return read_jsonl(source.path, cursor, origin)
             return read_txt(source.path, cursor, origin)
         if source.key == "chat":
-            from looma_git.ingest.cursor_chats import read_chat
+            from looma_git.ingest.cursor.chats import read_chat
 
             return read_chat(source.path, cursor, self._roots_for(source.path),
                              self.busy_timeout)
-        from looma_git.ingest.cursor_sqlite import read_global, read_workspace
+        from looma_git.ingest.cursor.sqlite import read_global, read_workspace
 
         if source.key == "workspace":
             return read_workspace(source.path, cursor, self.busy_timeout)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from looma_git.ingest.base import Cursor, ReadResult, Skip
-from looma_git.ingest.cursor_transcripts import Origin, content_event
+from looma_git.ingest.cursor.transcripts import Origin, content_event
 from looma_git.ingest.ide_common import (
     dump_state,
     is_file,

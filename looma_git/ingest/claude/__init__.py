@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from looma_git.ingest import claude_discovery
 from looma_git.ingest.base import Cursor, DiscoveryEnv, ReadResult, Skip, Source
-from looma_git.ingest.claude_reader import Reader
-from looma_git.ingest.claude_records import AGENT
+from looma_git.ingest.claude import discovery
+from looma_git.ingest.claude.reader import Reader
+from looma_git.ingest.claude.records import AGENT
 
 __all__ = ["AGENT", "ClaudeAdapter", "default_roots"]
 
@@ -24,7 +24,7 @@ class ClaudeAdapter:
     def discover(self, env: DiscoveryEnv) -> list[Source]:
         """Session and subagent files under every Claude projects root."""
         self.discovery_skips = []
-        return claude_discovery.discover(env, self.discovery_skips)
+        return discovery.discover(env, self.discovery_skips)
 
     def read(self, source: Source, cursor: Cursor | None) -> ReadResult:
         """Events after `cursor`; re-reads from the start of any still-open reply group."""
@@ -33,4 +33,4 @@ class ClaudeAdapter:
 
 def default_roots(env: DiscoveryEnv) -> list[Path]:
     """The projects roots discovery would scan under `env` (for `looma status` and docs)."""
-    return claude_discovery.project_roots(env)
+    return discovery.project_roots(env)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import os
 from collections import Counter
 from pathlib import Path
 
@@ -12,13 +10,13 @@ import pytest
 from looma_git.ingest.base import Cursor, DiscoveryEnv, Source
 from looma_git.ingest.claude import ClaudeAdapter
 from looma_git.model import NormalizedEvent
+from tests.golden import check_json
 from tests.helpers import FIXTURES
 
 FIX = FIXTURES / "claude-code"
-GOLDEN = Path(__file__).parent / "golden" / "claude-code"
+GOLDEN = Path(__file__).parent.parent / "golden" / "claude-code"
 FILES = sorted(p for p in FIX.rglob("*.jsonl"))
 # Read at import: the autouse fixture scrubs the environment before each test runs.
-UPDATE_GOLDEN = os.environ.get("LOOMA_UPDATE_GOLDEN") == "1"
 
 
 def _summary(path: Path) -> dict:
@@ -55,13 +53,7 @@ def test_discovery_finds_every_fixture_transcript():
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(FIX)))
 def test_golden(path: Path):
     summary = _summary(path)
-    golden = GOLDEN / (str(path.relative_to(FIX)).replace("/", "__") + ".json")
-    text = json.dumps(summary, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-    if UPDATE_GOLDEN:
-        golden.parent.mkdir(parents=True, exist_ok=True)
-        golden.write_text(text)
-    assert golden.exists(), f"no golden for {path.name}; run with LOOMA_UPDATE_GOLDEN=1"
-    assert json.loads(golden.read_text()) == json.loads(text)
+    check_json(GOLDEN / (str(path.relative_to(FIX)).replace("/", "__") + ".json"), summary)
 
 
 def _key(e: NormalizedEvent) -> tuple:

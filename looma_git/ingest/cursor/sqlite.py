@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from looma_git.ingest.base import Cursor, ReadResult, Skip
-from looma_git.ingest.cursor_bubbles import (
+from looma_git.ingest.cursor.bubbles import (
     Conversation,
     bubble_event,
     bubble_in_progress,

@@ -114,7 +114,7 @@ class WindsurfAdapter:
         """Hook transcripts -> events; `.pb` dirs and the state DB -> no events, only
         Skip("encrypted") per new/changed conversation and plain-language notes."""
         if source.kind == "jsonl":
-            from looma_git.ingest.windsurf_transcripts import read_transcript
+            from looma_git.ingest.windsurf.transcripts import read_transcript
 
             return read_transcript(source.path, cursor)
         if source.kind == "sqlite":
