@@ -3,6 +3,8 @@ it, in pure Python: importing rapidfuzz costs a fresh `resume` more than all its
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 
 def _lcs(a: str, b: str) -> int:
     """Length of the longest common subsequence (bit-parallel, Hyyrö 2004: one big-int step
@@ -23,6 +25,7 @@ def _norm(dist: int, lensum: int) -> float:
     return (100 - 100 * dist / lensum) if lensum else 100.0
 
 
+@lru_cache(maxsize=16384)  # a resume that consults meaning ranks the same names twice
 def token_set_ratio(s1: str, s2: str) -> float:
     """0-100: 100 when one string's words are a subset of the other's, else the best Indel
     ratio among (common words + each side's own words) and (own words vs own words)."""
