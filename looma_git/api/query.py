@@ -131,14 +131,10 @@ def resume(paths: RepoPaths, goal: str | None = None, *, work_ref: str | None = 
         b = bundle_mod.build(item, git, _git_commits(paths, [c.sha for c in item.commits]),
                              _session_rows(paths, item.sessions), budget)
         out.bundle = b.as_dict()
-    elif state == "ambiguous":
-        if len(cands) > 1:
-            out.message = ("Several WorkItems match; they are shown side by side, not blended. "
-                           f"Pick one with `looma resume --work {cands[0].letter}` or merge "
-                           f"them with `looma correct merge {cands[0].letter} {cands[1].letter}`.")
-        else:
-            out.message = ("Only a weak match: resume it with `looma resume --work "
-                           f"{cands[0].letter}` if it is the one, or rephrase the goal.")
+    elif state == "ambiguous":  # two or more WorkItems that match (match.outcome)
+        out.message = ("Several WorkItems match; they are shown side by side, not blended. "
+                       f"Pick one with `looma resume --work {cands[0].letter}` or merge "
+                       f"them with `looma correct merge {cands[0].letter} {cands[1].letter}`.")
     else:
         recent = sorted(items, key=lambda it: (it.updated, it.confidence), reverse=True)[:5]
         out.recent = [_match_out(match.Match(item=it, score=0.0, coverage=0, title=0,
