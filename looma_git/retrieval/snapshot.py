@@ -14,6 +14,9 @@ SNAPSHOT_FILE = "records-snapshot.json"
 #: `match.terms` tokenises differently, so an old snapshot is ignored instead of misread.
 SNAPSHOT_FORMAT = 3
 MAX_SNAPSHOT_BYTES = 512 * 1024 * 1024
+# The saved term sets are used only while the tokeniser still gives this text the same terms
+# (a change to `match.terms` without a format bump re-tokenises instead of mis-ranking).
+TERMS_PROBE = "Indexing the OAuth tokens: auth/config.py, it's 3.14 and C++ timeouts"
 
 
 def _item_to_json(it: ItemRecord) -> dict[str, Any]:
@@ -67,9 +70,10 @@ def load_any(state_dir: Path) -> tuple[str, list[ItemRecord]] | None:
         if doc.get("format") != SNAPSHOT_FORMAT or not isinstance(doc.get("ledger_commit"), str):
             return None
         items = [_item_from_json(d) for d in doc["items"]]
-        if isinstance(doc.get("terms"), list) and len(doc["terms"]) == len(items):
-            from looma_git.retrieval import match
+        from looma_git.retrieval import match
 
+        if isinstance(doc.get("terms"), list) and len(doc["terms"]) == len(items) and \
+                doc.get("terms_probe") == match.terms(TERMS_PROBE):
             match.prime_terms(items, doc["terms"])  # a fresh resume does not tokenise
         return doc["ledger_commit"], items
     except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
@@ -83,11 +87,12 @@ def save(state_dir: Path, head: str, items: list[ItemRecord]) -> None:
     tmp = state / f".{SNAPSHOT_FILE}.{os.getpid()}.tmp"
     try:
         state.mkdir(parents=True, exist_ok=True)
-        from looma_git.retrieval.match import item_terms
+        from looma_git.retrieval.match import item_terms, terms
 
         tmp.write_text(json.dumps({"format": SNAPSHOT_FORMAT, "ledger_commit": head,
                                    "items": [_item_to_json(it) for it in items],
-                                   "terms": [sorted(item_terms(it)) for it in items]},
+                                   "terms": [sorted(item_terms(it)) for it in items],
+                                   "terms_probe": terms(TERMS_PROBE)},
                                   separators=(",", ":")))
         os.replace(tmp, path)
     except (OSError, TypeError, ValueError):

@@ -156,3 +156,13 @@ def test_ranking_uses_the_snapshot_terms_and_stays_the_same(tmp_path) -> None:
     assert len(match._TERMS) == len(ITEMS)  # primed, not tokenised
     for g in goals:
         assert [(m.item.id, m.score, m.matched_terms) for m in match.rank(g, items)] == want[g]
+
+
+def test_snapshot_terms_of_another_tokeniser_are_not_used(tmp_path, monkeypatch) -> None:
+    from looma_git.retrieval import snapshot
+
+    snapshot.save(tmp_path, "h1", ITEMS)
+    match._TERMS.clear()
+    monkeypatch.setattr(snapshot, "TERMS_PROBE", snapshot.TERMS_PROBE + " changed")
+    assert snapshot.load(tmp_path, "h1") == ITEMS
+    assert match._TERMS == {}  # re-tokenised on the next rank, never mis-ranked
