@@ -86,7 +86,9 @@ def from_ledger(state: LedgerState) -> list[ItemRecord]:
         mems_by_wi.setdefault(m.workitem or "", []).append(MemoryRecord(
             id=mid, kind=m.kind, text=m.text, workitem=m.workitem, confidence=m.confidence,
             band=m.band or band(m.confidence), lifecycle=m.lifecycle or "active", promoted=True,
-            evidence=tuple(dict(e) for e in m.evidence), said_at=m.said_at,
+            # The first quote is the memory's source (what bundle, ask and MCP show); the
+            # ledger keeps every quote, the read model (and its snapshot) only that one.
+            evidence=tuple(dict(e) for e in m.evidence[:1]), said_at=m.said_at,
             superseded_by=m.superseded_by))
     out = []
     for wid, it in sorted(state.workitems.items()):

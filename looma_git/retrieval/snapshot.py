@@ -12,7 +12,7 @@ from looma_git.retrieval.records import ItemRecord, LinkRecord, MemoryRecord
 SNAPSHOT_FILE = "records-snapshot.json"
 #: Bump when ItemRecord/MemoryRecord/LinkRecord or `from_ledger` change shape or meaning, or
 #: `match.terms` tokenises differently, so an old snapshot is ignored instead of misread.
-SNAPSHOT_FORMAT = 3
+SNAPSHOT_FORMAT = 4
 MAX_SNAPSHOT_BYTES = 512 * 1024 * 1024
 # The saved term sets are used only while the tokeniser still gives this text the same terms
 # (a change to `match.terms` without a format bump re-tokenises instead of mis-ranking).
