@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import string
 from typing import Any
 
 from looma_git.api.results import ResumeMatchOut, ResumeOut, SessionRef, WorkItemOut, WorkOut
@@ -105,7 +104,7 @@ def resume(paths: RepoPaths, goal: str | None = None, *, work_ref: str | None = 
     # after a commit's drain, of the previous one while a background process folds the new
     # one): resume never waits on a reindex or a fold of system refreshes.
     items = _items(paths, _require_ledger(paths), allow_stale=True)
-    letters = string.ascii_uppercase
+    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"  # not `string`: its import compiles a regex
     git_state: dict[str, Any] | None = None
     if work_ref:
         item = resolve_workitem(paths, work_ref, items)
