@@ -33,6 +33,7 @@ W_TITLE = 0.30
 PARTIAL = 0.6  # a goal word that only shares a prefix with an item word ("auth" ~ "authentication")
 BRANCH_SCORE = 1.0  # the goal names the item's branch
 FILE_SCORE = 0.9  # the goal names one of the item's files (or a directory of them)
+ENTITY_OTHERS = 0.5  # ...then the words score of the items that do not have it is scaled
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9+#]*")
 _STOP = frozenset("the a an of to in on for and or with is are was what whats where how do does "
@@ -197,6 +198,12 @@ def rank(goal: str, items: list[ItemRecord],
             score, via = ent
         lex.append((it, round(score, 4), round(coverage, 4), round(title, 4),
                     tuple(hit + part), via))
+    if any(r[5] in ("branch", "file") for r in lex):
+        # The goal names a branch or a file that WorkItems have: those are its matches. The
+        # words of a path or branch name ("src", "py", the package, "fix") are in most
+        # WorkItems of a project and say little more about the others.
+        lex = [r if r[5] in ("branch", "file") else (r[0], round(r[1] * ENTITY_OTHERS, 4),
+                                                    *r[2:]) for r in lex]
     order_lex = sorted(lex, key=lambda r: (-r[1], -r[0].confidence, r[0].id))
     rrf: dict[str, float] = {r[0].id: 1.0 / (RRF_K + i + 1) for i, r in enumerate(order_lex)
                              if r[1] > 0}

@@ -166,3 +166,20 @@ def test_snapshot_terms_of_another_tokeniser_are_not_used(tmp_path, monkeypatch)
     monkeypatch.setattr(snapshot, "TERMS_PROBE", snapshot.TERMS_PROBE + " changed")
     assert snapshot.load(tmp_path, "h1") == ITEMS
     assert match._TERMS == {}  # re-tokenised on the next rank, never mis-ranked
+
+
+def test_a_file_goal_is_about_the_workitems_that_have_the_file() -> None:
+    """Every WorkItem of a package shares the words of a path (src, the package, py, i18n from
+    tests/test_i18n.py); the one that touched the named file is the match."""
+    pkg = [item("wi_fnf", "Replace Exception with FileNotFoundError",
+                ("src/humanize/i18n.py", "tests/test_i18n.py")),
+           item("wi_size", "Add i18n support for naturalsize",
+                ("src/humanize/filesize.py", "tests/test_i18n.py")),
+           item("wi_dec", "Locale decimal separator for intword",
+                ("src/humanize/number.py", "tests/test_i18n.py"))]
+    ranked = match.rank("src/humanize/i18n.py", pkg)
+    assert ranked[0].item.id == "wi_fnf" and ranked[0].via == "file"
+    assert match.outcome(ranked) == ("confident", [ranked[0]])
+    # A directory they all have is a near-tie of the three.
+    state, chosen = match.outcome(match.rank("src/humanize", pkg))
+    assert state == "ambiguous" and len(chosen) == 3
