@@ -227,7 +227,8 @@ idf-weighted share of the goal's terms (its lead-in such as "continue building t
 in the WorkItem's title, aliases, opening prompts, summary, files, branches and memories (a term
 that only shares a 4+-letter prefix counts 0.6: "auth" / "authentication"), blended 0.7/0.3
 with a fuzzy title match; a goal that *is* one of its branches scores 1.0, one of its files or
-directories 0.9. **Meaning**: the cosine of the goal with the WorkItem's summary vector or its
+directories 0.9, and then the words score of the WorkItems that do not have it is halved
+(the words of a path, `src`, the package, `py`, are in every WorkItem). **Meaning**: the cosine of the goal with the WorkItem's summary vector or its
 closest session-window vector (all-MiniLM-L6-v2). Either channel can carry a goal: words decide
 first (confident at `CONFIDENT_AT` with `MARGIN` over the runner-up; then no model is loaded);
 otherwise meaning is confident at cosine `SEM_CONFIDENT_AT` with `SEM_MARGIN` over the runner-up
