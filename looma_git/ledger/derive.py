@@ -196,7 +196,7 @@ def derive_all(state: LedgerState, obs: dict[str, dict[str, Obs]],
         return set()
     grouped: dict[str, dict[str, Obs]] = {}
     for wid, per in obs.items():
-        canon = state.canonical(wid)
+        canon = state.survivor(wid)
         if only is not None and canon not in only:
             continue
         target = grouped.setdefault(canon, {})
@@ -208,7 +208,7 @@ def derive_all(state: LedgerState, obs: dict[str, dict[str, Obs]],
             by_wi.setdefault(link.workitem, []).append(link)
     mems: dict[str, list[MemoryState]] = {}
     for m in state.memories.values():
-        if m.workitem and (canon := state.canonical(m.workitem)) in grouped:
+        if m.workitem and (canon := state.survivor(m.workitem)) in grouped:
             mems.setdefault(canon, []).append(m)
     changed = set()
     for wid, per in grouped.items():

@@ -132,7 +132,7 @@ class Folder:
     def wi(self, raw_id: str | None) -> WorkItemState | None:
         if not raw_id:
             return None
-        return self.state.workitems.get(self.state.canonical(raw_id))
+        return self.state.workitems.get(self.state.survivor(raw_id))
 
     def touch_wi(self, wi: WorkItemState, op: Op) -> None:
         self.mark(wi.id)
@@ -144,7 +144,7 @@ class Folder:
     def mark(self, wid: str | None) -> None:
         """`wid`'s derived fields need recomputing at the next finish()."""
         if wid and self._derive is not None:
-            self._derive.add(self.state.canonical(wid))
+            self._derive.add(self.state.survivor(wid))
 
     def touch_mem(self, mem: MemoryState, op: Op) -> None:
         self.mark(mem.workitem)
