@@ -13,7 +13,9 @@ class CommitLink:
     """A commit that implements a WorkItem, with how sure looma is and why.
 
     `by` says what linked it (vocab.LINK_BY); `by_user` that a person did, so no system op
-    can replace or remove it. `subject`/`ts` are the commit's, `title` the WorkItem's."""
+    can replace or remove it; `why` the evidence it rests on (e.g. `content`: the share of
+    its added lines the WorkItem's sessions wrote). `subject`/`ts` are the commit's, `title`
+    the WorkItem's."""
 
     sha: str
     workitem: str
@@ -22,7 +24,7 @@ class CommitLink:
     files: tuple[str, ...] = ()
     branch: str | None = None
     patch_id: str | None = None
-    why: str | None = None
+    why: tuple[tuple[str, float], ...] = ()
     by_user: bool = False
     subject: str = ""
     ts: str = ""

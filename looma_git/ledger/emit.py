@@ -2,7 +2,8 @@
 
 The state's own records (`ledger/state.py`) stay mutable and keep ledger data exactly as the
 ops wrote it, because the projections are emitted from them byte for byte; everything that
-reads WorkItems takes these domain values instead."""
+reads WorkItems takes these domain values instead, whose fields always have their declared
+types (a value of another type, which only a foreign or hostile op can carry, reads as empty)."""
 
 from __future__ import annotations
 
@@ -24,33 +25,51 @@ def _sessions(raw: Iterable[Any]) -> tuple[SessionRef, ...]:
     return tuple(sorted(r for r in refs if r is not None))
 
 
-def _features(raw: dict[str, float]) -> tuple[tuple[str, float], ...]:
-    return tuple(sorted(raw.items()))
+def _features(raw: Any) -> tuple[tuple[str, float], ...]:
+    if not isinstance(raw, dict):
+        return ()
+    return tuple(sorted((k, float(v)) for k, v in raw.items() if isinstance(k, str)
+                        and isinstance(v, (int, float)) and not isinstance(v, bool)))
+
+
+def _s(v: Any, default: str = "") -> str:
+    return v if isinstance(v, str) else default
+
+
+def _opt(v: Any) -> str | None:
+    return v if isinstance(v, str) and v else None
+
+
+def _num(v: Any) -> float:
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0.0
 
 
 def commit_link(link: LinkState) -> CommitLink:
-    return CommitLink(sha=link.sha, workitem=link.workitem, confidence=link.confidence,
-                      by=link.by, files=link.files, branch=link.branch, patch_id=link.patch_id,
-                      why=link.why, by_user=link.user, subject=link.subject, ts=link.ts,
-                      title=link.title)
+    return CommitLink(sha=link.sha, workitem=link.workitem, confidence=_num(link.confidence),
+                      by=_s(link.by), files=link.files, branch=_opt(link.branch),
+                      patch_id=_opt(link.patch_id), why=_features(link.why),
+                      by_user=link.user, subject=link.subject, ts=link.ts,
+                      title=_s(link.title))
 
 
 def memory(mem: MemoryState) -> Memory:
-    return Memory(id=mem.id, kind=mem.kind, text=mem.text, workitem=mem.workitem,
-                  confidence=mem.confidence, band=mem.band, lifecycle=mem.lifecycle or "active",
-                  superseded_by=mem.superseded_by, evidence=_evidence(mem.evidence),
-                  said_at=mem.said_at, features=_features(mem.features), decision=mem.forced,
-                  false_positive=mem.false_positive)
+    return Memory(id=mem.id, kind=_s(mem.kind), text=_s(mem.text), workitem=_opt(mem.workitem),
+                  confidence=_num(mem.confidence), band=_s(mem.band),
+                  lifecycle=_s(mem.lifecycle) or "active",
+                  superseded_by=_opt(mem.superseded_by), evidence=_evidence(mem.evidence),
+                  said_at=_s(mem.said_at), features=_features(mem.features),
+                  decision=mem.forced, false_positive=mem.false_positive)
 
 
 def _workitem(wi: WorkItemState, links: tuple[CommitLink, ...],
               mems: tuple[Memory, ...]) -> WorkItem:
     return WorkItem(
-        id=wi.id, title=wi.title, kind=wi.kind, status=wi.status or "active",
-        summary=wi.summary, files=wi.files, aliases=wi.aliases, branch=wi.branch,
-        confidence=wi.confidence, band=wi.band, features=_features(wi.features),
+        id=wi.id, title=_s(wi.title), kind=_s(wi.kind), status=_s(wi.status) or "active",
+        summary=_s(wi.summary), files=wi.files, aliases=wi.aliases, branch=_opt(wi.branch),
+        confidence=_num(wi.confidence), band=_s(wi.band), features=_features(wi.features),
         sessions=_sessions(wi.sessions), evidence=_evidence(wi.evidence), commits=links,
-        memories=mems, last_active=wi.last_active, updated=wi.updated_ts, decision=wi.forced,
+        memories=mems, last_active=_s(wi.last_active), updated=wi.updated_ts,
+        decision=wi.forced,
         pinned_title=wi.pinned_title, false_positive=wi.false_positive,
         merged_into=wi.merged_into, split_from=wi.split_from, split_into=wi.split_into,
         ops=wi.ops)
@@ -70,7 +89,7 @@ def workitems(state: LedgerState, ids: Iterable[str] | None = None) -> tuple[Wor
     mems: dict[str, list[Memory]] = {}
     for mid in sorted(state.memories):
         m = state.memories[mid]
-        if m.workitem and (owner := state.survivor(m.workitem)) in keep:
+        if isinstance(m.workitem, str) and (owner := state.survivor(m.workitem)) in keep:
             out = memory(m)
             if out.live:
                 mems.setdefault(owner, []).append(out)

@@ -78,7 +78,11 @@ class Folder:
                 self._track_user(op)
             kind = registry.KINDS.get(op.op)
             if kind is not None:
-                kind.apply(self, op)
+                problem = kind.validate(op)
+                if problem is None:
+                    kind.apply(self, op)
+                else:
+                    self.warn(op, problem)
             self._applied.add(op.id)
 
     def finish(self) -> LedgerState:
@@ -129,8 +133,9 @@ class Folder:
         return False
 
     # ------------------------------------------------------------- helpers
-    def wi(self, raw_id: str | None) -> WorkItemState | None:
-        if not raw_id:
+    def wi(self, raw_id: object) -> WorkItemState | None:
+        """The WorkItem an op names (through merges); None for an unknown id or a non-string."""
+        if not raw_id or not isinstance(raw_id, str):
             return None
         return self.state.workitems.get(self.state.survivor(raw_id))
 
@@ -141,9 +146,9 @@ class Folder:
         wi.ops = (*wi.ops, op.id)
         self.dirty_workitems.add(wi.id)
 
-    def mark(self, wid: str | None) -> None:
+    def mark(self, wid: object) -> None:
         """`wid`'s derived fields need recomputing at the next finish()."""
-        if wid and self._derive is not None:
+        if wid and isinstance(wid, str) and self._derive is not None:
             self._derive.add(self.state.survivor(wid))
 
     def touch_mem(self, mem: MemoryState, op: Op) -> None:

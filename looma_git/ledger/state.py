@@ -82,7 +82,7 @@ class LinkState:
     patch_id: str | None = None
     files: tuple[str, ...] = ()
     branch: str | None = None
-    why: str | None = None
+    why: dict[str, float] | None = None  # what the link rests on (docs/format.md commit.link)
     title: str = ""
     user: bool = False  # set by a user op: system ops cannot replace or remove it
     op: str = ""

@@ -13,14 +13,20 @@ if TYPE_CHECKING:
     from looma_git.ledger.fold import Folder
 
 
+_BAD = "link to an unknown WorkItem or without a commit"
+
+
+def validate(op: Op) -> str | None:
+    return None if op.target.id else _BAD
+
+
 def apply(f: Folder, op: Op) -> None:
     st = f.state
-    raw_sha = op.target.id
     wi = f.wi(op.payload.get("workitem"))
-    if not raw_sha or wi is None:
-        f.warn(op, "link to an unknown WorkItem or without a commit")
+    if wi is None:
+        f.warn(op, _BAD)
         return
-    sha = st.resolve_sha(raw_sha)
+    sha = st.resolve_sha(op.target.id or "")
     key = (sha, wi.id)
     if op.is_user:
         st.constraints.unlinked.discard(key)
@@ -44,4 +50,4 @@ def apply(f: Folder, op: Op) -> None:
     f.links_dirty = True
 
 
-KIND = OpKind("commit.link", "commit", "link a commit to a WorkItem", apply)
+KIND = OpKind("commit.link", "commit", "link a commit to a WorkItem", apply, validate=validate)

@@ -11,12 +11,19 @@ if TYPE_CHECKING:
     from looma_git.ledger.fold import Folder
 
 
+def _shas(op: Op) -> tuple[object, object]:
+    return op.payload.get("old") or op.target.id, op.payload.get("new")
+
+
+def validate(op: Op) -> str | None:
+    old, new = _shas(op)
+    ok = isinstance(old, str) and isinstance(new, str) and old != new
+    return None if ok else "rewrite without old/new shas"
+
+
 def apply(f: Folder, op: Op) -> None:
     st = f.state
-    old, new = op.payload.get("old") or op.target.id, op.payload.get("new")
-    if not isinstance(old, str) or not isinstance(new, str) or old == new:
-        f.warn(op, "rewrite without old/new shas")
-        return
+    old, new = (str(x) for x in _shas(op))
     st.rewrites[old] = new
     for key in [k for k in st.links if k[0] == old]:
         f.mark(key[1])
@@ -30,4 +37,5 @@ def apply(f: Folder, op: Op) -> None:
     f.links_dirty = True
 
 
-KIND = OpKind("commit.rewrite", "commit", "move a commit's links to its rewritten sha", apply)
+KIND = OpKind("commit.rewrite", "commit", "move a commit's links to its rewritten sha", apply,
+              validate=validate)

@@ -11,13 +11,20 @@ if TYPE_CHECKING:
     from looma_git.ledger.fold import Folder
 
 
+_BAD = "unlink of an unknown WorkItem or without a commit"
+
+
+def validate(op: Op) -> str | None:
+    return None if op.target.id else _BAD
+
+
 def apply(f: Folder, op: Op) -> None:
     st = f.state
     wi = f.wi(op.payload.get("workitem"))
-    if not op.target.id or wi is None:
-        f.warn(op, "unlink of an unknown WorkItem or without a commit")
+    if wi is None:
+        f.warn(op, _BAD)
         return
-    key = (st.resolve_sha(op.target.id), wi.id)
+    key = (st.resolve_sha(op.target.id or ""), wi.id)
     existing = st.links.get(key)
     if op.is_user:
         st.constraints.unlinked.add(key)
@@ -29,4 +36,5 @@ def apply(f: Folder, op: Op) -> None:
         f.links_dirty = True
 
 
-KIND = OpKind("commit.unlink", "commit", "remove a commit's link to a WorkItem", apply)
+KIND = OpKind("commit.unlink", "commit", "remove a commit's link to a WorkItem", apply,
+              validate=validate)

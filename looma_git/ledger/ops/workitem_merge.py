@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from looma_git.ledger.ops.envelope import Op
 from looma_git.ledger.ops.kind import OpKind
-from looma_git.ledger.ops.values import sorted_unique, union_dicts
+from looma_git.ledger.ops.values import iterable, sorted_unique, union_dicts
 
 if TYPE_CHECKING:
     from looma_git.ledger.fold import Folder
 
 
+def _from(op: Op) -> Iterable[object]:
+    raw = op.payload.get("from", [])
+    return raw if iterable(raw) else []
+
+
 def touches(op: Op) -> list[str]:
     """The absorbed WorkItems change too (their `merged_into`)."""
-    return [a for a in op.payload.get("from", []) if isinstance(a, str)]
+    return [a for a in _from(op) if isinstance(a, str)]
 
 
 def apply(f: Folder, op: Op) -> None:
@@ -25,7 +31,10 @@ def apply(f: Folder, op: Op) -> None:
         return
     if not op.is_user and b.false_positive:
         return
-    for raw in op.payload.get("from", []):
+    if not iterable(op.payload.get("from", [])):  # missing is fine: a merge of nothing
+        f.warn(op, "merge whose `from` is not a list of WorkItems")
+        return
+    for raw in _from(op):
         a = f.wi(raw) if isinstance(raw, str) else None
         if a is None or a.id == b.id:
             continue

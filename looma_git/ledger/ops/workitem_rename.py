@@ -12,11 +12,18 @@ if TYPE_CHECKING:
     from looma_git.ledger.fold import Folder
 
 
+_BAD = "rename of an unknown WorkItem or without a title"
+
+
+def validate(op: Op) -> str | None:
+    return None if isinstance(op.payload.get("title"), str) else _BAD
+
+
 def apply(f: Folder, op: Op) -> None:
     wi = f.wi(op.target.id)
-    title = op.payload.get("title")
-    if wi is None or not isinstance(title, str):
-        f.warn(op, "rename of an unknown WorkItem or without a title")
+    title = op.payload["title"]
+    if wi is None:
+        f.warn(op, _BAD)
         return
     if not op.is_user and wi.pinned_title:
         return
@@ -29,6 +36,6 @@ def apply(f: Folder, op: Op) -> None:
     f.links_dirty = True
 
 
-KIND = OpKind("workitem.rename", "workitem", "retitle a WorkItem", apply,
+KIND = OpKind("workitem.rename", "workitem", "retitle a WorkItem", apply, validate=validate,
               conflicts={"workitem.rename": "rename"},
               timeline=lambda op: f"renamed to {(op.payload or {}).get('title')!r}")

@@ -14,12 +14,20 @@ if TYPE_CHECKING:
     from looma_git.ledger.fold import Folder
 
 
+_BAD = "split of an unknown WorkItem or without parts"
+
+
+def validate(op: Op) -> str | None:
+    parts = op.payload.get("parts")
+    return None if isinstance(parts, list) and parts else _BAD
+
+
 def apply(f: Folder, op: Op) -> None:
     st = f.state
     w = f.wi(op.target.id)
-    parts = op.payload.get("parts")
-    if w is None or not isinstance(parts, list) or not parts:
-        f.warn(op, "split of an unknown WorkItem or without parts")
+    parts = op.payload["parts"]
+    if w is None:
+        f.warn(op, _BAD)
         return
     by = op.payload.get("by", "sessions")
     ids: list[str] = []
@@ -63,5 +71,6 @@ def apply(f: Folder, op: Op) -> None:
 
 
 KIND = OpKind("workitem.split", "workitem", "split a WorkItem into parts", apply,
+              validate=validate,
               conflicts={"workitem.merge": "merge_split", "workitem.split": "split"},
               timeline=lambda op: op.op)
