@@ -97,5 +97,11 @@ class WorkItem:
 
     @property
     def live(self) -> bool:
-        """Shown anywhere: not a false positive, not merged away and not split up."""
-        return not self.false_positive and self.merged_into is None and not self.split_into
+        """Not a false positive and not merged away (as in the ledger: a WorkItem split up is
+        live, `abandoned`, with `split_into`; listings leave it out)."""
+        return not self.false_positive and self.merged_into is None
+
+    @property
+    def session_keys(self) -> frozenset[str]:
+        """`agent:id` of each session, as resolution and observations key sessions."""
+        return frozenset(s.key for s in self.sessions)

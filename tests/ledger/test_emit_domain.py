@@ -56,6 +56,10 @@ def test_listed_work_items_are_the_live_unsplit_ones_with_links_and_memories() -
     assert [(c.sha, c.subject, c.by_user) for c in a.commits] == [("1" * 40, "Add login", False)]
     assert a.commits[0].title == "Login" and a.decision == "promote" and a.confidence == 1.0
     assert a.evidence[0].session_ref == SessionRef("codex", "s1")
+    assert a.session_keys == {"claude-code:s2", "codex:s1"} and a.live
+    big = st.work_item(ids["big"])
+    assert big is not None and big.live and big.split_into and big.status == "abandoned"
+    assert not st.work_item(ids["noise"]).live  # type: ignore[union-attr]
     everything = {w.id for w in st.work_items(listed=False)}
     assert everything == set(st.workitems)
     assert st.work_item(ids["b"]) == a  # followed through the merge
