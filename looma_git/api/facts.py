@@ -21,26 +21,21 @@ def ask(paths: RepoPaths, query: str, *, limit: int = 10) -> AskOut:
     return ask_in(paths, query, _items(paths, _require_ledger(paths)), limit=limit)
 
 
-TIMELINE_OPS = frozenset({"workitem.create", "workitem.rename", "workitem.merge",
-                          "workitem.split", "node.false_positive", "undo"})
-
-
 def timeline(paths: RepoPaths, ref: str) -> TimelineOut:
     """Decisions, sessions, commits and ledger ops of one WorkItem, in time order."""
     from looma_git.api.ledger import log as ledger_log
+    from looma_git.ledger.ops import timeline_text
 
     item = resolve_workitem(paths, ref)
     entries: list[TimelineEntry] = []
     for op in ledger_log(paths):
         tgt = op.target.id
         payload = op.payload or {}
-        if op.op not in TIMELINE_OPS and not (op.op == "workitem.update" and "status" in payload):
+        what = timeline_text(op)  # each op kind's own line (ledger/ops/<kind>.py)
+        if what is None:
             continue  # links and memories are listed from the fold below, once each
         if item.id in (tgt, op.created_id(), payload.get("workitem")) or item.id in (
                 payload.get("from") or []):
-            what = op.op if op.op != "workitem.update" else f"status -> {payload['status']}"
-            if op.op == "workitem.rename":
-                what = f"renamed to {payload.get('title')!r}"
             entries.append(TimelineEntry(ts=op.ts, kind="op", text=what, ref=op.id[:10],
                                          actor=f"{op.actor.kind}:{op.actor.name}"))
     for s in _session_rows(paths, item.sessions):
