@@ -10,12 +10,13 @@ import subprocess
 import pytest
 
 from looma_git.cli import clidoc
+from tests.golden import UPDATE
 from tests.helpers import REPO_ROOT, cli
 
 
 def test_cli_reference_is_current() -> None:
     path = REPO_ROOT / "docs" / "cli.md"
-    if os.environ.get("LOOMA_UPDATE_GOLDEN"):
+    if UPDATE:
         clidoc.write_all(REPO_ROOT)
     assert path.read_text() == clidoc.render(), (
         "docs/cli.md is out of date: LOOMA_UPDATE_GOLDEN=1 pytest tests/test_cli_docs.py")

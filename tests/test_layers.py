@@ -92,13 +92,12 @@ def test_the_api_rule_catches_a_lazy_import(tmp_path: Path) -> None:
 
 def test_git_runs_only_through_the_runner() -> None:
     """Core modules start `git` through store/git.py (one runner); edges may print git's
-    own output to the user (pager, completion, `ask` helpers) and ingest/ reads worktree
-    lists on its own (an adapter area other work is moving)."""
+    own output to the user (pager, completion, `ask` helpers)."""
     bad = []
     allowed = {"looma_git.store.git", "looma_git.gitrepo"}
     for path in sorted(PKG.rglob("*.py")):
         mod = _module(path)
-        if mod in allowed or mod.startswith((*EDGES[:1], "looma_git.ingest")):
+        if mod in allowed or mod.startswith(EDGES[:1]):
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         if any(isinstance(n, ast.List | ast.Tuple) and n.elts

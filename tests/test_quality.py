@@ -416,12 +416,112 @@ def test_holdout_kinds(holdout: tuple[Any, dict]) -> None:
     assert not m["wrong_kinds"], m["wrong_kinds"]
 
 
+# --- the second hold-out (fixtures/holdout2: marshmallow), built and run once per module -----
+# Nobody tuned on it either: PR branches with real merge commits, short Codex/Gemini sessions
+# and one long Claude Code session, a session resumed days later on another topic, cold goals.
+# The fixture's own properties are asserted; what looma makes of it is measured only (below).
+
+
+@pytest.fixture(scope="module")
+def holdout2(clean_env: None, tmp_path_factory: pytest.TempPathFactory
+             ) -> tuple[Any, dict[str, Any]]:
+    bench, env, _ = rp.build(Path(tmp_path_factory.mktemp("holdout2")), "holdout2")
+    return bench, rp.measure(bench, env)
+
+
+@pytest.mark.slow
+def test_holdout2_has_the_shape_issue_13_asks_for(holdout2: tuple[Any, dict]) -> None:
+    truth = holdout2[0].truth
+    shape = rp.shape(truth)
+    assert 6 <= shape["efforts"] <= 10 and shape["sessions"] > shape["efforts"]
+    agents = [s["agent"] for s in truth["sessions"]]
+    assert {a: agents.count(a) for a in set(agents)} == {"claude-code": 4, "codex": 3,
+                                                         "gemini-cli": 2}
+    assert shape["merge_commits"] >= 10 and shape["chore_commits"] >= 40
+    assert shape["teammate_commits"] >= 8
+    assert {q["kind"] for q in truth["resume"]} == {"direct", "paraphrase", "branch", "file",
+                                                    "cold"}
+    assert all(q["expect"] == ("cold" if q["kind"] == "cold" else "confident")
+               for q in truth["resume"])
+    # sessions far shorter and far longer than the other benchmarks'
+    assert shape["records_min"] < 200 and shape["records_max"] > 1800
+    switch = [s for s in truth["sessions"] if len(s["efforts"]) == 2]
+    assert len(switch) == 1
+    continued = [e for e in truth["efforts"] if len(e["sessions"]) == 2]
+    assert len(continued) == 2
+    assert all(e["sessions"][0][0] != e["sessions"][1][0] for e in continued)
+    trunk = [e for e in truth["efforts"] if e["trunk"]]
+    assert len(trunk) == 1 and trunk[0]["branch"] == "main"
+    s = next(s for s in truth["sessions"] if trunk[0]["key"] in s["efforts"])
+    text = (holdout2[0].root / s["path"]).read_text(encoding="utf-8")
+    sha = trunk[0]["commits"][0][:7]
+    assert f"[main {sha}]" in text and f"..{sha}  main -> main" in text
+    # every effort but the trunk one reached main through its PR's real merge commit
+    assert all(e["merge"] for e in truth["efforts"] if not e["trunk"])
+
+
+@pytest.mark.slow
+def test_holdout2_history_is_the_real_one(holdout2: tuple[Any, dict]) -> None:
+    """The rebuilt repository holds data/commits.json's commits, parents included (read back
+    with git), and each effort commit made in a session has its added lines in the effort's
+    session files (Claude edits, Codex patches, Gemini replaces)."""
+    import json as _json
+    import subprocess
+
+    bench = holdout2[0]
+    raw = _json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "holdout2" / "data"
+                       / "commits.json").read_text(encoding="utf-8"))
+    log = subprocess.run(["git", "log", "--topo-order", "--reverse", "--format=%an|%aI|%P|%s",
+                          "main"], cwd=bench.repo, capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    got = sorted((ln.split("|")[0], ln.split("|")[1], len(ln.split("|")[2].split()),
+                  ln.split("|", 3)[3]) for ln in log)
+    want = sorted((c["author"][0], c["author"][2], len(c["parents"]),
+                   c["message"].splitlines()[0]) for c in raw)
+    assert got == want
+    from fixtures.holdout2 import story
+
+    prefixes = tuple(x for e in story.EFFORTS for x in e.outside)
+    outside = {c["sha"] for c in bench.truth["commits"] if c["orig"].startswith(prefixes)}
+    assert len(outside) == 4
+    # a commit rebased or amended after its session printed another sha there
+    rewritten = [c for c in bench.truth["commits"] if c["orig"].startswith(story.REWRITTEN)]
+    assert len(rewritten) == 2
+    for e in bench.truth["efforts"]:
+        text = "".join((bench.root / s["path"]).read_text(encoding="utf-8")
+                       for s in bench.truth["sessions"] if e["key"] in s["efforts"])
+        for sha in e["commits"]:
+            if sha in outside:  # the 2021/2022 commits of #1896: no session
+                continue
+            diff = subprocess.run(["git", "show", "--format=", "--unified=0", sha],
+                                  cwd=bench.repo, capture_output=True, text=True,
+                                  check=True).stdout
+            added = [ln[1:] for ln in diff.splitlines() if ln.startswith("+")
+                     and not ln.startswith("+++") and len(ln.strip()) > 12]
+            assert added and all(_json.dumps(a, ensure_ascii=False)[1:-1] in text
+                                 for a in added), (e["key"], sha)
+            printed = f"{sha[:7]}] " in text
+            assert printed != (sha in {c["sha"] for c in rewritten}), (e["key"], sha)
+
+
+@pytest.mark.slow
+def test_holdout2_prompts_are_found_in_what_looma_stored(holdout2: tuple[Any, dict]) -> None:
+    segs = holdout2[1]["segments"]
+    assert all(s["prompts_found"] == s["prompts"] == 1 for s in segs), \
+        [s for s in segs if s["prompts_found"] != 1]
+
+
 # --- issue 13's targets, on the real project and on the hold-out (same scorer, same bars) ---
 
 
-@pytest.fixture(params=["realproject", "holdout"])
+_MEASURE_ONLY = pytest.mark.xfail(strict=False, reason="measure-only: the second hold-out "
+                                  "(marshmallow) is reported, not gated (the coordinator decides)")
+
+
+@pytest.fixture(params=["realproject", "holdout", pytest.param("holdout2", marks=_MEASURE_ONLY)])
 def real_history(request: pytest.FixtureRequest) -> tuple[Any, dict]:
-    """The real-project benchmark, then the hold-out nobody tuned on (module-scoped builds)."""
+    """The real-project benchmark, then the hold-outs nobody tuned on (module-scoped builds;
+    holdout2 measured only)."""
     built: tuple[Any, dict] = request.getfixturevalue(request.param)
     return built
 

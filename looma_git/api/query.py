@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import string
 from typing import Any
 
 from looma_git.errors import AmbiguousError, NotFoundError, NotInitializedError
@@ -97,7 +96,7 @@ def resume(paths: RepoPaths, goal: str | None = None, *, work_ref: str | None = 
     # after a commit's drain, of the previous one while a background process folds the new
     # one): resume never waits on a reindex or a fold of system refreshes.
     items = _items(paths, _require_ledger(paths), allow_stale=True)
-    letters = string.ascii_uppercase
+    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"  # not `string`: its import compiles a regex
     git_state: dict[str, Any] | None = None
     if work_ref:
         item = resolve_workitem(paths, work_ref, items)
@@ -123,14 +122,10 @@ def resume(paths: RepoPaths, goal: str | None = None, *, work_ref: str | None = 
         b = bundle_mod.build(item, git, _git_commits(paths, [c.sha for c in item.commits]),
                              _session_rows(paths, item.sessions), budget)
         out.bundle = b.as_dict()
-    elif state == "ambiguous":
-        if len(cands) > 1:
-            out.message = ("Several WorkItems match; they are shown side by side, not blended. "
-                           f"Pick one with `looma resume --work {cands[0].letter}` or merge "
-                           f"them with `looma correct merge {cands[0].letter} {cands[1].letter}`.")
-        else:
-            out.message = ("Only a weak match: resume it with `looma resume --work "
-                           f"{cands[0].letter}` if it is the one, or rephrase the goal.")
+    elif state == "ambiguous":  # two or more WorkItems that match (match.outcome)
+        out.message = ("Several WorkItems match; they are shown side by side, not blended. "
+                       f"Pick one with `looma resume --work {cands[0].letter}` or merge "
+                       f"them with `looma correct merge {cands[0].letter} {cands[1].letter}`.")
     else:
         recent = sorted(items, key=lambda it: (it.updated, it.confidence), reverse=True)[:5]
         out.recent = [_match_out(match.Match(item=it, score=0.0, coverage=0, title=0,

@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from looma_git.cli.common import emit_json, repo_paths, say
+from looma_git.ingest.registry import all_adapters, default_roots
 
 # Environment variables adapters may consult for discovery (prefixes and exact names).
 _ENV_PREFIXES = ("XDG_", "CLAUDE_", "CODEX_", "OPENCODE_", "GEMINI_", "CURSOR_", "WINDSURF_")
@@ -48,8 +49,7 @@ def _fmt_counts(counts: dict[str, int]) -> str:
 @click.option("--source", "sources", multiple=True, metavar="AGENT=PATH",
               help="Read AGENT's transcripts from PATH instead of discovering them (repeatable).")
 @click.option("--agent", "agents", multiple=True, metavar="NAME",
-              help="Only these agents (repeatable): claude-code, codex, gemini-cli, cursor, "
-                   "opencode, windsurf.")
+              help="Only these agents (repeatable): " + ", ".join(all_adapters()) + ".")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable report.")
 @click.option("--once", is_flag=True, help="Accepted for scripts; ingest is always one pass.")
 @click.option("--refine/--no-refine", "do_refine", default=True, show_default=True,
@@ -118,21 +118,9 @@ def ingest_cmd(ctx: click.Context, sources: tuple[str, ...], agents: tuple[str, 
             f"{refined.ops_written} ledger ops written")
 
 
-# Where each agent keeps its transcripts by default (relative to HOME); docs/adapters.md has
-# the full rules (environment overrides, XDG dirs, platforms).
-_DEFAULT_ROOTS = {
-    "claude-code": ("~/.claude/projects",),
-    "codex": ("~/.codex/sessions",),
-    "gemini-cli": ("~/.gemini/tmp",),
-    "cursor": ("~/.cursor", "~/.config/Cursor/User"),
-    "opencode": ("~/.local/share/opencode",),
-    "windsurf": ("~/.codeium/windsurf", "~/.config/Windsurf/User"),
-}
-
-
 def _where_looked(env, agents: list[str] | None, verbose: bool) -> None:  # env: DiscoveryEnv
     """Each agent's transcript locations under this HOME, and what was found there."""
-    from looma_git.ingest.registry import all_adapters, get_adapter
+    from looma_git.ingest.registry import get_adapter
 
     if not verbose:
         click.echo("no transcripts found for this repository; `looma ingest --verbose` shows "
@@ -148,6 +136,6 @@ def _where_looked(env, agents: list[str] | None, verbose: bool) -> None:  # env:
         elif found:
             where = sorted({str(src.path.parent) for src in found})[:3]
         else:
-            where = [str(env.home / r[2:]) for r in _DEFAULT_ROOTS.get(name, ())]
+            where = [str(env.home / r[2:]) for r in default_roots(name)]
         more = "" if len(where) < 3 or not found else " ..."
         click.echo(f"  {name:<12} {len(found):>4} source(s)  {', '.join(where)}{more}")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from looma_git.gitrepo import RepoPaths
+from looma_git.store import git
 
 
 @dataclass(frozen=True)
@@ -58,8 +58,7 @@ def load_identity(paths: RepoPaths) -> RepoIdentity:
     if paths.worktree is not None:
         roots.append(_norm(str(paths.worktree)))
     try:
-        out = subprocess.run(["git", "--git-dir", str(paths.common_dir), "worktree", "list",
-                              "--porcelain"], capture_output=True, text=True, check=False).stdout
+        out = git.out(None, "worktree", "list", "--porcelain", git_dir=paths.common_dir)
     except OSError:
         out = ""
     for line in out.splitlines():
@@ -71,9 +70,8 @@ def load_identity(paths: RepoPaths) -> RepoIdentity:
     roots = [r for r in roots if _norm(r) != _norm(str(paths.common_dir))]
     remotes: set[str] = set()
     try:
-        cfg = subprocess.run(["git", "--git-dir", str(paths.common_dir), "config",
-                              "--get-regexp", r"^remote\..*\.(url|pushurl)$"],
-                             capture_output=True, text=True, check=False).stdout
+        cfg = git.out(None, "config", "--get-regexp", r"^remote\..*\.(url|pushurl)$",
+                      git_dir=paths.common_dir)
     except OSError:
         cfg = ""
     for line in cfg.splitlines():

@@ -80,7 +80,7 @@ class ReadResult:
 class Adapter(Protocol):
     """One agent's on-disk format. Parses and normalizes; nothing else (no store, no env)."""
 
-    name: str  # the agent name, one of looma_git.model.AGENTS
+    name: str  # the agent name, one of looma_git.ingest.registry.AGENTS
 
     def discover(self, env: DiscoveryEnv) -> list[Source]:
         """Every source this agent has under `env` (existing paths only; never raises)."""

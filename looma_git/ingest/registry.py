@@ -1,21 +1,42 @@
-"""The adapter registry: agent name -> lazily imported Adapter class."""
+"""The agent registry, the only list of agents: name -> lazily imported Adapter class."""
 
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from looma_git.errors import UsageError
-from looma_git.ingest.base import Adapter
 
-# agent name -> "module:ClassName"; modules are imported only when that agent is ingested.
-ADAPTERS: dict[str, str] = {
-    "claude-code": "looma_git.ingest.claude:ClaudeAdapter",
-    "codex": "looma_git.ingest.codex:CodexAdapter",
-    "gemini-cli": "looma_git.ingest.gemini:GeminiAdapter",
-    "cursor": "looma_git.ingest.cursor:CursorAdapter",
-    "opencode": "looma_git.ingest.opencode:OpenCodeAdapter",
-    "windsurf": "looma_git.ingest.windsurf:WindsurfAdapter",
-}
+if TYPE_CHECKING:  # the registry stays import-light: `looma --help` reads the agent names
+    from looma_git.ingest.base import Adapter
+
+
+@dataclass(frozen=True)
+class Agent:
+    """One supported agent: its name, its adapter class and where its transcripts live."""
+
+    name: str
+    adapter: str  # "module:ClassName"; imported only when that agent is ingested
+    default_roots: tuple[str, ...]  # relative to HOME; shown by `looma ingest --verbose`
+
+
+# Adding an agent: a subpackage looma_git/ingest/<agent>/ with an Adapter class, and one line
+# here (CONTRIBUTING.md "How to add an agent"). docs/adapters.md has the full discovery rules.
+AGENTS: tuple[Agent, ...] = (
+    Agent("claude-code", "looma_git.ingest.claude:ClaudeAdapter", ("~/.claude/projects",)),
+    Agent("codex", "looma_git.ingest.codex:CodexAdapter", ("~/.codex/sessions",)),
+    Agent("gemini-cli", "looma_git.ingest.gemini:GeminiAdapter", ("~/.gemini/tmp",)),
+    Agent("cursor", "looma_git.ingest.cursor:CursorAdapter",
+          ("~/.cursor", "~/.config/Cursor/User")),
+    Agent("opencode", "looma_git.ingest.opencode:OpenCodeAdapter", ("~/.local/share/opencode",)),
+    Agent("windsurf", "looma_git.ingest.windsurf:WindsurfAdapter",
+          ("~/.codeium/windsurf", "~/.config/Windsurf/User")),
+)
+
+# agent name -> "module:ClassName" (tests swap an entry to simulate a missing adapter).
+ADAPTERS: dict[str, str] = {a.name: a.adapter for a in AGENTS}
+_ROOTS: dict[str, tuple[str, ...]] = {a.name: a.default_roots for a in AGENTS}
 
 
 class AdapterUnavailable(Exception):
@@ -47,3 +68,8 @@ def get_adapter(name: str) -> Adapter:
 def all_adapters() -> list[str]:
     """Every registered agent name, in registry order."""
     return list(ADAPTERS)
+
+
+def default_roots(name: str) -> tuple[str, ...]:
+    """Where `name` keeps its transcripts by default, as `~/...` paths (display only)."""
+    return _ROOTS.get(name, ())

@@ -3,7 +3,7 @@ branch, session or term, each with why it matched."""
 
 from __future__ import annotations
 
-from looma_git.model import AGENTS
+from looma_git.ingest.registry import ADAPTERS
 from looma_git.retrieval.records import ItemRecord
 from looma_git.wire.plain import RecallHit, RecallMemoryOut, RecallOut, SessionRef, WorkItemOut
 
@@ -41,7 +41,7 @@ def recall(items: list[ItemRecord], entity: str, *, commits: frozenset[str] = fr
     """Every item that mentions `entity`. `commits`: the full shas the entity names as git
     understands it (a rev like HEAD, or a branch's commits), matched as `via`."""
     agent, sep, rest = entity.partition(":")
-    if sep and agent in AGENTS and rest:
+    if sep and agent in ADAPTERS and rest:
         entity = rest  # "codex:08a1d07a-..." names a session the way looma prints it
     low = entity.lower()
     hits = []

@@ -5,13 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from looma_git.ledger.ops import Op
+from looma_git.ledger.ops import Op, timeline_text
 from looma_git.pipeline.confidence import band
 from looma_git.retrieval.records import ItemRecord
 from looma_git.wire.plain import TimelineEntry, TimelineOut
-
-TIMELINE_OPS = frozenset({"workitem.create", "workitem.rename", "workitem.merge",
-                          "workitem.split", "node.false_positive", "undo"})
 
 
 def timeline(item: ItemRecord, ops: Iterable[Op], sessions: list[dict[str, Any]],
@@ -23,13 +20,11 @@ def timeline(item: ItemRecord, ops: Iterable[Op], sessions: list[dict[str, Any]]
     for op in ops:
         tgt = op.target.id
         payload = op.payload or {}
-        if op.op not in TIMELINE_OPS and not (op.op == "workitem.update" and "status" in payload):
+        what = timeline_text(op)  # each op kind's own line (ledger/ops/<kind>.py)
+        if what is None:
             continue  # links and memories are listed from the fold below, once each
         if item.id in (tgt, op.created_id(), payload.get("workitem")) or item.id in (
                 payload.get("from") or []):
-            what = op.op if op.op != "workitem.update" else f"status -> {payload['status']}"
-            if op.op == "workitem.rename":
-                what = f"renamed to {payload.get('title')!r}"
             entries.append(TimelineEntry(ts=op.ts, kind="op", text=what, ref=op.id[:10],
                                          actor=f"{op.actor.kind}:{op.actor.name}"))
     for s in sessions:

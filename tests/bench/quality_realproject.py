@@ -32,6 +32,9 @@ def build(base: Path, variant: str = "2025h2") -> tuple[Any, dict[str, str], dic
     if variant == "holdout":
         from fixtures.holdout.source import source as holdout
         src, variant = holdout(), "2025h2"
+    elif variant == "holdout2":
+        from fixtures.holdout2.source import source as holdout2
+        src, variant = holdout2(), "2025h2"
 
     def cpu_now() -> float:
         t = os.times()

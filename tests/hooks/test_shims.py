@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import stat
 import subprocess
 
 import pytest
 
 from looma_git.hooks import shims
+from tests.golden import UPDATE, check_text
 from tests.helpers import REPO_ROOT
 
 REFERENCE = REPO_ROOT / "hooks" / "looma-shim"
@@ -16,12 +16,10 @@ REFERENCE = REPO_ROOT / "hooks" / "looma-shim"
 
 def test_reference_copy_matches_template_render() -> None:
     expected = shims.render(shims.PLACEHOLDER_PYTHON)
-    if os.environ.get("LOOMA_UPDATE_GOLDEN") == "1":
+    if UPDATE:
         REFERENCE.write_text(expected)
         REFERENCE.chmod(0o755)
-    assert REFERENCE.read_text() == expected, (
-        "hooks/looma-shim drifted from looma_git/hooks/templates/shim.sh; "
-        "regenerate with LOOMA_UPDATE_GOLDEN=1")
+    check_text(REFERENCE, expected, "hooks/looma-shim drifted from looma_git/hooks/templates/shim.sh")
     assert REFERENCE.stat().st_mode & stat.S_IXUSR
     # One shim for every hook: nothing else in hooks/ but the README.
     assert sorted(p.name for p in REFERENCE.parent.iterdir()) == ["README.md", "looma-shim"]

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-import json
-import os
 from collections import Counter
 from pathlib import Path
 
 from looma_git.ingest.base import ReadResult
+from tests.golden import check_json
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
-# Read at import: the autouse conftest fixture scrubs the environment before each test runs.
-UPDATE = os.environ.get("LOOMA_UPDATE_GOLDEN") == "1"
 
 
 def summarize(result: ReadResult) -> dict:
@@ -51,11 +48,4 @@ def summarize(result: ReadResult) -> dict:
 
 def check_golden(agent: str, rel: str, summary: dict) -> None:
     """Compare with the stored golden; rewrite it only when LOOMA_UPDATE_GOLDEN=1."""
-    path = GOLDEN / agent / (rel.replace("/", "__") + ".json")
-    text = json.dumps(summary, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-    if UPDATE:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        return
-    assert path.exists(), f"missing golden {path}; run with LOOMA_UPDATE_GOLDEN=1"
-    assert json.loads(path.read_text(encoding="utf-8")) == summary, f"golden mismatch: {path}"
+    check_json(GOLDEN / agent / (rel.replace("/", "__") + ".json"), summary)

@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import json
-import os
 from collections import Counter
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from looma_git.ingest.base import Cursor, ReadResult, Source
+from tests.golden import check_json
 from tests.helpers import FIXTURES
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
-UPDATE = os.environ.get("LOOMA_UPDATE_GOLDEN") == "1"
 
 
 def generator(agent: str, name: str) -> ModuleType:
@@ -86,15 +84,7 @@ def summarize(results: dict[str, ReadResult], sources: list[Source], root: Path,
 def check_golden(agent: str, name: str, summary: dict[str, Any]) -> None:
     """Compare with tests/ingest/golden/<agent>/<name>.json; rewrite only with
     LOOMA_UPDATE_GOLDEN=1."""
-    path = GOLDEN / agent / f"{name}.json"
-    text = json.dumps(summary, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-    if UPDATE:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        return
-    assert path.exists(), f"missing golden {path}; run with LOOMA_UPDATE_GOLDEN=1"
-    assert json.loads(path.read_text(encoding="utf-8")) == json.loads(text), \
-        f"golden mismatch: {path}"
+    check_json(GOLDEN / agent / f"{name}.json", summary)
 
 
 LOCKER = r"""

@@ -109,7 +109,7 @@ def test_unreadable_directory_and_paths(repo, scrubbed_env):
 
 
 def test_deleted_between_discovery_and_read_is_not_fatal(repo, scrubbed_env, monkeypatch):
-    from looma_git.ingest import claude_discovery
+    from looma_git.ingest.claude import discovery as claude_discovery
 
     path, (a, _b, _c) = _setup(repo, scrubbed_env)
     path.write_text(a + "\n")

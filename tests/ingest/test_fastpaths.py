@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from looma_git.ingest.agent_text import RAW_JSON_MAX, raw_json, utc_z
 from looma_git.ingest.base import event_id
-from looma_git.ingest.codex_ids import id_and_raw, ts_of
+from looma_git.ingest.codex.ids import id_and_raw, ts_of
 from looma_git.ingest.jsonl import parse_json_line
 
 _text = st.text(alphabet=st.characters(codec="utf-8"), max_size=40) | st.sampled_from(

@@ -276,7 +276,7 @@ def test_windsurf_discovery_lists_transcripts(scrubbed_env):
 
 
 def test_windsurf_transcript_read_in_pieces_equals_one_read(tmp_path):
-    from looma_git.ingest.windsurf_transcripts import read_transcript
+    from looma_git.ingest.windsurf.transcripts import read_transcript
 
     whole = read_transcript(WINDSURF_TRANSCRIPT, None).events
     data = WINDSURF_TRANSCRIPT.read_bytes()

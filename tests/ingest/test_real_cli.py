@@ -17,8 +17,9 @@ from typing import Any
 
 import pytest
 
+from tests.golden import check_json
 from tests.helpers import FIXTURES, looma
-from tests.ingest.cg_golden import GOLDEN, UPDATE
+from tests.ingest.cg_golden import GOLDEN
 
 REAL = FIXTURES / "real-cli"
 RECORDED_REPO = "/tmp/looma-realcli/repo"
@@ -90,13 +91,7 @@ def test_real_cli_capture_golden(capture: str, repo: Path, scrubbed_env) -> None
     # every record of a real file understood: only bookkeeping records are set aside
     assert set(report["skipped"]) <= {"non_message"}, report["skipped"]
     summary = {"agent": agent, "capture": capture, **_summary(repo)}
-    path = GOLDEN / "real-cli" / f"{capture}.json"
-    text = json.dumps(summary, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-    if UPDATE:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    assert path.exists(), f"missing golden {path}; run with LOOMA_UPDATE_GOLDEN=1"
-    assert json.loads(path.read_text(encoding="utf-8")) == summary, f"golden mismatch: {path}"
+    check_json(GOLDEN / "real-cli" / f"{capture}.json", summary)
     # The scripted work every CLI did, checked directly (not only against the golden):
     main = [s for s in summary["sessions"] if not s["is_subagent"]]
     assert len(main) == 1 and main[0]["project_root"] == "<REPO>"

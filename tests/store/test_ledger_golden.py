@@ -6,7 +6,6 @@ and matched by the optimised one, so any change in bytes written shows up here.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ import pytest
 from looma_git.api import ledger as api
 from looma_git.ledger.ops import OpDraft
 from looma_git.store import ledger_ref
+from tests.golden import check_text
 from tests.helpers import git, make_repo
 from tests.store.ledger_helpers import init
 
@@ -60,8 +60,5 @@ def test_fixed_workload_gives_golden_tree_ids(tmp_path: Path,
     got = git(repo, "log", "--format=%T", "refs/looma/ledger") + "\nnotes " + \
         git(repo, "rev-parse", "refs/notes/looma^{tree}") + "\n"
     git(repo, "fsck", "--strict", "--no-dangling")
-    if os.environ.get("LOOMA_UPDATE_GOLDEN"):
-        GOLDEN.write_text(got)
-    assert got == GOLDEN.read_text(), (
-        "the bytes looma writes changed; if intended (e.g. a new projection field), "
-        "regenerate with LOOMA_UPDATE_GOLDEN=1 and say so in the commit")
+    check_text(GOLDEN, got, "the bytes looma writes changed (if intended, e.g. a new "
+               "projection field)")

@@ -1,0 +1,1 @@
+"""Tests of the claude adapter (looma_git/ingest/claude/)."""

@@ -1,0 +1,1 @@
+"""Tests of the cursor adapter (looma_git/ingest/cursor/)."""

@@ -1,0 +1,1 @@
+"""Tests of the opencode adapter (looma_git/ingest/opencode/)."""

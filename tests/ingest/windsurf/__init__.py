@@ -1,0 +1,1 @@
+"""Tests of the windsurf adapter (looma_git/ingest/windsurf/)."""
