@@ -160,12 +160,20 @@ def score(w: WorkSignal, c: Cluster, idf: Rarity, previous: str | None = None,
     text = text_similarity(w, c, idf)
     mine = w.branch if w.branch and w.branch not in TRUNK_BRANCHES else None
     theirs = set(c.branches) | ({c.seed.branch} if c.seed and c.seed.branch else set())
-    link = 1.0 if (mine and mine in theirs) or (w.commits & c.commits) else 0.0
+    # A commit both name, or both wrote (its lines are theirs): one piece of work, whatever
+    # agent or session carried it on.
+    shared = (w.commits | w.wrote) & (c.commits | c.wrote)
+    link = 1.0 if (mine and mine in theirs) or shared else 0.0
     # Work on one feature branch is not work on another: a window on a branch the cluster
-    # never used, when the cluster has its own, counts against.
-    other = 1.0 if mine and theirs and mine not in theirs and not link else 0.0
-    # A feature branch no cluster has used yet starts work of its own, more often than not.
-    fresh = 1.0 if mine and not theirs and not link and fresh_branch else 0.0
+    # never used, when the cluster has its own, counts against. So does work the window
+    # committed straight onto the trunk, against a cluster whose work only ever reached it
+    # through a merge (the repository's own topology says which line each commit is on).
+    other = 1.0 if not link and ((mine and theirs and mine not in theirs) or (
+        w.landed == "trunk" and set(c.landed) == {"branch"})) else 0.0
+    # A feature branch no cluster has used yet starts work of its own, more often than not:
+    # whether or not the cluster has a branch of its own (then this adds to `other`: a new
+    # branch beside another effort's is a second effort, however alike their words and files).
+    fresh = 1.0 if mine and not link and fresh_branch else 0.0
     # The same session's previous window across a pause, or (for a subagent's first window)
     # the window of the parent session that delegated it.
     session = 1.0 if previous == c.id and (w.cut == "pause" or (
