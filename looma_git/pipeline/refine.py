@@ -238,7 +238,7 @@ def refine(inp: RefineInput) -> RefineResult:
         from_commit = title_from_commit(real[0].subject) if real else ""
         prompt_title = title_from_prompt(prompt) if prompt else ""
         title = from_commit or (c.seed.title if c.seed else "") or prompt_title or "Untitled work"
-        kind = kind_from_text(" ".join(x for x in (prompt[:PROMPT_OBS],
+        kind = kind_from_text("\n".join(x for x in (prompt[:PROMPT_OBS],
                                                    real[0].subject if real else "") if x))
         if c.readonly and kind == "feature":
             kind = "investigation"
