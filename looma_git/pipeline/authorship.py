@@ -70,12 +70,12 @@ class _Spans:
 
 def written_commits(windows: list[WorkSignal], commits: Iterable[CommitInfo],
                     content: Content) -> dict[str, frozenset[str]]:
-    """Window key -> the commits it wrote: of each line a commit adds, the last window to
-    write it (into that file, since the last commit that added it there) is its author; a
-    window that authored at least CONTENT_MIN lines and CONTENT_SHARE of the commit wrote it.
-    Several windows can write one commit (an effort handed from one agent to another before
-    it was committed); a line an earlier session wrote and a later one rewrote is the later
-    one's."""
+    """Window key -> the commits it wrote: a line a commit adds is a window's when that window
+    alone wrote it (into that file, since the last commit that added it there); a window with
+    at least CONTENT_MIN such lines and CONTENT_SHARE of the commit's wrote it. Several windows
+    can write one commit (an effort handed from one agent to another before it was committed),
+    each with lines of its own; a line several windows wrote (an edit's unchanged context
+    restated, a shared boilerplate line) is evidence for none of them."""
     spans = _Spans(windows)
     out: dict[str, set[str]] = {}
     commits = [c for c in commits if content.added.get(c.sha) and len(c.parents) <= 1]
@@ -101,12 +101,10 @@ def written_commits(windows: list[WorkSignal], commits: Iterable[CommitInfo],
             ok = [w for w in writes if (w.file is None or w.file == f) and w.ts
                   and ct - WRITE_BEFORE_S <= w.ts <= ct + WRITE_AFTER_S
                   and first_commit((f, k), w.ts) == ct]
-            if not ok:
-                continue
-            last = max(w.ts for w in ok)
-            authors = {spans.window(w.session, w.ts, f) for w in ok if w.ts == last}
-            for key in authors - {None}:
-                got[str(key)] = got.get(str(key), 0) + 1
+            authors = {spans.window(w.session, w.ts, f) for w in ok} - {None}
+            if len(authors) == 1:  # a line two windows wrote (an edit's context) is no one's
+                key = str(authors.pop())
+                got[key] = got.get(key, 0) + 1
         n = len({k for _, k in lines})
         for key, m in got.items():
             if m >= CONTENT_MIN and m >= CONTENT_SHARE * n:

@@ -24,8 +24,8 @@ TRUNK = frozenset({"main", "master", "trunk", "develop", "HEAD", ""})
 # Content evidence (docs/quality.md "What a link rests on"): a line the commit adds counts for
 # a WorkItem when one of its sessions wrote that very line (stripped) into the same file, at
 # most WRITE_BEFORE_S before the commit and no later than WRITE_AFTER_S after it (clock skew).
-# A line counts for the WorkItem that wrote it last before the commit (1/n each for n
-# writing it at that moment). The best WorkItem links when it wrote
+# A line several WorkItems wrote counts 1/n for each (equal counts: the one that wrote last
+# before the commit). The best WorkItem links when it wrote
 # at least CONTENT_MIN lines' worth and CONTENT_SHARE of the commit's lines.
 WRITE_BEFORE_S = 21 * 86400
 WRITE_AFTER_S = 600
@@ -208,21 +208,21 @@ def _mute_near(t: Target, ct: float, content: Content | None) -> bool:
 
 
 def content_scores(sha: str, ct: float, content: Content, owners: _Owners,
-                   skip: frozenset[str] = frozenset()) -> tuple[dict[str, float], int]:
-    """WorkItem -> how many of the commit's added lines its sessions wrote last before the
-    commit (a line several wrote at that moment counts 1/n each), and the number of lines the
-    commit adds."""
+                   skip: frozenset[str] = frozenset()
+                   ) -> tuple[dict[str, float], int, dict[str, float]]:
+    """WorkItem -> how many of the commit's added lines its sessions wrote (a line several
+    wrote counts 1/n each), the number of lines the commit adds, and WorkItem -> when its
+    sessions last wrote one of them before the commit (of two WorkItems that wrote as much,
+    the later one's is the version committed)."""
     lines = content.added.get(sha, ())
     keys = {k for _, k in lines}
     scores: dict[str, float] = {}
+    latest: dict[str, float] = {}
     for f, k in lines:
         writes = content.writes.get(k, ())
         if len({w.file for w in writes if w.file}) > GENERIC_FILES:
             continue  # a line written into many files says nothing about which effort
-        # The commit holds the line as it was last written: of the sessions that wrote it
-        # into this file before the commit, the latest is its author (an older effort that
-        # once wrote the same line, `import math`, is not).
-        found: list[tuple[float, str]] = []
+        writers = set()
         for w in writes:
             if w.file is not None and w.file != f:
                 continue
@@ -230,12 +230,11 @@ def content_scores(sha: str, ct: float, content: Content, owners: _Owners,
                 continue
             tid = owners.owner(w.session, w.ts, f)
             if tid is not None and tid not in skip:
-                found.append((w.ts, tid))
-        last = max((ts for ts, _ in found), default=0.0)
-        writers = {tid for ts, tid in found if ts == last}
+                writers.add(tid)
+                latest[tid] = max(latest.get(tid, 0.0), w.ts)
         for tid in writers:
             scores[tid] = scores.get(tid, 0.0) + 1.0 / len(writers)
-    return scores, len(keys)
+    return scores, len(keys), latest
 
 
 def link_commits(commits: list[CommitInfo], targets: list[Target],
@@ -288,9 +287,10 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
         judged = bool(content is not None and content.added.get(c.sha))
         if judged and content is not None and owners is not None:
             skip = frozenset(t for (sha, t) in forbidden if sha == c.sha)
-            scores, n = content_scores(c.sha, ct, content, owners, skip)
+            scores, n, latest = content_scores(c.sha, ct, content, owners, skip)
             if scores:
-                tid, got = max(scores.items(), key=lambda kv: (kv[1], kv[0]))
+                tid, got = max(scores.items(),
+                               key=lambda kv: (kv[1], latest.get(kv[0], 0.0), kv[0]))
                 share = got / n if n else 0.0
                 if got >= CONTENT_MIN and share >= CONTENT_SHARE and tid in index:
                     t = prepared[index[tid]].target

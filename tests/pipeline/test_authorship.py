@@ -40,11 +40,12 @@ def test_the_trunk_line_is_the_first_parent_history_of_the_trunk() -> None:
     assert trunk_line(commits) == {"a", "m", "d"}
 
 
-def test_a_line_is_its_last_writers_and_two_windows_can_write_one_commit() -> None:
+def test_a_line_two_windows_wrote_is_no_ones_and_two_windows_can_write_one_commit() -> None:
     early = _w("s1", -10, -9)
     late = _w("s2", -2, -1, agent="gemini-cli")
     c = _c("c1", ("p",))
-    # s1 wrote AUTH first; s2 rewrote the same lines later, then added QUEUE: all of it is s2's.
+    # s1 wrote AUTH; s2 restated it (an edit's context) and added QUEUE: only QUEUE is evidence,
+    # and it is s2's.
     content = _content({"c1": ("app/auth.py", AUTH + QUEUE)},
                        [("claude-code:s1", "app/auth.py", AUTH, T0 - 9.5 * 3600),
                         ("gemini-cli:s2", "app/auth.py", AUTH + QUEUE, T0 - 1.5 * 3600)],
@@ -111,17 +112,20 @@ def test_a_new_branch_beside_another_efforts_branch_starts_its_own_work() -> Non
     assert r.add(second)[0] != cid
 
 
-def test_the_latest_writer_of_a_shared_line_takes_the_commit() -> None:
-    old = _target("old", "claude-code:s1", {"app/auth.py"})
-    new = _target("new", "claude-code:s2", {"app/auth.py"})
-    new = new.__class__(**{**new.__dict__, "windows": (("claude-code:s2", T0 - 1800, T0),)})
-    c = _c("c1", ("p",))
-    content = _content({"c1": ("app/auth.py", AUTH[:1])},
-                       [("claude-code:s1", "app/auth.py", AUTH[:1], T0 - 5 * 86400),
-                        ("claude-code:s2", "app/auth.py", AUTH[:1], T0 - 900)],
-                       {"claude-code:s1", "claude-code:s2"})
-    [link] = link_commits([c], [old, new], content=content)
-    assert link.workitem == "new" and "content" in dict(link.why)
+def test_of_two_workitems_that_wrote_as_much_the_later_writer_takes_the_commit() -> None:
+    # Both wrote the commit's two lines (`import math` moved into two functions): a tie the
+    # WorkItems' ids must not break.
+    for old_id, new_id in (("a", "b"), ("b", "a")):
+        old = _target(old_id, "claude-code:s1", {"app/auth.py"})
+        new = _target(new_id, "claude-code:s2", {"app/auth.py"})
+        new = new.__class__(**{**new.__dict__, "windows": (("claude-code:s2", T0 - 1800, T0),)})
+        c = _c("c1", ("p",))
+        content = _content({"c1": ("app/auth.py", AUTH[:2])},
+                           [("claude-code:s1", "app/auth.py", AUTH[:2], T0 - 5 * 86400),
+                            ("claude-code:s2", "app/auth.py", AUTH[:2], T0 - 900)],
+                           {"claude-code:s1", "claude-code:s2"})
+        [link] = link_commits([c], [old, new], content=content)
+        assert link.workitem == new_id and "content" in dict(link.why)
 
 
 def test_files_alone_never_link_a_commit_made_before_the_work_began() -> None:
