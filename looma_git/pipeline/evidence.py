@@ -25,6 +25,7 @@ W_RO_FILES = 0.15  # what a read-only window read, against what the cluster touc
 W_OTHER_BRANCH = 1.0  # a window on a feature branch the cluster (on its own) never used
 SIBLING = 0.5  # a file new to the cluster named after one of its files (tests/test_x.py)
 W_NEW_BRANCH = 0.25  # a window on a feature branch no cluster has used yet
+W_TRUNK = 0.25  # work committed straight to the trunk, against a cluster's merged-branch work
 W_READS = 0.10  # what an editing window read, against what the cluster edited
 IDF_PRIOR = 10  # documents assumed not to use a word or file before any is seen: early on,
 # an effort's own words are not "common" just because that effort is all there is so far
@@ -165,11 +166,13 @@ def score(w: WorkSignal, c: Cluster, idf: Rarity, previous: str | None = None,
     shared = (w.commits | w.wrote) & (c.commits | c.wrote)
     link = 1.0 if (mine and mine in theirs) or shared else 0.0
     # Work on one feature branch is not work on another: a window on a branch the cluster
-    # never used, when the cluster has its own, counts against. So does work the window
-    # committed straight onto the trunk, against a cluster whose work only ever reached it
-    # through a merge (the repository's own topology says which line each commit is on).
-    other = 1.0 if not link and ((mine and theirs and mine not in theirs) or (
-        w.landed == "trunk" and set(c.landed) == {"branch"})) else 0.0
+    # never used, when the cluster has its own, counts against.
+    other = 1.0 if mine and theirs and mine not in theirs and not link else 0.0
+    # Work the window committed straight onto the trunk, against a cluster whose work only
+    # ever reached it through a merge (the repository's topology says which line each commit
+    # is on, whether or not the branch still exists): a follow-up fix after the merge is often
+    # the same effort, other trunk work often is not, so this weighs like a new branch.
+    trunk = 1.0 if not link and w.landed == "trunk" and set(c.landed) == {"branch"} else 0.0
     # A feature branch no cluster has used yet starts work of its own, more often than not:
     # whether or not the cluster has a branch of its own (then this adds to `other`: a new
     # branch beside another effort's is a second effort, however alike their words and files).
@@ -179,7 +182,9 @@ def score(w: WorkSignal, c: Cluster, idf: Rarity, previous: str | None = None,
     session = 1.0 if previous == c.id and (w.cut == "pause" or (
         w.index == 0 and parent_session(w) is not None)) else 0.0
     total = (files + W_TEXT * text + W_LINK * link + W_SESSION * session
-             + W_READS * reads - W_OTHER_BRANCH * other - W_NEW_BRANCH * fresh)
+             + W_READS * reads - W_OTHER_BRANCH * other - W_NEW_BRANCH * fresh
+             - W_TRUNK * trunk)
     return total, {"files": files, "text": text, "link": link, "session": session,
-                   "reads": reads, "other_branch": other, "new_branch": fresh}
+                   "reads": reads, "other_branch": other, "new_branch": fresh,
+                   "trunk_vs_branch": trunk}
 

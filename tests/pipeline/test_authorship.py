@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from looma_git.pipeline.authorship import trunk_line, with_authorship, written_commits
-from looma_git.pipeline.evidence import W_NEW_BRANCH, score
+from looma_git.pipeline.evidence import W_NEW_BRANCH, W_TRUNK, score
 from looma_git.pipeline.linking import link_commits
 from looma_git.pipeline.resolve import HIGH, Resolver
 from looma_git.pipeline.signals import WorkSignal
@@ -76,25 +76,30 @@ def test_a_commit_both_windows_wrote_joins_them_though_their_words_differ() -> N
         assert (r.add(ws[0])[0] == r.add(ws[1])[0]) is same
 
 
-def test_work_committed_straight_to_trunk_does_not_join_a_merged_branchs_effort() -> None:
+def test_trunk_work_after_a_merged_branch_needs_more_to_join_its_effort() -> None:
     # The locale effort's commit b came in through merge m; the later window on main wrote d,
-    # a commit straight onto the trunk, in the same files and words.
+    # a commit straight onto the trunk, in one of its files with a few of its words.
     commits = [_c("a", (), -100), _c("b", ("a",), -50), _c("m", ("a", "b"), -49),
                _c("d", ("m",), 2)]
     feature = _w("s1", -52, -50, edited=("app/auth.py",), branch="en-locales",
                  terms=(("locale", 6), ("catalogue", 3), ("en_gb", 4)))
-    trunk = _w("s2", 0, 1.5, edited=("app/auth.py",), branch="main",
-               terms=(("french", 5), ("locale", 2), ("decimal", 3)))
     content = _content({"b": ("app/auth.py", AUTH), "d": ("app/auth.py", QUEUE)},
                        [("claude-code:s1", "app/auth.py", AUTH, T0 - 51 * 3600),
                         ("claude-code:s2", "app/auth.py", QUEUE, T0 + 3600)],
                        {"claude-code:s1", "claude-code:s2"})
-    ws = with_authorship([feature, trunk], commits, content)
-    assert [(w.wrote, w.landed) for w in ws] == [({"b"}, "branch"), ({"d"}, "trunk")]
-    r = Resolver([])
-    assert r.add(ws[0])[0] != r.add(ws[1])[0]
-    r = Resolver([])  # without the repository's word, the words and files join them
-    assert r.add(feature)[0] == r.add(trunk)[0]
+    other = _w("s2", 0, 1.5, edited=("app/auth.py", "app/po.py"), branch="main",
+               terms=(("french", 5), ("locale", 2), ("decimal", 3)))
+    followup = _w("s2", 0, 1.5, edited=("app/auth.py",), branch="main",
+                  terms=(("locale", 4), ("en_gb", 2), ("catalogue", 2)))
+    for trunk, joins in ((other, False), (followup, True)):
+        ws = with_authorship([feature, trunk], commits, content)
+        assert [(w.wrote, w.landed) for w in ws] == [({"b"}, "branch"), ({"d"}, "trunk")]
+        r = Resolver([])
+        cid = r.add(ws[0])[0]
+        total, parts = score(ws[1], r.by_id[cid], r.rarity())
+        assert parts["trunk_vs_branch"] == 1.0
+        assert (total + W_TRUNK >= HIGH) and (total >= HIGH) is joins, (total, parts)
+        assert (r.add(ws[1])[0] == cid) is joins
 
 
 def test_a_new_branch_beside_another_efforts_branch_starts_its_own_work() -> None:
