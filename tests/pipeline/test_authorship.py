@@ -4,12 +4,13 @@ it: a commit two windows wrote is one effort; trunk work is not a merged branch'
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from looma_git.pipeline.authorship import trunk_line, with_authorship, written_commits
 from looma_git.pipeline.evidence import W_NEW_BRANCH, W_TRUNK, score
 from looma_git.pipeline.linking import link_commits
 from looma_git.pipeline.resolve import HIGH, Resolver
-from looma_git.pipeline.signals import WorkSignal
+from looma_git.pipeline.signals import WorkSignal, parse_ts
 from looma_git.store.gitfacts import CommitInfo
 from tests.pipeline.test_content_links import AUTH, QUEUE, T0, _content, _target
 
@@ -171,3 +172,49 @@ def test_windows_stamped_alike_give_a_write_to_the_one_that_edited_its_file() ->
     work_t = _target("work", "cursor:s1", {"app/auth.py"})
     [link] = link_commits([c], [talk_t, work_t], content=content)
     assert link.workitem == "work"
+
+
+def test_a_commit_arriving_later_replays_resolution_from_the_window_that_wrote_it() -> None:
+    """B joins A only through a commit they both wrote; C follows B. When that commit arrives
+    after all three were resolved, the next pass must rescore B and everything after it."""
+    from looma_git.pipeline.content import line_key
+    from looma_git.pipeline.linking import Content, Write
+    from looma_git.pipeline.refine import RefineInput, refine
+    from tests.pipeline.test_refine import commit, ev, sess
+
+    known = frozenset({"ledger/books.py", "ledger/accounts.py", "ledger/journal.py",
+                       "queue/retry.py", "queue/backoff.py", "queue/worker.py"})
+    queue = ("queue/retry.py", "queue/backoff.py", "queue/worker.py")
+    a = sess("claude-code", "A", [
+        ev(0, "2026-04-01T09:00:00Z", "user", "double-entry accounts journal postings balance "
+                                              "reconciliation"),
+        ev(1, "2026-04-01T09:05:00Z", "assistant", "Done.",
+           edits=("ledger/books.py", "ledger/accounts.py", "ledger/journal.py"))])
+    b = sess("gemini-cli", "B", [
+        ev(0, "2026-04-01T12:00:00Z", "user", "exponential backoff jitter for failed deliveries"),
+        ev(1, "2026-04-01T12:05:00Z", "assistant", "Done.", edits=("ledger/books.py", *queue))])
+    c = sess("codex", "C", [
+        ev(0, "2026-04-02T09:00:00Z", "user", "exponential backoff jitter: cap the deliveries"),
+        ev(1, "2026-04-02T09:05:00Z", "assistant", "Done.", edits=queue)])
+    k = commit("9" * 40, "2026-04-01T13:00:00Z", "Ledger and queue", ("ledger/books.py",))
+    keys = [line_key(f"line {i} of the shared commit") for i in range(4)]
+    content = Content(
+        added={k.sha: tuple(("ledger/books.py", key) for key in keys if key is not None)},
+        writes={key: (Write("ledger/books.py", "claude-code:A" if i < 2 else "gemini-cli:B",
+                            parse_ts("2026-04-01T09:05:00Z" if i < 2 else "2026-04-01T12:05:00Z")),)
+                for i, key in enumerate(keys) if key is not None},
+        capable=frozenset({"claude-code:A", "gemini-cli:B", "codex:C"}))
+
+    def run(sessions: list, commits: list, prior: tuple = ()) -> Any:
+        return refine(RefineInput(sessions=iter(sessions), commits=tuple(commits),
+                                  known_paths=known, sha_lookup={}, prior=prior, replay=True,
+                                  content=content if commits else None))
+
+    prior = run([a, b, c], []).stored
+    before = {sw.signal.key: sw.cluster for sw in prior}
+    assert before["gemini-cli:B#0"] != before["claude-code:A#0"]  # nothing joins them yet
+    inc = run([], [k], prior)
+    full = run([a, b, c], [k])
+    placed = {sw.signal.key: sw.cluster for sw in full.stored}
+    assert placed["gemini-cli:B#0"] == placed["claude-code:A#0"]
+    assert {sw.signal.key: sw.cluster for sw in inc.stored} == placed
