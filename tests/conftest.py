@@ -24,8 +24,8 @@ _SHARED_FIXTURE_MODULES = ("tests/cli/test_wheel.py", "tests/mcp/test_bounds.py"
 
 def _shared_scope(nodeid: str) -> str | None:
     path, _, name = nodeid.partition("::")
-    if path == "tests/test_quality.py":  # one module, five benchmarks: one scope each
-        for family in ("teamwork", "realproject", "holdout2", "holdout"):
+    if path == "tests/test_quality.py":  # one module, six benchmarks: one scope each
+        for family in ("teamwork", "2025q1", "realproject", "holdout2", "holdout"):
             if family in name:
                 return f"{path}:{family}"
         if name.startswith(("test_quality_target", "test_no_distractor")):

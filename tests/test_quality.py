@@ -518,10 +518,19 @@ _MEASURE_ONLY = pytest.mark.xfail(strict=False, reason="measure-only: the second
                                   "(marshmallow) is reported, not gated (the coordinator decides)")
 
 
-@pytest.fixture(params=["realproject", "holdout", pytest.param("holdout2", marks=_MEASURE_ONLY)])
+@pytest.fixture(scope="module")
+def realproject_2025q1(clean_env: None, tmp_path_factory: pytest.TempPathFactory
+                       ) -> tuple[Any, dict[str, Any]]:
+    """humanize's 2025q1 range: once a hold-out, diagnosed since (docs/quality.md)."""
+    bench, env, _ = rp.build(Path(tmp_path_factory.mktemp("realproject_2025q1")), "2025q1")
+    return bench, rp.measure(bench, env)
+
+
+@pytest.fixture(params=["realproject", "realproject_2025q1", "holdout",
+                        pytest.param("holdout2", marks=_MEASURE_ONLY)])
 def real_history(request: pytest.FixtureRequest) -> tuple[Any, dict]:
-    """The real-project benchmark, then the hold-outs nobody tuned on (module-scoped builds;
-    holdout2 measured only)."""
+    """The real-project benchmark, its 2025q1 range, then the hold-outs nobody tuned on
+    (module-scoped builds; holdout2 measured only)."""
     built: tuple[Any, dict] = request.getfixturevalue(request.param)
     return built
 
@@ -557,7 +566,14 @@ def test_real_history_no_mistitled_workitem(real_history: tuple[Any, dict]) -> N
 
 
 @pytest.mark.slow
-def test_real_history_resume(real_history: tuple[Any, dict]) -> None:
+def test_real_history_resume(real_history: tuple[Any, dict],
+                             request: pytest.FixtureRequest) -> None:
     m = real_history[1]
+    if request.node.callspec.params["real_history"] == "realproject_2025q1":
+        # A strict xfail for this range only (retrieval's paraphrase matching: 14/18, two
+        # paraphrases still ambiguous): it fails the day the target is met.
+        assert m["resume_correct"] < rp.TARGETS["resume_correct"], "met: drop this xfail"
+        pytest.xfail("issue 13 item 7 on humanize 2025q1: resume "
+                     f"{m['resume_correct']}/{m['resume_total']}")
     assert m["resume_correct"] >= rp.TARGETS["resume_correct"], [
         r for r in m["resume"] if not r["ok"]]

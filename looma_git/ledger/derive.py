@@ -152,7 +152,9 @@ def derive(wi: WorkItemState, obs: dict[str, Obs], links: list[LinkState],
         if title:
             wi.title = title
         # The kind rests on the same two texts, so a later commit can never flip it.
-        basis = " ".join(x for x in (prompt, real[0].subject if real else "") if x)
+        # (one line each: the subject is a sentence of its own, never cut off with the
+        # prompt's last clause)
+        basis = "\n".join(x for x in (prompt, real[0].subject if real else "") if x)
         if basis:
             wi.kind = kind_from_text(basis)
             if wi.kind == "feature" and not links and not edited:

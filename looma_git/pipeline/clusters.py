@@ -45,6 +45,8 @@ class Cluster:
     aliases: list[str] = field(default_factory=list)
     branches: Counter[str] = field(default_factory=Counter)
     commits: set[str] = field(default_factory=set)
+    wrote: set[str] = field(default_factory=set)  # commits its windows wrote (by content)
+    landed: Counter[str] = field(default_factory=Counter)  # where those landed, per window
     related: dict[str, float] = field(default_factory=dict)
     last_ts: float = 0.0
     _top: tuple[tuple[str, int], ...] | None = None  # its words for scoring (see `top_terms`)
@@ -68,6 +70,9 @@ class Cluster:
         self.read.update(w.read)
         self.add_terms(dict(w.terms))
         self.commits.update(w.commits)
+        self.wrote.update(w.wrote)
+        if w.landed:
+            self.landed[w.landed] += 1
         if w.branch and w.branch not in TRUNK_BRANCHES:
             self.branches[w.branch] += 1
         alias = title_from_prompt(w.first_prompt) if w.first_prompt else ""

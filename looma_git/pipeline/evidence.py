@@ -25,6 +25,7 @@ W_RO_FILES = 0.15  # what a read-only window read, against what the cluster touc
 W_OTHER_BRANCH = 1.0  # a window on a feature branch the cluster (on its own) never used
 SIBLING = 0.5  # a file new to the cluster named after one of its files (tests/test_x.py)
 W_NEW_BRANCH = 0.25  # a window on a feature branch no cluster has used yet
+W_TRUNK = 0.25  # work committed straight to the trunk, against a cluster's merged-branch work
 W_READS = 0.10  # what an editing window read, against what the cluster edited
 IDF_PRIOR = 10  # documents assumed not to use a word or file before any is seen: early on,
 # an effort's own words are not "common" just because that effort is all there is so far
@@ -160,18 +161,30 @@ def score(w: WorkSignal, c: Cluster, idf: Rarity, previous: str | None = None,
     text = text_similarity(w, c, idf)
     mine = w.branch if w.branch and w.branch not in TRUNK_BRANCHES else None
     theirs = set(c.branches) | ({c.seed.branch} if c.seed and c.seed.branch else set())
-    link = 1.0 if (mine and mine in theirs) or (w.commits & c.commits) else 0.0
+    # A commit both name, or both wrote (its lines are theirs): one piece of work, whatever
+    # agent or session carried it on.
+    shared = (w.commits | w.wrote) & (c.commits | c.wrote)
+    link = 1.0 if (mine and mine in theirs) or shared else 0.0
     # Work on one feature branch is not work on another: a window on a branch the cluster
     # never used, when the cluster has its own, counts against.
     other = 1.0 if mine and theirs and mine not in theirs and not link else 0.0
-    # A feature branch no cluster has used yet starts work of its own, more often than not.
-    fresh = 1.0 if mine and not theirs and not link and fresh_branch else 0.0
+    # Work the window committed straight onto the trunk, against a cluster whose work only
+    # ever reached it through a merge (the repository's topology says which line each commit
+    # is on, whether or not the branch still exists): a follow-up fix after the merge is often
+    # the same effort, other trunk work often is not, so this weighs like a new branch.
+    trunk = 1.0 if not link and w.landed == "trunk" and set(c.landed) == {"branch"} else 0.0
+    # A feature branch no cluster has used yet starts work of its own, more often than not:
+    # whether or not the cluster has a branch of its own (then this adds to `other`: a new
+    # branch beside another effort's is a second effort, however alike their words and files).
+    fresh = 1.0 if mine and not link and fresh_branch else 0.0
     # The same session's previous window across a pause, or (for a subagent's first window)
     # the window of the parent session that delegated it.
     session = 1.0 if previous == c.id and (w.cut == "pause" or (
         w.index == 0 and parent_session(w) is not None)) else 0.0
     total = (files + W_TEXT * text + W_LINK * link + W_SESSION * session
-             + W_READS * reads - W_OTHER_BRANCH * other - W_NEW_BRANCH * fresh)
+             + W_READS * reads - W_OTHER_BRANCH * other - W_NEW_BRANCH * fresh
+             - W_TRUNK * trunk)
     return total, {"files": files, "text": text, "link": link, "session": session,
-                   "reads": reads, "other_branch": other, "new_branch": fresh}
+                   "reads": reads, "other_branch": other, "new_branch": fresh,
+                   "trunk_vs_branch": trunk}
 

@@ -24,7 +24,8 @@ TRUNK = frozenset({"main", "master", "trunk", "develop", "HEAD", ""})
 # Content evidence (docs/quality.md "What a link rests on"): a line the commit adds counts for
 # a WorkItem when one of its sessions wrote that very line (stripped) into the same file, at
 # most WRITE_BEFORE_S before the commit and no later than WRITE_AFTER_S after it (clock skew).
-# A line several WorkItems wrote counts 1/n for each. The best WorkItem links when it wrote
+# A line several WorkItems wrote counts 1/n for each (equal counts: the one that wrote last
+# before the commit). The best WorkItem links when it wrote
 # at least CONTENT_MIN lines' worth and CONTENT_SHARE of the commit's lines.
 WRITE_BEFORE_S = 21 * 86400
 WRITE_AFTER_S = 600
@@ -34,6 +35,10 @@ GENERIC_FILES = 2
 # Without content evidence, a commit off the WorkItem's branch needs to be this close to its
 # activity (`_time_score`: 1.0 from an hour before a window to TIME_WINDOW_S after it).
 FALLBACK_TIME = 0.5
+# ... and never when it was made more than this long before the WorkItem's first window began:
+# its sessions cannot have done work committed before they started (on its branch, they can
+# carry on what a teammate began there).
+BEFORE_WORK_S = 3600
 # A session whose records do not show what it wrote (some agents store only file names) may
 # have written a commit made up to this long after its window: then the commit is judged on
 # files, branch, time and wording.
@@ -174,18 +179,23 @@ class _Owners:
 
     def __init__(self, targets: list[Target]) -> None:
         self.by_session: dict[str, list[tuple[float, float, str]]] = {}
+        self.files = {t.id: t.files for t in targets}
         for t in targets:
             for key, start, end in t.windows:
                 self.by_session.setdefault(key, []).append((start, end, t.id))
 
-    def owner(self, session: str, ts: float) -> str | None:
+    def owner(self, session: str, ts: float, file: str | None = None) -> str | None:
+        """The WorkItem of the session's window nearest `ts`; between windows the time does
+        not tell apart (an agent that stamps every event of a session alike), the one whose
+        work edited `file`."""
         spans = self.by_session.get(session)
         if not spans:
             return None
         if len(spans) == 1:
             return spans[0][2]
         best = min(spans, key=lambda s: (0.0 if s[0] - 60 <= ts <= s[1] + 60
-                                          else min(abs(ts - s[0]), abs(ts - s[1])), s[2]))
+                                          else min(abs(ts - s[0]), abs(ts - s[1])),
+                                          file not in self.files[s[2]], s[2]))
         return best[2]
 
 
@@ -198,12 +208,16 @@ def _mute_near(t: Target, ct: float, content: Content | None) -> bool:
 
 
 def content_scores(sha: str, ct: float, content: Content, owners: _Owners,
-                   skip: frozenset[str] = frozenset()) -> tuple[dict[str, float], int]:
+                   skip: frozenset[str] = frozenset()
+                   ) -> tuple[dict[str, float], int, dict[str, float]]:
     """WorkItem -> how many of the commit's added lines its sessions wrote (a line several
-    wrote counts 1/n each), and the number of lines the commit adds."""
+    wrote counts 1/n each), the number of lines the commit adds, and WorkItem -> when its
+    sessions last wrote one of them before the commit (of two WorkItems that wrote as much,
+    the later one's is the version committed)."""
     lines = content.added.get(sha, ())
     keys = {k for _, k in lines}
     scores: dict[str, float] = {}
+    latest: dict[str, float] = {}
     for f, k in lines:
         writes = content.writes.get(k, ())
         if len({w.file for w in writes if w.file}) > GENERIC_FILES:
@@ -214,12 +228,13 @@ def content_scores(sha: str, ct: float, content: Content, owners: _Owners,
                 continue
             if w.ts and not (ct - WRITE_BEFORE_S <= w.ts <= ct + WRITE_AFTER_S):
                 continue
-            tid = owners.owner(w.session, w.ts)
+            tid = owners.owner(w.session, w.ts, f)
             if tid is not None and tid not in skip:
                 writers.add(tid)
+                latest[tid] = max(latest.get(tid, 0.0), w.ts)
         for tid in writers:
             scores[tid] = scores.get(tid, 0.0) + 1.0 / len(writers)
-    return scores, len(keys)
+    return scores, len(keys), latest
 
 
 def link_commits(commits: list[CommitInfo], targets: list[Target],
@@ -272,9 +287,10 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
         judged = bool(content is not None and content.added.get(c.sha))
         if judged and content is not None and owners is not None:
             skip = frozenset(t for (sha, t) in forbidden if sha == c.sha)
-            scores, n = content_scores(c.sha, ct, content, owners, skip)
+            scores, n, latest = content_scores(c.sha, ct, content, owners, skip)
             if scores:
-                tid, got = max(scores.items(), key=lambda kv: (kv[1], kv[0]))
+                tid, got = max(scores.items(),
+                               key=lambda kv: (kv[1], latest.get(kv[0], 0.0), kv[0]))
                 share = got / n if n else 0.0
                 if got >= CONTENT_MIN and share >= CONTENT_SHARE and tid in index:
                     t = prepared[index[tid]].target
@@ -324,6 +340,9 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
                               _cosine(words, wnorm, p.terms, p.norm))
             if content is not None and b < 1.0 and why["time"] < FALLBACK_TIME:
                 continue  # files alone, away from the work's time, never link
+            if content is not None and b < 1.0 and t.spans and ct < min(
+                    start for start, _ in t.spans) - BEFORE_WORK_S:
+                continue  # made before any of its sessions began: not what they did
             if best is None or (s, t.id) > (best[0], best[1]):
                 best = (s, t.id, why, t)
         if best and best[0] >= LINK_AT:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from looma_git.pipeline import confidence as conf
+from looma_git.pipeline.authorship import with_authorship
 from looma_git.pipeline.clusters import Cluster, window_order
 from looma_git.pipeline.extractor import Extractor, HeuristicExtractor
 from looma_git.pipeline.heuristics import Candidate
@@ -139,7 +141,8 @@ def _windows(inp: RefineInput, extractor: Extractor
         for w in ws:
             old = prior.get(w.key)
             windows.append(w)
-            if old is not None and old.signal == w:
+            # (what it wrote is the repository's to say, set afresh below for every window)
+            if old is not None and replace(old.signal, wrote=frozenset(), landed="") == w:
                 cands[w.key] = list(old.cands)
                 continue
             first_change = min(first_change, window_order(w)[0])
@@ -168,6 +171,13 @@ def refine(inp: RefineInput) -> RefineResult:
     windows, cands_by_window, first_change, extracted = _windows(inp, extractor)
     first_change = min(first_change, inp.dirty_from)
     prior = {sw.signal.key: sw for sw in inp.prior}
+    # Which commits each window wrote, and where they landed: a new commit (or a moved
+    # branch) changes an old window's evidence, and resolution is replayed only up to it.
+    windows = with_authorship(windows, inp.commits, inp.content)
+    for w in windows:
+        old = prior.get(w.key)
+        if old is not None and (old.signal.wrote, old.signal.landed) != (w.wrote, w.landed):
+            first_change = min(first_change, window_order(w)[0])
     resolver = Resolver(list(inp.seeds))
     placed: dict[str, tuple[str, tuple[tuple[str, float], ...]]] = {}
     rescored = 0
@@ -228,7 +238,7 @@ def refine(inp: RefineInput) -> RefineResult:
         from_commit = title_from_commit(real[0].subject) if real else ""
         prompt_title = title_from_prompt(prompt) if prompt else ""
         title = from_commit or (c.seed.title if c.seed else "") or prompt_title or "Untitled work"
-        kind = kind_from_text(" ".join(x for x in (prompt[:PROMPT_OBS],
+        kind = kind_from_text("\n".join(x for x in (prompt[:PROMPT_OBS],
                                                    real[0].subject if real else "") if x))
         if c.readonly and kind == "feature":
             kind = "investigation"

@@ -88,7 +88,8 @@ class Resolver:
     def _join(self, c: Cluster, w: WorkSignal) -> None:
         c.add(w)
         branches = {w.branch} if w.branch and w.branch not in TRUNK_BRANCHES else set()
-        self._index(c, set(w.edited), {t for t, _ in w.terms}, branches, set(w.commits))
+        self._index(c, set(w.edited), {t for t, _ in w.terms}, branches,
+                    set(w.commits | w.wrote))
         for f in (w.read | w.mentioned) - w.edited:
             self._by_read.setdefault(f, set()).add(c.id)
 
@@ -117,7 +118,8 @@ class Resolver:
             if not (w.edited & keep) and p is not best:
                 continue
             self._join(p, replace(w, edited=w.edited & keep, read=w.read & keep,
-                                  mentioned=w.mentioned & keep, commits=frozenset()))
+                                  mentioned=w.mentioned & keep, commits=frozenset(),
+                                  wrote=frozenset()))
             placed = True
         if not placed:
             self._join(best, w)
@@ -136,7 +138,7 @@ class Resolver:
             near.add(prev)
         if w.branch and w.branch not in TRUNK_BRANCHES:
             near |= self._by_branch.get(w.branch, set())
-        for sha in w.commits:
+        for sha in w.commits | w.wrote:
             near |= self._by_commit.get(sha, set())
         pool: set[str] = set()
         idf = self.rarity()

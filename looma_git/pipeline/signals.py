@@ -20,7 +20,7 @@ _SHA = re.compile(r"\b[0-9a-f]{7,40}\b")
 _PR_URL = re.compile(r"https?://[^\s/]+/[\w.\-]+/[\w.\-]+/pulls?/(\d+)")
 _PR_REF = re.compile(r"\b(?:PR|pull request|pull/)\s*#?(\d{1,6})\b", re.I)
 _BRANCH_CMD = re.compile(
-    r"git\s+(?:checkout\s+-[bB]|switch\s+-[cC]|branch)\s+([A-Za-z0-9._/\-]+)")
+    r"git\s+(?:checkout\s+-[bB]|switch\s+-[cC]|branch)\s+([A-Za-z0-9._/][A-Za-z0-9._/\-]*)")
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,11 @@ class WorkSignal:
     event_ids: tuple[str, ...]
     mentioned: frozenset[str] = frozenset()  # repository paths named in the text
     cut: str = ""  # why the window before it ended: "pause", "topic" (said or shown) or ""
+    # From the repository, not the transcript (set by the refinery pass, pipeline/content.py):
+    # the commits whose added lines this window wrote, and where they landed ("trunk": on the
+    # trunk's first-parent line; "branch": only through a merge; "" when it wrote none).
+    wrote: frozenset[str] = frozenset()
+    landed: str = ""
 
     @property
     def session_key(self) -> str:
@@ -72,7 +77,8 @@ class WorkSignal:
             commits=frozenset(d["commits"]), branch=d["branch"], prs=frozenset(d["prs"]),
             terms=tuple((t, n) for t, n in d["terms"]), first_prompt=d["first_prompt"],
             event_ids=tuple(d["event_ids"]), mentioned=frozenset(d.get("mentioned", ())),
-            cut=d.get("cut", ""))
+            cut=d.get("cut", ""), wrote=frozenset(d.get("wrote", ())),
+            landed=d.get("landed", ""))
 
 
 def parse_ts(ts: str) -> float:

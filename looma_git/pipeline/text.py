@@ -154,16 +154,23 @@ def title_from_prompt(prompt: str, max_words: int = 7) -> str:
 KIND_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("bugfix", re.compile(
         r"\b(?:fix(?:es|ed|ing)?|bugs?|broken|crash(?:es|ing)?|errors?|regressions?|fails?|"
-        r"failing|expires?|race|wrong|incorrect|hotfix)\b", re.I)),
+        r"failing|expires?|race|wrong|incorrect|hotfix|no\s+longer|stopped\s+working|not\s+"
+        r"working|(?:doesn't|don't|does\s+not|do\s+not|didn't|won't|isn't)\s+(?:\w+\s+)?work)"
+        r"\b", re.I)),
     ("migration", re.compile(
         r"\b(?:migrat(?:e|es|ed|ing|ion|ions)|upgrad(?:e|es|ed|ing)|port(?:ed|ing)?\s+"
         r"(?:to|from|over)|move\s+\w+\s+(?:to|from)\s+\w+)\b", re.I)),
     ("refactor", re.compile(
-        r"\b(?:refactor\w*|rename|clean(?:\s|-)?up|restructure|extract|simplify|split\s+up)\b",
-        re.I)),
+        r"\b(?:refactor\w*|rename|clean(?:\s|-)?up|restructure|extract|simplify|split\s+up|"
+        r"replace\s+(?:\w+\s+){1,3}with)\b", re.I)),
     ("investigation", re.compile(
         r"\b(?:investigate|investigating|why\s+(?:does|is|do|are)|figure\s+out|look\s+into|"
         r"profil(?:e|ing)|slow|diagnos\w+)\b", re.I)),
+    # Upkeep of the project's tooling rather than its code: the CI matrix, packaging
+    # classifiers, version bumps, the bots that propose them.
+    ("chore", re.compile(
+        r"\b(?:bump(?:s|ed|ing)?|test\s+matrix|ci\s+matrix|classifiers?|pre-commit|dependabot|"
+        r"renovate)\b", re.I)),
 )
 
 
@@ -179,7 +186,7 @@ _CODE_SPAN = re.compile(r"(`+)[^`\n]+?\1")
 
 
 def kind_from_text(text: str) -> str:
-    """feature | bugfix | refactor | migration | investigation from the opening request.
+    """feature | bugfix | refactor | migration | investigation | chore from the opening request.
 
     The cue that comes first decides ("Refactor config: migrate settings ..." is a refactor
     whatever the sentence goes on to say), in the request itself: a purpose or reason clause

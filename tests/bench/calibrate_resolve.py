@@ -37,6 +37,7 @@ AROUND = {  # each varied alone, the others at their current value
     "W_FILES": (0.3, 0.45, 0.6), "W_TEXT": (1.25, 1.5, 1.75), "W_LINK": (0.15, 0.3, 0.5),
     "W_SESSION": (0.15, 0.3, 0.5), "W_RO_FILES": (0.0, 0.15, 0.3),
     "W_OTHER_BRANCH": (0.6, 1.0, 1.5), "W_NEW_BRANCH": (0.15, 0.25, 0.4),
+    "W_TRUNK": (0.1, 0.25, 0.5),
     "W_READS": (0.0, 0.1, 0.2), "SIBLING": (0.0, 0.5, 1.0), "HIGH": (0.35, 0.4, 0.45),
     "READONLY_HIGH": (0.2, 0.25, 0.3), "MARGIN": (0.0, 0.05, 0.1),
     "IDF_PRIOR": (3, 10, 30), "SHARED_FILE": (0.05, 0.15, 0.5),
@@ -55,9 +56,18 @@ class Bench:
         self.name = name
         self.truth = json.loads((base / "truth.json").read_text())
         self.repo = str(base / "repo")
+        from looma_git.index import written
+        from looma_git.pipeline.signals import parse_ts
+
+        self.commits = gitfacts.list_commits(Path(self.repo))
         conn = sqlite3.connect(base / "repo" / ".git" / "looma" / "store.db")
         try:
             self.sessions = load_sessions(conn)
+            # What the windows wrote and where it landed is resolution evidence too.
+            written.update_written(conn)
+            self.content = written.content_for(conn, Path(self.repo), [
+                (c.sha, parse_ts(c.ts)) for c in self.commits if len(c.parents) <= 1])
+            conn.commit()
         finally:
             conn.close()
         self.known = frozenset(gitfacts.known_paths(Path(self.repo)))
@@ -107,9 +117,12 @@ def setting(values: dict[str, Any]) -> Iterator[None]:
 def f1(bench: Bench) -> dict[str, Any]:
     """Segment clustering of one full first pass (no ledger seeds), scored as the benchmark
     scores what `looma ingest` recorded."""
+    from looma_git.pipeline.authorship import with_authorship
     from tests.bench import quality_teamwork as qt
 
-    windows = [w for s in bench.sessions for w in S.windows_of(s, bench.known, bench.sha)]
+    windows = with_authorship(
+        [w for s in bench.sessions for w in S.windows_of(s, bench.known, bench.sha)],
+        bench.commits, bench.content)
     resolver = R.Resolver([])
     placed = {w.key: resolver.add(w)[0] for w in sorted(windows, key=R.window_order)}
     owner: dict[str, str | None] = {e: placed[w.key] for w in windows for e in w.event_ids}

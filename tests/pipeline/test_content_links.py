@@ -164,6 +164,14 @@ def test_kinds_follow_the_first_cue_of_the_request() -> None:
     assert kind_from_text("`pipx upgrade --install` keeps the old version fix(upgrade): honor "
                           "the version specifier") == "bugfix"
     assert kind_from_text("`migrate_db` should accept a dry-run flag") == "feature"
+    # Bug reports rarely say "bug": what no longer works is one.
+    assert kind_from_text("someone reported translations don't work at all from pypi") == "bugfix"
+    assert kind_from_text("Replace Exception with a more specific error") == "refactor"
+    assert kind_from_text("3.14 is out, add it to the test matrix and the classifiers") == "chore"
+    # The commit subject is a sentence of its own: a purpose clause of the request ("since
+    # ...") does not swallow it.
+    assert kind_from_text("switch it to something specific since it's an OSError\n"
+                          "Replace Exception with FileNotFoundError") == "refactor"
 
 
 def test_strong_links_rest_on_content_branch_or_a_user() -> None:

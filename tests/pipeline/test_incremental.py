@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from looma_git.pipeline.inputs import Session
-from looma_git.pipeline.linking import link_commits
+from looma_git.pipeline.linking import Content, Write, link_commits
 from looma_git.pipeline.refine import RefineInput, RefineResult, StoredWindow, refine
 from looma_git.store.gitfacts import CommitInfo
 from tests.pipeline.test_refine import commit, ev, sess
@@ -145,6 +145,87 @@ def test_incremental_equals_full_rebuild_in_any_arrival_order(steps) -> None:
                                 if ln.sha == x.sha}
     final = _incremental([], commits, prior)
     assert _shape(final) == _shape(_full(list(sessions.values()), commits))
+
+
+# Content evidence for the same pool: which session event wrote which commit's lines (commit
+# "3" is co-written: its first half by csv1's first window, the rest by csv2), with commits on
+# one line of history so that where each landed is known too.
+WROTE: dict[str, tuple[tuple[str, str, str], ...]] = {  # sha -> (session key, event ts, file)
+    "1" * 40: (("claude-code:csv1", _day(1, 9, 5), "billing/csv.py"),
+               ("claude-code:csv1", _day(1, 9, 30), "billing/tests/test_csv.py")),
+    "2" * 40: (("claude-code:csv1", _day(1, 10, 5), "api/retry.py"),),
+    "3" * 40: (("claude-code:csv1", _day(1, 9, 5), "billing/csv.py"),
+               ("codex:csv2", _day(2, 14, 10), "billing/invoice.py")),
+    "5" * 40: (("opencode:auth1", _day(4, 8, 30), "auth/oauth.py"),
+               ("opencode:auth1", _day(4, 9, 20), "auth/routes.py")),
+    "7" * 40: (("claude-code:auth2", _day(6, 10, 15), "auth/routes.py"),),
+}
+
+
+def _content(sessions: list[Session], commits: list[CommitInfo]) -> Content:
+    """What index/written would hold: the lines of the commits at hand, written by the
+    sessions at hand (up to the events each has so far)."""
+    from looma_git.pipeline.content import line_key
+    from looma_git.pipeline.signals import parse_ts
+
+    have = {s.key: {e.ts for e in s.events} for s in sessions}
+    added: dict[str, tuple[tuple[str, int], ...]] = {}
+    writes: dict[int, list[Write]] = {}
+    for c in commits:
+        lines = []
+        for n, (key, ts, f) in enumerate(WROTE.get(c.sha, ())):
+            for i in range(3):
+                k = line_key(f"commit {c.sha[0]} part {n} line {i} of {f}")
+                assert k is not None
+                lines.append((f, k))
+                if ts in have.get(key, ()):
+                    writes.setdefault(k, []).append(Write(f, key, parse_ts(ts)))
+        added[c.sha] = tuple(lines)
+    return Content(added=added, writes={k: tuple(v) for k, v in writes.items()},
+                   capable=frozenset(have))
+
+
+def _chain(commits: list[CommitInfo]) -> list[CommitInfo]:
+    """The commits at hand on one trunk, in time order (a commit's parent is the one before)."""
+    from dataclasses import replace
+
+    ordered = sorted(commits, key=lambda c: c.ts)
+    return [replace(c, parents=(ordered[i - 1].sha,) if i else ()) for i, c in
+            enumerate(ordered)]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(arrivals())
+def test_with_content_evidence_incremental_still_equals_full(steps) -> None:
+    """What each window wrote changes as commits arrive (an old window gains a commit): the
+    pass replays resolution only up to it, and ends where the full rebuild does."""
+    sessions: dict[str, Session] = {}
+    commits: list[CommitInfo] = []
+    prior: tuple[StoredWindow, ...] = ()
+
+    def run(changed: list[Session], prior: tuple[StoredWindow, ...]) -> RefineResult:
+        cs = _chain(commits)
+        return refine(RefineInput(sessions=iter(changed), commits=tuple(cs), known_paths=KNOWN,
+                                  sha_lookup={}, prior=prior, replay=True,
+                                  content=_content(list(sessions.values()), cs)))
+
+    for kind, x in steps:
+        if kind == "session":
+            assert isinstance(x, Session)
+            sessions[x.key] = x
+            prior = run([x], prior).stored
+        else:
+            assert isinstance(x, CommitInfo)
+            commits.append(x)
+    final = run([], prior)
+    cs = _chain(commits)
+    full = refine(RefineInput(sessions=tuple(sessions.values()), commits=tuple(cs),
+                              known_paths=KNOWN, sha_lookup={},
+                              content=_content(list(sessions.values()), cs)))
+    assert _shape(final) == _shape(full)
+    if len(sessions) == len(POOL) and len(commits) == len(COMMITS):
+        wrote = {w.key: w.wrote for w in full.windows}
+        assert "3" * 40 in wrote["codex:csv2#0"] and "3" * 40 in wrote["claude-code:csv1#0"]
 
 
 def test_a_pass_with_nothing_new_scores_nothing_and_extracts_nothing() -> None:

@@ -1,0 +1,132 @@
+"""Which commits each window wrote (its lines are the commit's) and where those commits landed:
+repository facts resolution weighs next to a window's own words (pipeline/evidence.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+
+from looma_git.pipeline.linking import (
+    CONTENT_MIN,
+    CONTENT_SHARE,
+    GENERIC_FILES,
+    TRUNK,
+    WRITE_AFTER_S,
+    WRITE_BEFORE_S,
+    Content,
+)
+from looma_git.pipeline.signals import WorkSignal, parse_ts
+from looma_git.store.gitfacts import CommitInfo
+
+SLACK_S = 60  # a write this close to a window's span is the window's
+
+
+def trunk_line(commits: Iterable[CommitInfo]) -> frozenset[str]:
+    """The commits on a trunk branch's first-parent line: committed (or squashed, rebased,
+    merged) straight onto it. The others reached it, if at all, only through a merge: a
+    feature branch's commits, whether or not the branch's ref still exists."""
+    commits = list(commits)
+    by_sha = {c.sha: c for c in commits}
+    on_trunk = [c for c in commits if _trunk_ref(c.ref)]
+    parents = {p for c in on_trunk for p in c.parents}
+    line: set[str] = set()
+    for tip in (c for c in on_trunk if c.sha not in parents):
+        sha: str | None = tip.sha
+        while sha and sha in by_sha and sha not in line:
+            line.add(sha)
+            ps = by_sha[sha].parents
+            sha = ps[0] if ps else None
+    return frozenset(line)
+
+
+def _trunk_ref(ref: str) -> bool:
+    name = ref.removeprefix("refs/heads/")
+    if name.startswith("refs/remotes/"):
+        name = name.removeprefix("refs/remotes/").partition("/")[2]
+    return bool(name) and name in TRUNK
+
+
+class _Spans:
+    """The window of a session a write at a given time belongs to: the nearest one; between
+    windows the time does not tell apart (an agent that stamps a session's events alike), the
+    one that edited the file."""
+
+    def __init__(self, windows: list[WorkSignal]) -> None:
+        self.by_session: dict[str, list[tuple[float, float, str]]] = {}
+        self.edited = {w.key: w.edited for w in windows}
+        for w in windows:
+            if w.start_ts:
+                self.by_session.setdefault(w.session_key, []).append(
+                    (parse_ts(w.start_ts), parse_ts(w.end_ts), w.key))
+
+    def window(self, session: str, ts: float, file: str) -> str | None:
+        spans = self.by_session.get(session)
+        if not spans:
+            return None
+        return min(spans, key=lambda s: (0.0 if s[0] - SLACK_S <= ts <= s[1] + SLACK_S
+                                         else min(abs(ts - s[0]), abs(ts - s[1])),
+                                         file not in self.edited[s[2]], s[2]))[2]
+
+
+def written_commits(windows: list[WorkSignal], commits: Iterable[CommitInfo],
+                    content: Content) -> dict[str, frozenset[str]]:
+    """Window key -> the commits it wrote: a line a commit adds is a window's when that window
+    alone wrote it (into that file, since the last commit that added it there); a window with
+    at least CONTENT_MIN such lines and CONTENT_SHARE of the commit's wrote it. Several windows
+    can write one commit (an effort handed from one agent to another before it was committed),
+    each with lines of its own; a line several windows wrote (an edit's unchanged context
+    restated, a shared boilerplate line) is evidence for none of them."""
+    spans = _Spans(windows)
+    out: dict[str, set[str]] = {}
+    commits = [c for c in commits if content.added.get(c.sha) and len(c.parents) <= 1]
+    # When each line was added to each file: a write belongs to the first commit after it
+    # that adds the line there (a later commit adding it again, a revert or a restore, is
+    # another piece of work that happens to bring the same text back).
+    adds: dict[tuple[str, int], list[float]] = {}
+    for c in commits:
+        for fk in set(content.added[c.sha]):
+            adds.setdefault(fk, []).append(parse_ts(c.ts))
+
+    def first_commit(fk: tuple[str, int], ts: float) -> float:
+        return min((t for t in adds[fk] if t >= ts - WRITE_AFTER_S), default=-1.0)
+
+    for c in commits:
+        lines = content.added[c.sha]
+        ct = parse_ts(c.ts)
+        got: dict[str, int] = {}
+        for f, k in set(lines):
+            writes = content.writes.get(k, ())
+            if len({w.file for w in writes if w.file}) > GENERIC_FILES:
+                continue  # a line written into many files says nothing about who wrote this
+            ok = [w for w in writes if (w.file is None or w.file == f) and w.ts
+                  and ct - WRITE_BEFORE_S <= w.ts <= ct + WRITE_AFTER_S
+                  and first_commit((f, k), w.ts) == ct]
+            authors = {spans.window(w.session, w.ts, f) for w in ok} - {None}
+            if len(authors) == 1:  # a line two windows wrote (an edit's context) is no one's
+                key = str(authors.pop())
+                got[key] = got.get(key, 0) + 1
+        n = len({k for _, k in lines})
+        for key, m in got.items():
+            if m >= CONTENT_MIN and m >= CONTENT_SHARE * n:
+                out.setdefault(key, set()).add(c.sha)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def with_authorship(windows: list[WorkSignal], commits: Iterable[CommitInfo],
+                    content: Content | None) -> list[WorkSignal]:
+    """The windows with `wrote` and `landed` set from the repository (empty without content
+    evidence). `landed` is "trunk" when every commit the window wrote is on the trunk's
+    first-parent line, "branch" when none is, "" otherwise."""
+    commits = list(commits)
+    wrote = written_commits(windows, commits, content) if content is not None else {}
+    trunk = trunk_line(commits) if wrote else frozenset()
+    out = []
+    for w in windows:
+        mine = wrote.get(w.key, frozenset())
+        landed = ""
+        if mine:
+            on = len(mine & trunk)
+            landed = "trunk" if on == len(mine) else "branch" if on == 0 else ""
+        out.append(w if (w.wrote, w.landed) == (mine, landed)
+                   else replace(w, wrote=mine, landed=landed))
+    return out
