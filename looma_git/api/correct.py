@@ -10,16 +10,12 @@ from typing import TYPE_CHECKING
 from looma_git.errors import AmbiguousError, UsageError
 from looma_git.gitrepo import RepoPaths
 from looma_git.ledger import corrections
-from looma_git.ledger.corrections import MAX_TITLE, check_title  # noqa: F401  (the api surface)
+from looma_git.ledger.corrections import check_title
 from looma_git.retrieval.records import ItemRecord
 from looma_git.wire.ledger import CorrectionOut
 
 if TYPE_CHECKING:
     from looma_git.wire.ledger import BlameOut
-
-# The op a correction wrote, with the CLI's undo command (MCP names its own tool call).
-Correction = CorrectionOut
-
 
 def require_identity(paths: RepoPaths) -> None:
     """A correction is attributed to a person: refuse it without a git identity (user.name

@@ -7,14 +7,19 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 
-class ErrorBody(BaseModel):
-    """The one failure shape of every `--json` command (exit code as documented)."""
+class ErrorHead(BaseModel):
+    """What every failure says, on the CLI and through MCP."""
 
     code: str  # not_found | ambiguous | usage | stale_letter | not_initialized | ... | internal
     message: str
+    matches: list[str] = Field(default_factory=list)  # an ambiguous ref: the candidates
+
+
+class ErrorBody(ErrorHead):
+    """The one failure shape of every `--json` command (exit code as documented)."""
+
     hint: str | None = None
     exit_code: int
-    matches: list[str] = Field(default_factory=list)
 
 
 class ErrorOut(BaseModel):

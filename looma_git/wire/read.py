@@ -57,15 +57,20 @@ class ResumeMatchOut(Rated):
     last_active: str = ""
 
 
-class ResumeOut(BaseModel):
-    """`looma resume --json` (DESIGN §6): for confident, candidates[0] is the one."""
+class ResumeHead(BaseModel):
+    """What every resume outcome opens with (CLI and MCP)."""
 
     state: Literal["confident", "ambiguous", "cold"]
     goal: str | None
+    message: str = ""
+
+
+class ResumeOut(ResumeHead):
+    """`looma resume --json` (DESIGN §6): for confident, candidates[0] is the one."""
+
     candidates: list[ResumeMatchOut]
     bundle: dict[str, Any] | None
     recent: list[ResumeMatchOut] = Field(default_factory=list)
-    message: str = ""
 
 
 class FactHead(BaseModel):
@@ -134,9 +139,14 @@ class RecallHit(BaseModel):
     memories: list[RecallMemoryOut]
 
 
-class RecallOut(BaseModel):
-    """`looma recall ENTITY --json`."""
+class RecallHead(BaseModel):
+    """What names the entity a recall answered (CLI and MCP)."""
 
     entity: str
+    resolved: list[str] = Field(default_factory=list)  # the commit a rev (HEAD~2, a tag) named
+
+
+class RecallOut(RecallHead):
+    """`looma recall ENTITY --json`."""
+
     results: list[RecallHit]
-    resolved: list[str] = Field(default_factory=list)  # the commit a rev named

@@ -17,7 +17,8 @@ EXTENDS = {
     mcp.WorkItemRow: read.Rated, mcp.BundleWorkItem: read.Rated,
     mcp.ResumeMatchRow: read.Rated, mcp.AskFact: read.FactHead,
     mcp.RecallMemory: read.MemoryHead, mcp.TimelineRow: read.TimelineEntry,
-    mcp.CorrectResult: cli_ledger.CorrectionOut,
+    mcp.CorrectResult: cli_ledger.CorrectionOut, mcp.ToolErrorOut: cli_ledger.ErrorHead,
+    mcp.ResumeResult: read.ResumeHead, mcp.RecallResult: read.RecallHead,
 }
 
 
@@ -28,6 +29,9 @@ def test_mcp_models_extend_the_cli_models() -> None:
     assert issubclass(read.WorkItemOut, read.Rated) and issubclass(read.ResumeMatchOut, read.Rated)
     assert issubclass(read.FactOut, read.FactHead)
     assert issubclass(read.RecallMemoryOut, read.MemoryHead)
+    assert issubclass(read.ResumeOut, read.ResumeHead) and issubclass(read.RecallOut,
+                                                                      read.RecallHead)
+    assert issubclass(cli_ledger.ErrorBody, cli_ledger.ErrorHead)
 
 
 def _cli_json(seeded: Seeded, *args: str) -> Any:
@@ -86,3 +90,19 @@ def test_correct_is_the_cli_correction_plus_the_actor(seeded: Seeded) -> None:
     assert blame[-1]["id"] == got["op_id"]
     undo = cli(seeded.path, "correct", "undo", got["op_id"][:12], "--json").stdout
     assert set(json.loads(undo)) == set(cli_ledger.CorrectionOut.model_fields)
+
+
+def test_resume_and_errors_carry_the_cli_values(seeded: Seeded) -> None:
+    for goal in ("oauth login", "kubernetes helm chart"):
+        want = _cli_json(seeded, "resume", goal)
+        got = call(seeded.path, "resume_work", {"goal": goal}).structured_content
+        assert (got["state"], got["goal"]) == (want["state"], want["goal"]), goal
+        assert [c["id"] for c in got["candidates"]] == [c["id"] for c in want["candidates"]]
+        assert [_head(c, read.Rated) for c in got["candidates"]] == \
+            [_head(c, read.Rated) for c in want["candidates"]]
+    proc = cli(seeded.path, "timeline", "wi_ffff", "--json", check=False)
+    want = json.loads(proc.stdout)["error"]
+    got = json.loads(call(seeded.path, "timeline", {"work": "wi_ffff"}).content[0].text
+                     .splitlines()[-1])["error"]
+    assert (got["code"], got["message"], got["matches"]) == \
+        (want["code"], want["message"], want["matches"])
