@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from looma_git.api.results import ResumeMatchOut, ResumeOut, SessionRef, WorkItemOut, WorkOut
 from looma_git.errors import AmbiguousError, NotFoundError, NotInitializedError
 from looma_git.gitrepo import RepoPaths, require_worktree
 from looma_git.retrieval import match
+from looma_git.retrieval.recall import work_out as _work_out
 from looma_git.retrieval.records import ItemRecord
 from looma_git.retrieval.semantic import item_cosines, query_cosines, rank_goal  # noqa: F401
+from looma_git.wire.plain import ResumeMatchOut, ResumeOut, SessionRef, WorkItemOut, WorkOut
 
 
 def _items(paths: RepoPaths, head: str | None = None, *, allow_stale: bool = False
@@ -17,15 +18,6 @@ def _items(paths: RepoPaths, head: str | None = None, *, allow_stale: bool = Fal
     from looma_git.retrieval.head_records import load_records
 
     return load_records(paths, head, allow_stale=allow_stale)
-
-
-def _work_out(it: ItemRecord) -> WorkItemOut:
-    return WorkItemOut(
-        id=it.id, title=it.title, kind=it.kind, status=it.status, lifecycle=it.lifecycle,
-        confidence=round(it.confidence, 2), band=it.band, files=list(it.files),
-        commits=[c.sha for c in it.commits],
-        sessions=[SessionRef(agent=a, id=s) for a, s in it.sessions], promoted=it.promoted,
-        branch=it.branch, summary=it.summary, features=dict(it.features))
 
 
 def work(paths: RepoPaths, *, status: str | None = None, candidates: bool = False) -> WorkOut:
