@@ -83,15 +83,22 @@ def rank_memories(query: str, mems: list[MemoryRecord], item_scores: Mapping[str
             score *= RETIRED_FACTOR
         scored[m.id] = (score, how)
     # A reversal and what it reversed answer the same question: show both.
+    replaced: dict[str, list[MemoryRecord]] = {}  # successor id -> what it superseded
+    for mem in mems:
+        if mem.superseded_by:
+            replaced.setdefault(mem.superseded_by, []).append(mem)
     for mid in list(scored):
         m = by_id[mid]
-        for other in (by_id.get(m.superseded_by or ""),
-                      *(x for x in mems if x.superseded_by == mid)):
+        for other in (by_id.get(m.superseded_by or ""), *replaced.get(mid, ())):
             if other is not None and other.id not in scored:
                 scored[other.id] = (scored[mid][0], scored[mid][1])
     order = sorted(scored, key=lambda i: (-scored[i][0], KIND_ORDER.get(by_id[i].kind, 9),
                                           by_id[i].lifecycle != "active",
                                           -by_id[i].confidence, i))
+    replaced_in_order: dict[str, list[str]] = {}
+    for x in order:
+        if by_id[x].superseded_by:
+            replaced_in_order.setdefault(by_id[x].superseded_by or "", []).append(x)
     placed: list[str] = []
     seen: set[str] = set()
     visiting: set[str] = set()  # a (corrupt) supersession cycle must not recurse forever
@@ -108,9 +115,8 @@ def rank_memories(query: str, mems: list[MemoryRecord], item_scores: Mapping[str
                 return
         seen.add(mid)
         placed.append(mid)
-        for x in order:  # ...then what it superseded, labelled by its lifecycle
-            if by_id[x].superseded_by == mid:
-                place(x)
+        for x in replaced_in_order.get(mid, ()):  # ...then what it superseded, labelled
+            place(x)
 
     for mid in order:
         place(mid)

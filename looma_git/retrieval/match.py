@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import operator
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -102,6 +103,7 @@ class _Index:
     goal term's exact and partial (abbreviation) matches are looked up, not scanned."""
 
     items: list[ItemRecord]
+    order: tuple[ItemRecord, ...]  # the list's contents when indexed (a list can be changed)
     docs: tuple[frozenset[str], ...]
     postings: dict[str, tuple[int, ...]]
     vocab: tuple[str, ...]
@@ -126,14 +128,15 @@ _INDEX: list[_Index] = []  # the last few lists ranked (a process ranks one list
 
 def _index(items: list[ItemRecord]) -> _Index:
     for ix in _INDEX:
-        if ix.items is items:
+        if ix.items is items and len(ix.order) == len(items) and all(
+                map(operator.is_, ix.order, items)):
             return ix
     docs = tuple(item_terms(it) for it in items)
     post: dict[str, list[int]] = {}
     for i, d in enumerate(docs):
         for t in d:
             post.setdefault(t, []).append(i)
-    ix = _Index(items, docs, {t: tuple(v) for t, v in post.items()}, tuple(sorted(post)))
+    ix = _Index(items, tuple(items), docs, {t: tuple(v) for t, v in post.items()}, tuple(sorted(post)))
     _INDEX.insert(0, ix)
     del _INDEX[4:]
     return ix

@@ -3,7 +3,6 @@ branch, session or term, each with why it matched."""
 
 from __future__ import annotations
 
-from looma_git.ingest.registry import ADAPTERS
 from looma_git.retrieval.records import ItemRecord
 from looma_git.wire.plain import RecallHit, RecallMemoryOut, RecallOut, SessionRef, WorkItemOut
 
@@ -40,6 +39,8 @@ def recall(items: list[ItemRecord], entity: str, *, commits: frozenset[str] = fr
            via: str = "commit") -> RecallOut:
     """Every item that mentions `entity`. `commits`: the full shas the entity names as git
     understands it (a rev like HEAD, or a branch's commits), matched as `via`."""
+    from looma_git.ingest.registry import ADAPTERS  # here: resume imports this module too
+
     agent, sep, rest = entity.partition(":")
     if sep and agent in ADAPTERS and rest:
         entity = rest  # "codex:08a1d07a-..." names a session the way looma prints it

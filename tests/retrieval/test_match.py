@@ -183,3 +183,10 @@ def test_a_file_goal_is_about_the_workitems_that_have_the_file() -> None:
     # A directory they all have is a near-tie of the three.
     state, chosen = match.outcome(match.rank("src/humanize", pkg))
     assert state == "ambiguous" and len(chosen) == 3
+
+
+def test_a_list_changed_after_ranking_is_indexed_again() -> None:
+    items = list(ITEMS[:2])
+    assert [m.item.id for m in match.rank("search", items) if m.score > 0] == []
+    items.append(ITEMS[2])  # the same list object, new contents
+    assert match.rank("search", items)[0].item.id == "wi_e1"
