@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the fold's types; a resume served from the snapshot never imports them
+    from looma_git.domain import Memory
     from looma_git.ledger.state import LedgerState
 
 TRUNKS = frozenset({"main", "master", "trunk", "develop", "HEAD"})
@@ -69,42 +70,37 @@ class ItemRecord:
 
 
 def from_ledger(state: LedgerState) -> list[ItemRecord]:
-    """Live WorkItems of the fold (merged-away, split and false-positive ones excluded)."""
+    """Live WorkItems of the fold (merged-away, split and false-positive ones excluded), read
+    from its domain values: a field a hostile or foreign op wrote with the wrong type reads as
+    empty there, so no teammate's op can stop resume or work on this clone."""
     from looma_git.pipeline.confidence import band
 
-    links_by_wi: dict[str, list[LinkRecord]] = {}
-    branches_by_wi: dict[str, set[str]] = {}
-    for (sha, wi), link in sorted(state.links.items()):
-        links_by_wi.setdefault(wi, []).append(
-            LinkRecord(sha=sha, confidence=link.confidence, by=link.by))
-        if link.branch and link.branch not in TRUNKS:
-            branches_by_wi.setdefault(wi, set()).add(link.branch)
-    mems_by_wi: dict[str, list[MemoryRecord]] = {}
-    for mid, m in sorted(state.memories.items()):
-        if m.false_positive or m.forced == "reject":
-            continue
-        mems_by_wi.setdefault(m.workitem or "", []).append(MemoryRecord(
-            id=mid, kind=m.kind, text=m.text, workitem=m.workitem, confidence=m.confidence,
-            band=m.band or band(m.confidence), lifecycle=m.lifecycle or "active", promoted=True,
-            # The first quote is the memory's source (what bundle, ask and MCP show); the
-            # ledger keeps every quote, the read model (and its snapshot) only that one.
-            evidence=tuple(dict(e) for e in m.evidence[:1]), said_at=m.said_at,
-            superseded_by=m.superseded_by))
     out = []
-    for wid, it in sorted(state.workitems.items()):
-        if it.merged_into or it.false_positive or it.split_into:
-            continue
+    for w in state.work_items():
+        branches = {c.branch for c in w.commits if c.branch and c.branch not in TRUNKS}
         out.append(ItemRecord(
-            id=wid, title=it.title, kind=it.kind, status=it.status or "active",
-            lifecycle="active", confidence=it.confidence, band=it.band or band(it.confidence),
-            files=it.files, aliases=it.aliases, branch=it.branch, summary=it.summary,
-            sessions=tuple(sorted((str(s.get("agent")), str(s.get("id")))
-                                  for s in it.sessions)),
-            commits=tuple(links_by_wi.get(wid, [])), memories=tuple(mems_by_wi.get(wid, [])),
-            updated=it.last_active or it.updated_ts, promoted=True,
-            features=tuple(sorted(it.features.items())),
-            branches=tuple(sorted(branches_by_wi.get(wid, set()) | (
-                {it.branch} if it.branch else set()))),
-            prompts=tuple(dict.fromkeys(str(e.get("quote") or "")[:300] for e in it.evidence
-                                        if e.get("quote")))[:3]))
+            id=w.id, title=w.title, kind=w.kind, status=w.status, lifecycle="active",
+            confidence=w.confidence, band=w.band or band(w.confidence),
+            files=tuple(f for f in w.files if isinstance(f, str)),
+            aliases=tuple(a for a in w.aliases if isinstance(a, str)), branch=w.branch,
+            summary=w.summary, sessions=tuple(sorted((s.agent, s.id) for s in w.sessions)),
+            commits=tuple(LinkRecord(sha=c.sha, confidence=c.confidence, by=c.by)
+                          for c in w.commits),
+            memories=tuple(_memory(m) for m in w.memories),
+            updated=w.last_active or w.updated, promoted=True, features=w.features,
+            branches=tuple(sorted(branches | ({w.branch} if w.branch else set()))),
+            prompts=tuple(dict.fromkeys(e.quote[:300] for e in w.evidence if e.quote))[:3]))
     return out
+
+
+def _memory(m: Memory) -> MemoryRecord:
+    from looma_git.pipeline.confidence import band
+
+    # The first quote is the memory's source (what bundle, ask and MCP show); the ledger keeps
+    # every quote, the read model (and its snapshot) only that one, in the ledger's five keys.
+    return MemoryRecord(
+        id=m.id, kind=m.kind, text=m.text, workitem=m.workitem, confidence=m.confidence,
+        band=m.band or band(m.confidence), lifecycle=m.lifecycle, promoted=True,
+        evidence=tuple({"quote": e.quote, "agent": e.agent, "session": e.session,
+                        "event": e.event, "hash": e.hash} for e in m.evidence[:1]),
+        said_at=m.said_at, superseded_by=m.superseded_by)
