@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from looma_git.redact_entropy import PLACEHOLDER_PREFIX as _PLACEHOLDER_PREFIX
-from looma_git.redact_entropy import _looks_random as _looks_random_any
-from looma_git.redact_entropy import _pathlike as _pathlike_any
-from looma_git.redact_entropy import _wordlike, shannon_entropy
+from looma_git.redact.entropy import PLACEHOLDER_PREFIX as _PLACEHOLDER_PREFIX
+from looma_git.redact.entropy import _looks_random as _looks_random_any
+from looma_git.redact.entropy import _pathlike as _pathlike_any
+from looma_git.redact.entropy import _wordlike, shannon_entropy
 
 _DOTTED_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\[.*)?")
 _PLACEHOLDER_VALUE = re.compile(

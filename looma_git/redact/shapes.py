@@ -6,8 +6,8 @@ import re
 from collections import Counter
 from collections.abc import Callable
 
-from looma_git.redact_entropy import _wordlike
-from looma_git.redact_entropy import placeholder as _ph
+from looma_git.redact.entropy import _wordlike
+from looma_git.redact.entropy import placeholder as _ph
 
 # --- pass (a): known credential shapes -------------------------------------------------
 # Each rule is (kind, triggers, regex, replacer). `triggers` are plain substrings: the regex

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from looma_git.redact_entropy import PLACEHOLDER_PREFIX as _PLACEHOLDER_PREFIX
-from looma_git.redact_entropy import placeholder as _ph
-from looma_git.redact_values import _PLACEHOLDER_VALUE, _randomish, _value_is_secret
+from looma_git.redact.entropy import PLACEHOLDER_PREFIX as _PLACEHOLDER_PREFIX
+from looma_git.redact.entropy import placeholder as _ph
+from looma_git.redact.values import _PLACEHOLDER_VALUE, _randomish, _value_is_secret
 
 # --- structural contexts the assignment regex cannot see ---------------------------------
 _CRED_WORD = re.compile(

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from looma_git.redact_entropy import placeholder as _ph
-from looma_git.redact_shapes import _AWS_SECRET, _bind, _Repl, _repl_aws_secret
-from looma_git.redact_values import (
+from looma_git.redact.entropy import placeholder as _ph
+from looma_git.redact.shapes import _AWS_SECRET, _bind, _Repl, _repl_aws_secret
+from looma_git.redact.values import (
     _PLACEHOLDER_VALUE,
     _STRONG,
     _TYPEISH,

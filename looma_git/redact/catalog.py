@@ -1,4 +1,4 @@
-"""The public-catalog pass (pass c): provider token shapes from redact_rules, found by keyword."""
+"""The public-catalog pass (pass c): provider token shapes from redact.rules, found by keyword."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from looma_git.redact_entropy import placeholder as _ph
-from looma_git.redact_entropy import shannon_entropy
-from looma_git.redact_values import _ENV_REF, _PLACEHOLDER_VALUE, _filler
+from looma_git.redact.entropy import placeholder as _ph
+from looma_git.redact.entropy import shannon_entropy
+from looma_git.redact.values import _ENV_REF, _PLACEHOLDER_VALUE, _filler
 
-# --- pass (c): provider token shapes from the public catalog (looma_git/redact_rules.py) ------
+# --- pass (c): provider token shapes from the public catalog (looma_git/redact/rules.py) ------
 # A rule runs only when one of its keywords occurs in the lowercased text; which keywords occur
 # is found by one regex scan (a trie of all keywords) instead of one substring scan each.
 
@@ -45,7 +45,7 @@ def _trie_regex(words: list[str]) -> str:
 
 
 def _load_catalog() -> tuple[re.Pattern[str], dict[str, list[_CatalogRule]]]:
-    from looma_git.redact_rules import CATALOG
+    from looma_git.redact.rules import CATALOG
 
     by_kw: dict[str, list[_CatalogRule]] = {}
     for rule_id, family, keywords, regex, entropy in CATALOG:

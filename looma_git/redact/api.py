@@ -6,18 +6,18 @@ import re
 from collections import Counter
 from typing import Any, NamedTuple
 
-from looma_git.redact_catalog import (
+from looma_git.redact.catalog import (
     _CATALOG_TOKEN,
     _catalog_pass,
     _splice,
     _token_keywords,
     _widen,
 )
-from looma_git.redact_entropy import ENTROPY_MIN_LEN, redact_entropy_pass, run_suspect
-from looma_git.redact_keywords import _KEYWORD_STARTS, _keyword_passes
-from looma_git.redact_shapes import _GATES, _RULES, _bind, _redact_pem
-from looma_git.redact_structural import _structural
-from looma_git.redact_values import _filler
+from looma_git.redact.entropy import ENTROPY_MIN_LEN, redact_entropy_pass, run_suspect
+from looma_git.redact.keywords import _KEYWORD_STARTS, _keyword_passes
+from looma_git.redact.shapes import _GATES, _RULES, _bind, _redact_pem
+from looma_git.redact.structural import _structural
+from looma_git.redact.values import _filler
 
 
 class Redaction(NamedTuple):
