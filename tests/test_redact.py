@@ -42,9 +42,14 @@ def test_allowlisted_text_survives_byte_for_byte(text: str) -> None:
     assert r.hits == {}
 
 
-def test_url_password_keeps_scheme_user_and_host() -> None:
-    out = redact_text("postgres://app:s3cr3t-Pa55@db.internal:5432/app")
-    assert out == "postgres://app:[REDACTED:url_password]@db.internal:5432/app"
+def test_url_with_password_goes_whole() -> None:
+    # scheme, user and host say where the password works: the connection URI goes whole,
+    # sentence punctuation after it stays; a URL without a password is kept
+    out = redact_text("see postgres://app:s3cr3t-Pa55@db.internal:5432/app.")
+    assert out == "see [REDACTED:url_password]."
+    assert redact_text('c = connect("mongodb+srv://u:pw1@c0.x.mongodb.net/db?w=1");') == (
+        'c = connect("[REDACTED:url_password]");')
+    assert redact_text("https://example.com/path?q=1") == "https://example.com/path?q=1"
 
 
 def test_assignment_keeps_key_and_quotes() -> None:

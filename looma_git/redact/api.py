@@ -13,6 +13,7 @@ from looma_git.redact.catalog import (
     _token_keywords,
     _widen,
 )
+from looma_git.redact.context import _bundler_pass, _context_pass
 from looma_git.redact.entropy import ENTROPY_MIN_LEN, redact_entropy_pass, run_suspect
 from looma_git.redact.keywords import _KEYWORD_STARTS, _keyword_passes
 from looma_git.redact.shapes import _GATES, _RULES, _bind, _redact_pem
@@ -87,6 +88,9 @@ def redact(text: str) -> Redaction:
         out = _structural(out, hits)
     if kw:
         out = _keyword_passes(out, hits)
+    if toks:
+        out = _bundler_pass(out, hits)
+        out = _context_pass(out, hits)
     if toks and len(out) >= ENTROPY_MIN_LEN:
         # Most texts hold no suspect token at all: the verdict per run is cached (transcripts
         # repeat the same ids, paths and hashes), the text is rebuilt only when one is suspect.
@@ -149,7 +153,8 @@ def _known_shapes(out: str, hits: Counter[str]) -> str:
     out = _shapes(out, hits)
     out = _catalog_pass(out, hits)
     out = _structural(out, hits)
-    return _keyword_passes(out, hits)
+    out = _keyword_passes(out, hits)
+    return _context_pass(_bundler_pass(out, hits), hits)
 
 
 _HAND_FAMILIES = {
@@ -157,7 +162,7 @@ _HAND_FAMILIES = {
     "aws_access_key_id": "aws", "aws_secret_key": "aws", "slack_token": "slack",
     "slack_webhook": "slack", "google_api_key": "gcp", "stripe_key": "stripe", "jwt": "jwt",
     "bearer_token": "bearer_token", "url_password": "url_password", "private_key": "private_key",
-    "credential": "credential", "password_hash": "password_hash", "webhook": "webhook", "high_entropy": "high_entropy", "shared_gate": "shared_gate"}
+    "credential": "credential", "vendor_secret": "vendor_secret", "password_hash": "password_hash", "webhook": "webhook", "high_entropy": "high_entropy", "shared_gate": "shared_gate"}
 
 
 def family_of(kind: str) -> str:

@@ -46,9 +46,10 @@ def _trie_regex(words: list[str]) -> str:
 
 def _load_catalog() -> tuple[re.Pattern[str], dict[str, list[_CatalogRule]]]:
     from looma_git.redact.rules import CATALOG
+    from looma_git.redact.rules_extra import EXTRA
 
     by_kw: dict[str, list[_CatalogRule]] = {}
-    for rule_id, family, keywords, regex, entropy in CATALOG:
+    for rule_id, family, keywords, regex, entropy in (*CATALOG, *EXTRA):
         rule = _CatalogRule(rule_id, family, re.compile(regex), entropy)
         for kw in keywords:
             by_kw.setdefault(kw, []).append(rule)

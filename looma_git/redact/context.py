@@ -1,0 +1,119 @@
+"""Context-window passes: a secret near a vendor name or a credential word, also across lines."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from looma_git.redact.catalog import _splice, _trie_regex
+from looma_git.redact.entropy import _pathlike
+from looma_git.redact.entropy import placeholder as _ph
+from looma_git.redact.values import (
+    _DOTTED_IDENT,
+    _ENV_REF,
+    _PLACEHOLDER_VALUE,
+    _UUIDISH,
+    _filler,
+    _words,
+)
+from looma_git.redact.vendors import VENDORS
+
+# Most scanners' rules describe a secret as a context word, a short window of anything (line
+# breaks included) and a value of a given shape: `\b(?:wandb)(?:.|[\n\r]){0,40}?([0-9a-f]{40})`
+# (Kingfisher, trufflehog), `vendor … (SECRET|KEY|TOKEN) … value`. The passes before this one
+# need an operator or a single space between name and value; this one covers the rest:
+#   `blazemeter 123e4567-…`, `findl=<uuid>`, `postmark: "<uuid>"`, `refiner-<uuid>`  (vendor)
+#   `restpack foo SECRET bar <hex>`, `visualcrossing\nKEY\n<v>`, `graphhopperSECRETyo-<v>`,
+#   `eventbrite private access key\n<v>`, `mailmodo ACCESS-<v>`                (credential word)
+# The value must be key material (a UUID, 32+ hex, or 16+ characters with letters and digits
+# and no words), and the window between word and value is short and nearly empty: at most one
+# other word, two line breaks. Hex ids and UUIDs (git SHAs, request ids) need a vendor or
+# credential word right before them (an operator, a quote or one word of 1-3 letters between).
+_CRED = r"secret|private|access|token|key|passw(?:or)?d|pwd|apikey|credential"
+_VENDOR_AT = re.compile(r"(?<![a-z0-9])(?:" + _trie_regex(sorted(VENDORS)) + r")(?![a-z])")
+_CRED_AT = re.compile(_CRED)
+# a value candidate: starts at a token boundary, letters/digits/`-_+/=`
+_VALUE = re.compile(r"(?<![A-Za-z0-9_+/=])[A-Za-z0-9][A-Za-z0-9_\-+/=]{11,4095}+")
+_WINDOW = 40
+_HEXISH = re.compile(r"[0-9a-fA-F]{32,}")
+_DIGIT = re.compile(r"[0-9]")
+_ALPHA = re.compile(r"[A-Za-z]")
+_GAP_WORD = re.compile(r"[A-Za-z]+")
+_PLAIN_OP = re.compile(r"[ \t\"'`]*(?::=|=>|[:=,])?[ \t\"'`]*")
+# Bundler's per-host credentials: `BUNDLE_GEMS__CONTRIBSYS__COM=user:pass` (Sidekiq Pro/Ent,
+# private gem servers): the variable names a host, its value is `user:password`.
+_BUNDLER = re.compile(
+    r"\b(BUNDLE_[A-Z0-9_]*__[A-Z0-9]+)([ \t]*[:=][ \t]*)([\"']?)(?!\[REDACTED:)"
+    r"([^\s\"':;&]{1,256}:[^\s\"';&]{1,256})")
+
+
+def _material(v: str) -> str | None:
+    """The kind of key material `v` is ("id": a UUID or hex, "token": mixed), or None."""
+    v = v.rstrip("=-_")
+    n = len(v)
+    if n < 12 or "[REDACTED" in v or _filler(v) or _PLACEHOLDER_VALUE.fullmatch(v) or (
+            _ENV_REF.fullmatch(v)):
+        return None
+    if _UUIDISH.fullmatch(v) or _HEXISH.fullmatch(v):
+        return "id"
+    if n < 16 and not (len(_DIGIT.findall(v)) >= 4 and len(_ALPHA.findall(v)) >= 4):
+        return None
+    if _DIGIT.search(v) is None or _ALPHA.search(v) is None:
+        return None
+    if _words(v) or _pathlike(v) or _DOTTED_IDENT.fullmatch(v):
+        return None
+    return "token"
+
+
+def _gap_ok(gap: str, kind: str, cred: bool) -> bool:
+    """Whether the text between the context word and the value keeps them together."""
+    if gap.count("\n") > 2 or "[REDACTED" in gap:
+        return False
+    if cred:
+        if gap[:1] == "s" and not gap[1:2].isalnum():
+            gap = gap[1:]  # `Secrets:`, `--recv-keys`: the plural of the word
+        if "\n" not in gap and _PLAIN_OP.fullmatch(gap):
+            return False  # `name = value`: the assignment passes judged it already
+    words = _GAP_WORD.findall(gap)
+    if any(w.lower().endswith(("id", "ids")) for w in words):
+        return False  # `kms_key_id`, `credentialsId`, `UserSecretsId`: it names an id
+    if kind == "id":
+        # hex/uuid: an operator, quotes, a line break, or one short word (`parseur x <hex>`);
+        # after a credential word also a glued tail (`SECRETyo-`, `KEYversioneye-`)
+        if cred and words and gap[:1].isalnum() and len(words) == 1 and " " not in gap.strip():
+            return True
+        return len(words) == 0 or (len(words) == 1 and len(words[0]) <= 3)
+    # one other word at most (`SECRET bar <v>`, `XYZK <v>`), no sentence punctuation
+    return len(gap.split()) <= 1 and not any(c in gap for c in ".,;()!?")
+
+
+def _context_pass(text: str, hits: Counter[str], low: str | None = None) -> str:
+    low = text.lower() if low is None else low
+    if len(low) != len(text):
+        return text
+    spans: list[tuple[int, int, str]] = []
+    for rx, cred in ((_VENDOR_AT, False), (_CRED_AT, True)):
+        for m in rx.finditer(low):
+            v = _VALUE.search(text, m.end(), min(len(text), m.end() + _WINDOW + 64))
+            if v is None or v.start() - m.end() > _WINDOW:
+                continue
+            kind = _material(v.group(0))
+            if kind is None or not _gap_ok(text[m.end():v.start()], kind, cred):
+                continue
+            spans.append((v.start(), v.end(), "credential" if cred else "vendor_secret"))
+    if not spans:
+        return text
+    return _splice(text, spans, hits)
+
+
+def _bundler_repl(m: re.Match[str], hits: Counter[str]) -> str:
+    if m.group(4).startswith(("$", "%")):
+        return m.group(0)
+    hits["credential"] += 1
+    return f"{m.group(1)}{m.group(2)}{m.group(3)}{_ph('credential')}"
+
+
+def _bundler_pass(text: str, hits: Counter[str]) -> str:
+    if "BUNDLE_" not in text:
+        return text
+    return _BUNDLER.sub(lambda m: _bundler_repl(m, hits), text)
