@@ -13,7 +13,7 @@ from looma_git.redact.catalog import (
     _token_keywords,
     _widen,
 )
-from looma_git.redact.context import _bundler_pass, _context_pass
+from looma_git.redact.context import WEAK_PW_STARTS, _bundler_pass, _context_pass, _weak_pw_pass
 from looma_git.redact.entropy import ENTROPY_MIN_LEN, redact_entropy_pass, run_suspect
 from looma_git.redact.keywords import _KEYWORD_STARTS, _keyword_passes
 from looma_git.redact.shapes import _GATES, _RULES, _bind, _redact_pem
@@ -47,7 +47,9 @@ class _Hits(Counter[str]):
 # quotes or brackets (every provider token, catalog secret and entropy token lies inside one),
 # a keyword start (lowercased), or one of the short contexts below.
 _RUN16 = re.compile(r"[^\s\"'`<>(){}\[\],;]{16}")
-_KW = re.compile("|".join(sorted(map(re.escape, _KEYWORD_STARTS), key=len, reverse=True)))
+_KW = re.compile("|".join(sorted(map(re.escape, {*_KEYWORD_STARTS, *WEAK_PW_STARTS}), key=len,
+                                 reverse=True)))
+_WEAK_PW_HINT = re.compile("|".join(map(re.escape, WEAK_PW_STARTS)))
 _SHORT_CONTEXTS = ("://", "PRIVATE KEY", "-u", "--user")
 
 
@@ -88,9 +90,8 @@ def redact(text: str) -> Redaction:
         out = _structural(out, hits)
     if kw:
         out = _keyword_passes(out, hits)
-    if toks:
-        out = _bundler_pass(out, hits)
-        out = _context_pass(out, hits)
+        if _WEAK_PW_HINT.search(low) is not None:
+            out = _weak_pw_pass(out, hits)
     if toks and len(out) >= ENTROPY_MIN_LEN:
         # Most texts hold no suspect token at all: the verdict per run is cached (transcripts
         # repeat the same ids, paths and hashes), the text is rebuilt only when one is suspect.
@@ -98,6 +99,11 @@ def redact(text: str) -> Redaction:
             toks = _find_runs(out)
         if any(map(run_suspect, toks)):
             out = redact_entropy_pass(out, hits)
+    if toks:
+        # after the entropy pass: what is random on its own is reported as such; this one
+        # finds ids and test keys by the vendor or credential word next to them
+        out = _bundler_pass(out, hits)
+        out = _context_pass(out, hits)
     return _new(Redaction, (out, dict(hits) if hits else {}))
 
 
@@ -153,7 +159,7 @@ def _known_shapes(out: str, hits: Counter[str]) -> str:
     out = _shapes(out, hits)
     out = _catalog_pass(out, hits)
     out = _structural(out, hits)
-    out = _keyword_passes(out, hits)
+    out = _weak_pw_pass(_keyword_passes(out, hits), hits)
     return _context_pass(_bundler_pass(out, hits), hits)
 
 
@@ -162,7 +168,8 @@ _HAND_FAMILIES = {
     "aws_access_key_id": "aws", "aws_secret_key": "aws", "slack_token": "slack",
     "slack_webhook": "slack", "google_api_key": "gcp", "stripe_key": "stripe", "jwt": "jwt",
     "bearer_token": "bearer_token", "url_password": "url_password", "private_key": "private_key",
-    "credential": "credential", "vendor_secret": "vendor_secret", "password_hash": "password_hash", "webhook": "webhook", "high_entropy": "high_entropy", "shared_gate": "shared_gate"}
+    "credential": "credential", "vendor_secret": "vendor_secret", "weak_password": "weak_password",
+    "password_hash": "password_hash", "webhook": "webhook", "high_entropy": "high_entropy", "shared_gate": "shared_gate"}
 
 
 def family_of(kind: str) -> str:

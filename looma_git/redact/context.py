@@ -30,21 +30,42 @@ from looma_git.redact.vendors import VENDORS
 # other word, two line breaks. Hex ids and UUIDs (git SHAs, request ids) need a vendor or
 # credential word right before them (an operator, a quote or one word of 1-3 letters between).
 _CRED = r"secret|private|access|token|key|passw(?:or)?d|pwd|apikey|credential"
-_VENDOR_AT = re.compile(r"(?<![a-z0-9])(?:" + _trie_regex(sorted(VENDORS)) + r")(?![a-z])")
+_VENDOR_AT = re.compile(r"(?<![a-z0-9])(?:" + _trie_regex(sorted(VENDORS)) + r")")
 _CRED_AT = re.compile(_CRED)
 # a value candidate: starts at a token boundary, letters/digits/`-_+/=`
-_VALUE = re.compile(r"(?<![A-Za-z0-9_+/=])[A-Za-z0-9][A-Za-z0-9_\-+/=]{11,4095}+")
+_VALUE = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z0-9][A-Za-z0-9_\-+/=]{11,4095}+")
 _WINDOW = 40
 _HEXISH = re.compile(r"[0-9a-fA-F]{32,}")
 _DIGIT = re.compile(r"[0-9]")
 _ALPHA = re.compile(r"[A-Za-z]")
 _GAP_WORD = re.compile(r"[A-Za-z]+")
+_LETTER_WORD = re.compile(r"[A-Z]?[a-z]+(?:[A-Z][a-z]+)*")  # `CamelCaseName`, a word
 _PLAIN_OP = re.compile(r"[ \t\"'`]*(?::=|=>|[:=,])?[ \t\"'`]*")
 # Bundler's per-host credentials: `BUNDLE_GEMS__CONTRIBSYS__COM=user:pass` (Sidekiq Pro/Ent,
 # private gem servers): the variable names a host, its value is `user:password`.
 _BUNDLER = re.compile(
     r"\b(BUNDLE_[A-Z0-9_]*__[A-Z0-9]+)([ \t]*[:=][ \t]*)([\"']?)(?!\[REDACTED:)"
     r"([^\s\"':;&]{1,256}:[^\s\"';&]{1,256})")
+
+
+# Kingfisher's weak-password rule (generic.yml, `kingfisher.weak_password.1`): the common
+# passwords people use with a digit suffix, found anywhere. `password1`/`password2` are left
+# out (Django's form fields); `password12` and longer count.
+_WEAK_PW = re.compile(
+    r"(?i)\b(?:blink\d{3,6}|correcthorsebatterystaple\d{0,6}|letmein\d{1,6}|newpass\d{1,6}|"
+    r"p@ssw0rd\d{0,6}|pa55word\d{0,6}|pass4now\d{0,6}|password\d{2,6}|qwer\d{4,6}|qwerty\d{3,6}|"
+    r"trustno\d{1,6})\b")
+# lowercase literals one of which every weak password holds (the prefilter scans for them)
+WEAK_PW_STARTS = ("blink", "correcthorse", "letmein", "newpass", "p@ssw0rd", "pa55word",
+                  "pass4now", "password", "qwer", "trustno")
+_ALTERNATIONS = re.compile(r"[A-Za-z][0-9]|[0-9][A-Za-z]")
+
+
+def _weak_pw_pass(text: str, hits: Counter[str]) -> str:
+    def repl(m: re.Match[str]) -> str:
+        hits["weak_password"] += 1
+        return _ph("weak_password")
+    return _WEAK_PW.sub(repl, text)
 
 
 def _material(v: str) -> str | None:
@@ -60,9 +81,22 @@ def _material(v: str) -> str | None:
         return None
     if _DIGIT.search(v) is None or _ALPHA.search(v) is None:
         return None
-    if _words(v) or _pathlike(v) or _DOTTED_IDENT.fullmatch(v):
+    if _pathlike(v) or _DOTTED_IDENT.fullmatch(v):
+        return None
+    # `ABC123DEF456`: letters and digits alternating three times is no word or name
+    if _words(v) and len(_ALTERNATIONS.findall(v)) < 3:
         return None
     return "token"
+
+
+def _alone(text: str, v: re.Match[str]) -> bool:
+    """A letters-only value of 20+ characters alone on its line (no word is that long)."""
+    val = v.group(0)
+    if len(val) < 20 or not val.isalpha() or not (val.isupper() or not val.islower()):
+        return False
+    line_end = text.find("\n", v.end())
+    rest = text[v.end():] if line_end < 0 else text[v.end():line_end]
+    return not rest.strip() and _LETTER_WORD.fullmatch(val) is None
 
 
 def _gap_ok(gap: str, kind: str, cred: bool) -> bool:
@@ -75,8 +109,8 @@ def _gap_ok(gap: str, kind: str, cred: bool) -> bool:
         if "\n" not in gap and _PLAIN_OP.fullmatch(gap):
             return False  # `name = value`: the assignment passes judged it already
     words = _GAP_WORD.findall(gap)
-    if any(w.lower().endswith(("id", "ids")) for w in words):
-        return False  # `kms_key_id`, `credentialsId`, `UserSecretsId`: it names an id
+    if (cred or kind == "id") and any(w.lower().endswith(("id", "ids")) for w in words):
+        return False  # `kms_key_id`, `credentialsId`, `account_id: <uuid>`: it names an id
     if kind == "id":
         # hex/uuid: an operator, quotes, a line break, or one short word (`parseur x <hex>`);
         # after a credential word also a glued tail (`SECRETyo-`, `KEYversioneye-`)
@@ -94,11 +128,16 @@ def _context_pass(text: str, hits: Counter[str], low: str | None = None) -> str:
     spans: list[tuple[int, int, str]] = []
     for rx, cred in ((_VENDOR_AT, False), (_CRED_AT, True)):
         for m in rx.finditer(low):
+            if not cred and text[m.end():m.end() + 1].islower():
+                continue  # `boxes`, `lineage`: the vendor word is the head of another word
             v = _VALUE.search(text, m.end(), min(len(text), m.end() + _WINDOW + 64))
             if v is None or v.start() - m.end() > _WINDOW:
                 continue
             kind = _material(v.group(0))
-            if kind is None or not _gap_ok(text[m.end():v.start()], kind, cred):
+            gap = text[m.end():v.start()]
+            if kind is None and cred and "\n" in gap and _alone(text, v):
+                kind = "token"  # `KEY\n<ABCDEFGHIJKLMNOPQRSTUVWXY>\n`: a value on its own line
+            if kind is None or not _gap_ok(gap, kind, cred):
                 continue
             spans.append((v.start(), v.end(), "credential" if cred else "vendor_secret"))
     if not spans:

@@ -122,20 +122,28 @@ def _assign_repl(m: re.Match[str], hits: Counter[str]) -> str:
         if not _value_is_secret(value, True) or not (
                 _named_value_is_secret(word, value) or _randomish(value)):
             return m.group(0)
-    elif (not _value_is_secret(value, False) and not _config_literal(word, op, value, text, end)) or (weak and not _randomish(value)):
+    elif (not _value_is_secret(value, False) and not _config_literal(word, op, value, text, end, start)) or (weak and not _randomish(value)):
         return m.group(0)
     hits["credential"] += 1
     return f"{head}{_ph('credential')}"
 
 
-def _config_literal(word: str, op: str, value: str, text: str, end: int) -> bool:
+def _config_literal(word: str, op: str, value: str, text: str, end: int, start: int) -> bool:
     """`Password=secret;`, `AUTO_SESSION_PASSWORD=mypassword`: in a connection string or an
     env/ini line (`=` with no spaces, the value ends the field) a bare word after a strong name
     is the password itself, not a variable."""
-    if (word not in _STRONG and word != "pass") or op != "=" or not _TYPEISH.fullmatch(value):
+    if (word not in _STRONG and word != "pass") or not _TYPEISH.fullmatch(value):
         return False
     if value.lower() in {"true", "false", "none", "null", "required", "optional"}:
         return False
+    if op != "=":
+        # `"Password =word;Initial Catalog=…"` (a connection-string field), PHP
+        # `$password = word;` (a bare word is no variable there): spaces around `=` too
+        if op.strip() != "=" or not text.startswith(";", end):
+            return False
+        before = text[max(0, start - 24):start].rstrip(" \t")
+        return before.endswith(("$", ";", '"')) or (
+            before.endswith("_") and "$" in before[-16:])
     return end >= len(text) or text[end] in ";&\r\n" or text.startswith("\\n", end)
 
 

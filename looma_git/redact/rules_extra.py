@@ -32,10 +32,14 @@ EXTRA: tuple[tuple[str, str, tuple[str, ...], str, float], ...] = (
     ('nightfall-key', 'nightfall', ('nf-',), r'\bNF-[0-9A-Za-z]{32}\b', 0.0),
     # Zoho OAuth access / refresh tokens
     ('zoho-token', 'zoho', ('1000.',), r'\b1000\.[0-9a-f]{32}\.[0-9a-f]{32}\b', 0.0),
-    # MaxMind license keys (`<6>_<29>_mmk`)
-    ('maxmind-license-key', 'maxmind', ('_mmk',), r'\b[0-9A-Za-z]{6}_[0-9A-Za-z]{29}_mmk\b', 0.0),
+    # MaxMind license keys (`<6>_<29>_mmk`): the suffix is the signal, so a lower entropy
+    # floor than the gitleaks rule's 4.0 (test keys with sequential digits)
+    ('maxmind-license-key-suffix', 'maxmind', ('_mmk',),
+     r'\b[0-9A-Za-z]{6}_[0-9A-Za-z]{29}_mmk\b', 3.0),
     # NuGet API keys
     ('nuget-api-key', 'nuget', ('oy2',), r'\boy2[0-9a-z]{43}\b', 0.0),
+    # Kingfisher's weak-password rule (common passwords with a digit suffix) is in
+    # redact/context.py: those are short and need no token run.
     # age X25519 recipients (bech32): not a secret key, but scanners report them and a
     # recipient names whom a file is encrypted for
     ('age-recipient', 'age', ('age1',), r'\bage1[02-9ac-hj-np-z]{58}\b', 0.0),
