@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from looma_git.redact.catalog import (
@@ -13,12 +14,19 @@ from looma_git.redact.catalog import (
     _token_keywords,
     _widen,
 )
-from looma_git.redact.context import WEAK_PW_STARTS, _bundler_pass, _context_pass, _weak_pw_pass
+from looma_git.redact.context import (
+    WEAK_PW_STARTS,
+    _bundler_pass,
+    _context_pass,
+    _run_material,
+    _weak_pw_pass,
+)
 from looma_git.redact.entropy import ENTROPY_MIN_LEN, redact_entropy_pass, run_suspect
 from looma_git.redact.keywords import _KEYWORD_STARTS, _keyword_passes
 from looma_git.redact.shapes import _GATES, _RULES, _bind, _redact_pem
 from looma_git.redact.structural import _structural
 from looma_git.redact.values import _filler
+from looma_git.redact.vendors import VENDORS
 
 
 class Redaction(NamedTuple):
@@ -67,21 +75,66 @@ def redact(text: str) -> Redaction:
     """Replace every secret in `text` by `[REDACTED:<kind>]`; report the hits by kind."""
     if len(text) < _MIN_SECRET_LEN:
         return _new(Redaction, (text, {}))
-    toks = _find_runs(text)  # runs of 16+: every token-shaped secret lies in one
+    if len(text) <= _CACHE_MAX_LEN:
+        # transcripts repeat their strings (ids, tool names, quoted output): more than half of
+        # the event strings of a real capture were seen before in it
+        out, pairs = _redact_cached(text)
+        return _new(Redaction, (out, dict(pairs) if pairs else {}))
+    out, hits = _redact(text)
+    return _new(Redaction, (out, dict(hits) if hits else {}))
+
+
+_CACHE_MAX_LEN = 1024  # at most 16k entries of 1 KB: a bounded cache
+
+
+@lru_cache(maxsize=16384)
+def _redact_cached(text: str) -> tuple[str, tuple[tuple[str, int], ...]]:
+    out, hits = _redact(text)
+    return out, tuple(hits.items()) if hits else ()
+
+
+@lru_cache(maxsize=16384)
+def _run_flags(run: str) -> int:
+    """What one token run may need, as bits (cached: transcripts repeat their tokens):
+    1 a catalog keyword, 2 a suspect token for the entropy pass, 8 a hand-written shape's
+    trigger."""
+    if _PLAIN_RUN.fullmatch(run):
+        return 4 if run[8:9] == "-" else 0  # a timestamp or a UUID (key material by a vendor name)
+    return ((1 if _token_keywords(run) else 0) | (2 if run_suspect(run) else 0)
+            | (8 if _HAND_ANY.search(run) else 0))
+
+
+# ISO 8601 timestamps and UUIDs, the commonest runs in transcripts: no pass but the context
+# pass can start from them
+_PLAIN_RUN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]{5,15}(?:Z|[+\-][0-9:]{4,5})?|"
+                        r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+_NO_RUNS: list[str] = []
+
+
+def _redact(text: str) -> tuple[str, Counter[str] | None]:
+    # runs of 16+: every token-shaped secret lies in one
+    toks = _find_runs(text) if len(text) >= 16 else _NO_RUNS
     low = text.lower()
     kw = _kw_search(low) is not None
     url = "://" in text
     pem = "PRIVATE KEY" in text
     flags = "-u" in text  # `--user` too
     if not (toks or kw or url or pem or flags):
-        return _new(Redaction, (text, {}))  # most event strings: a few scans, nothing to do
+        return text, None  # most event strings: a few scans, nothing to do
+    need = 0
+    for t in toks:
+        need |= _run_flags(t)
     hits = _Hits()
     out = text
     if pem:
         out = _redact_pem(out, hits)
-    if (toks or url) and _HAND_ANY.search(out) is not None:
+    # a hand-written shape's trigger lies inside a token run, or is a URL or `Bearer`
+    if need & 8 or ((url or "earer" in text or "EARER" in text)
+                    and _HAND_ANY.search(out) is not None):
         out = _shapes(out, hits)
-    if (toks and any(map(_token_keywords, toks))) or (kw and "<" in out):
+    if need & 1 or (kw and "<" in out):
         if out is not text:
             toks = _find_runs(out)
             low = out.lower()
@@ -97,17 +150,25 @@ def redact(text: str) -> Redaction:
         # repeat the same ids, paths and hashes), the text is rebuilt only when one is suspect.
         if out is not text:
             toks = _find_runs(out)
-        if any(map(run_suspect, toks)):
+            if any(map(run_suspect, toks)):
+                out = redact_entropy_pass(out, hits)
+        elif need & 2:
             out = redact_entropy_pass(out, hits)
     if toks:
         # after the entropy pass: what is random on its own is reported as such; this one
         # finds ids and test keys by the vendor or credential word next to them
-        out = _bundler_pass(out, hits)
-        out = _context_pass(out, hits)
-    return _new(Redaction, (out, dict(hits) if hits else {}))
+        if "BUNDLE_" in out:
+            out = _bundler_pass(out, hits)
+        # a context word first (one scan, cheaper than judging every run cold): a credential
+        # word is a keyword start; vendor names are looked for only without one
+        if kw or (not _VENDOR_SET.isdisjoint(_words(low)) and any(map(_run_material, toks))):
+            out = _context_pass(out, hits, None if out is not text else toks)
+    return out, hits
 
 
 _new = tuple.__new__
+_VENDOR_SET = frozenset(VENDORS)
+_words = re.compile(r"[a-z][a-z0-9]+").findall  # vendor names are whole words of the text
 _find_runs = _CATALOG_TOKEN.findall
 _kw_search = _KW.search
 

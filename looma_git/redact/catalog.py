@@ -89,12 +89,23 @@ _WEAK_KW = {
     "ey": re.compile(r"(?<![A-Za-z0-9_])ey[A-Za-z0-9]{17}"),  # jwt
     "pat": re.compile(r"(?<![A-Za-z0-9_])pat[A-Za-z0-9]{14}\."),  # airtable
     "sk": re.compile(r"SK[0-9a-fA-F]{32}"),  # twilio-api-key
+    # redact/rules_extra.py
+    "-us": re.compile(r"[0-9a-f]{32}-us[0-9]"),  # mailchimp
+    "nf-": re.compile(r"(?<![A-Za-z0-9_])NF-[0-9A-Za-z]{32}"),  # nightfall
+    "1000.": re.compile(r"(?<![A-Za-z0-9_])1000\.[0-9a-f]{32}\."),  # zoho
+    "age1": re.compile(r"(?<![A-Za-z0-9_])age1[02-9ac-hj-np-z]{58}"),  # age recipient
+    "oy2": re.compile(r"(?<![A-Za-z0-9_])oy2[0-9a-z]{43}"),  # nuget
+    "azdo": re.compile(r"[0-9A-Za-z]{76}AZDO"),  # azure devops
 }
 
 
 @lru_cache(maxsize=16384)
 def _token_keywords(tok: str) -> frozenset[str]:
     """The catalog keywords inside one token (cached: transcripts repeat their tokens)."""
+    if len(tok) > 48 and "/" in tok:
+        # a path: no keyword spans a `/`, and its segments repeat across paths (cached)
+        parts = _NO_KW.union(*map(_token_keywords, tok.split("/")))
+        return parts if parts else _NO_KW
     kws = _CATALOG_KW.findall(tok.lower())
     if not kws:
         return _NO_KW

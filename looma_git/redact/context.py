@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import lru_cache
 
-from looma_git.redact.catalog import _splice, _trie_regex
+from looma_git.redact.catalog import _CATALOG_TOKEN, _splice, _trie_regex
 from looma_git.redact.entropy import _pathlike
 from looma_git.redact.entropy import placeholder as _ph
 from looma_git.redact.values import (
@@ -68,31 +69,37 @@ def _weak_pw_pass(text: str, hits: Counter[str]) -> str:
     return _WEAK_PW.sub(repl, text)
 
 
+@lru_cache(maxsize=16384)
 def _material(v: str) -> str | None:
     """The kind of key material `v` is ("id": a UUID or hex, "token": mixed), or None."""
     v = v.rstrip("=-_")
     n = len(v)
-    if n < 12 or "[REDACTED" in v or _filler(v) or _PLACEHOLDER_VALUE.fullmatch(v) or (
-            _ENV_REF.fullmatch(v)):
+    if n < 12:
         return None
+    # cheapest tests first: most candidates are paths and names without digits
     if _UUIDISH.fullmatch(v) or _HEXISH.fullmatch(v):
-        return "id"
-    if n < 16 and not (len(_DIGIT.findall(v)) >= 4 and len(_ALPHA.findall(v)) >= 4):
+        kind = "id"
+    else:
+        if _DIGIT.search(v) is None or _ALPHA.search(v) is None:
+            return None
+        if n < 16 and not (len(_DIGIT.findall(v)) >= 4 and len(_ALPHA.findall(v)) >= 4):
+            return None
+        kind = "token"
+    if "[REDACTED" in v or _filler(v) or _PLACEHOLDER_VALUE.fullmatch(v) or _ENV_REF.fullmatch(v):
         return None
-    if _DIGIT.search(v) is None or _ALPHA.search(v) is None:
-        return None
-    if _pathlike(v) or _DOTTED_IDENT.fullmatch(v):
-        return None
-    # `ABC123DEF456`: letters and digits alternating three times is no word or name
-    if _words(v) and len(_ALTERNATIONS.findall(v)) < 3:
-        return None
-    return "token"
+    if kind == "token":
+        if _pathlike(v) or _DOTTED_IDENT.fullmatch(v):
+            return None
+        # `ABC123DEF456`: letters and digits alternating three times is no word or name
+        if _words(v) and len(_ALTERNATIONS.findall(v)) < 3:
+            return None
+    return kind
 
 
 def _alone(text: str, v: re.Match[str]) -> bool:
     """A letters-only value of 20+ characters alone on its line (no word is that long)."""
     val = v.group(0)
-    if len(val) < 20 or not val.isalpha() or not (val.isupper() or not val.islower()):
+    if len(val) < 20 or not val.isalpha() or not val.isupper():
         return False
     line_end = text.find("\n", v.end())
     rest = text[v.end():] if line_end < 0 else text[v.end():line_end]
@@ -121,25 +128,64 @@ def _gap_ok(gap: str, kind: str, cred: bool) -> bool:
     return len(gap.split()) <= 1 and not any(c in gap for c in ".,;()!?")
 
 
-def _context_pass(text: str, hits: Counter[str], low: str | None = None) -> str:
-    low = text.lower() if low is None else low
+# Where a value may start inside a token run: its start and after each `- _ = : , .`.
+_PIECE_SPLIT = re.compile(r"[=:,.]")
+_SUBSTART = re.compile(r"[_\-]")
+_UPPER20 = re.compile(r"[A-Z]{20}")
+
+
+@lru_cache(maxsize=16384)
+def _run_material(run: str) -> bool:
+    """Whether a token run holds anything the pass could hide (cached: transcripts repeat
+    their tokens, and most runs hold none, so most texts skip the pass after this test)."""
+    if _DIGIT.search(run) is None and _UPPER20.search(run) is None and _HEXISH.search(run) is None:
+        return False  # paths and names: no digit, no long capitals, no hex
+    for piece in _PIECE_SPLIT.split(run):
+        if len(piece) < 12:
+            continue
+        if _DIGIT.search(piece) is None:
+            if len(piece) >= 20 and piece.isalpha() and piece.isupper():
+                return True  # maybe a letters-only value alone on its line
+            if _HEXISH.search(piece) is None:
+                continue
+        if _material(piece):
+            return True
+        for i, m in enumerate(_SUBSTART.finditer(piece)):
+            if i == 6 or len(piece) - m.end() < 12:
+                break
+            if _material(piece[m.end():]):
+                return True
+    return False
+
+
+def _context_pass(text: str, hits: Counter[str], toks: list[str] | None = None) -> str:
+    if toks is not None and not any(map(_run_material, toks)):
+        return text
+    runs = [(m.start(), m.end()) for m in _CATALOG_TOKEN.finditer(text) if _run_material(m.group(0))]
+    if not runs:
+        return text
+    low = text.lower()
     if len(low) != len(text):
         return text
     spans: list[tuple[int, int, str]] = []
-    for rx, cred in ((_VENDOR_AT, False), (_CRED_AT, True)):
-        for m in rx.finditer(low):
-            if not cred and text[m.end():m.end() + 1].islower():
-                continue  # `boxes`, `lineage`: the vendor word is the head of another word
-            v = _VALUE.search(text, m.end(), min(len(text), m.end() + _WINDOW + 64))
-            if v is None or v.start() - m.end() > _WINDOW:
-                continue
-            kind = _material(v.group(0))
-            gap = text[m.end():v.start()]
-            if kind is None and cred and "\n" in gap and _alone(text, v):
-                kind = "token"  # `KEY\n<ABCDEFGHIJKLMNOPQRSTUVWXY>\n`: a value on its own line
-            if kind is None or not _gap_ok(gap, kind, cred):
-                continue
-            spans.append((v.start(), v.end(), "credential" if cred else "vendor_secret"))
+    for a, b in runs:
+        lo = max(0, a - _WINDOW - 32)
+        for rx, cred in ((_VENDOR_AT, False), (_CRED_AT, True)):
+            for m in rx.finditer(low, lo, b):
+                if not cred and text[m.end():m.end() + 1].islower():
+                    continue  # `boxes`, `lineage`: the vendor word is the head of another word
+                v = _VALUE.search(text, m.end(), min(b, m.end() + _WINDOW + 64))
+                if v is None or v.start() < a or v.start() - m.end() > _WINDOW:
+                    continue  # the first value after the word is not in this run
+                gap = text[m.end():v.start()]
+                if "[REDACTED" in gap or gap.count("\n") > 2:
+                    continue
+                kind = _material(v.group(0))
+                if kind is None and cred and "\n" in gap and _alone(text, v):
+                    kind = "token"  # `KEY\n<ABCDEFGHIJKLMNOPQRSTUVWXY>\n`: alone on its line
+                if kind is None or not _gap_ok(gap, kind, cred):
+                    continue
+                spans.append((v.start(), v.end(), "credential" if cred else "vendor_secret"))
     if not spans:
         return text
     return _splice(text, spans, hits)

@@ -18,7 +18,8 @@ _PLACEHOLDER_VALUE = re.compile(
 _TYPEISH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-_FILLER_WORDS = re.compile(r"(?i:your[_\-]|_here\b|put[_\-]your|placeholder|changeme|replace[_\-]?me)")
+# lowercase, searched in the lowered value (a case-insensitive scan is several times slower)
+_FILLER_WORDS = re.compile(r"your[_\-]|_here\b|put[_\-]your|placeholder|changeme|replace[_\-]?me")
 
 
 def _filler(value: str) -> bool:
@@ -29,7 +30,7 @@ def _filler(value: str) -> bool:
     n = len(flat)
     if n >= 8 and any(flat.count(c) >= 0.6 * n for c in "xX*0#"):
         return True
-    return _FILLER_WORDS.search(value) is not None
+    return _FILLER_WORDS.search(value.lower()) is not None
 
 
 def _quoted_code(value: str) -> bool:
