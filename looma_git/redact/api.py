@@ -75,22 +75,29 @@ def redact(text: str) -> Redaction:
     """Replace every secret in `text` by `[REDACTED:<kind>]`; report the hits by kind."""
     if len(text) < _MIN_SECRET_LEN:
         return _new(Redaction, (text, {}))
+    # transcripts repeat their strings (ids, tool names, quoted output): more than half of
+    # the event strings of a real capture were seen before in it
     if len(text) <= _CACHE_MAX_LEN:
-        # transcripts repeat their strings (ids, tool names, quoted output): more than half of
-        # the event strings of a real capture were seen before in it
         out, pairs = _redact_cached(text)
-        return _new(Redaction, (out, dict(pairs) if pairs else {}))
-    out, hits = _redact(text)
-    return _new(Redaction, (out, dict(hits) if hits else {}))
+    elif len(text) <= _LONG_CACHE_MAX_LEN:
+        out, pairs = _redact_cached_long(text)
+    else:
+        out, pairs = _redact_pairs(text)
+    return _new(Redaction, (out, dict(pairs) if pairs else {}))
 
 
-_CACHE_MAX_LEN = 1024  # at most 16k entries of 1 KB: a bounded cache
+# bounded caches: at most 16k strings of up to 1 KB and 128 of up to 32 KB
+_CACHE_MAX_LEN = 1024
+_LONG_CACHE_MAX_LEN = 32768
 
 
-@lru_cache(maxsize=16384)
-def _redact_cached(text: str) -> tuple[str, tuple[tuple[str, int], ...]]:
+def _redact_pairs(text: str) -> tuple[str, tuple[tuple[str, int], ...]]:
     out, hits = _redact(text)
     return out, tuple(hits.items()) if hits else ()
+
+
+_redact_cached = lru_cache(maxsize=16384)(_redact_pairs)
+_redact_cached_long = lru_cache(maxsize=128)(_redact_pairs)
 
 
 @lru_cache(maxsize=16384)
@@ -100,10 +107,16 @@ def _run_flags(run: str) -> int:
     trigger."""
     if _PLAIN_RUN.fullmatch(run):
         return 4 if run[8:9] == "-" else 0  # a timestamp or a UUID (key material by a vendor name)
-    return ((1 if _token_keywords(run) else 0) | (2 if run_suspect(run) else 0)
-            | (8 if _HAND_ANY.search(run) else 0))
+    hand = 8 if _HAND_ANY.search(run) else 0
+    if _DIGIT_CH.search(run) is None and _UPPER_LOWER.search(run) is None:
+        return hand  # a path, a name or a word without digits and mixed case: no token
+    return (1 if _token_keywords(run) else 0) | (2 if run_suspect(run) else 0) | hand
 
 
+_DIGIT_CH = re.compile(r"[0-9]")
+# mixed case inside a word (`aB`, `ABc`) or 20 letters of one case: maybe random letters
+# (`UserCard` has it too); a run with neither this nor a digit is lowercase/uppercase words
+_UPPER_LOWER = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]|[a-z]{20}|[A-Z]{20}")
 # ISO 8601 timestamps and UUIDs, the commonest runs in transcripts: no pass but the context
 # pass can start from them
 _PLAIN_RUN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]{5,15}(?:Z|[+\-][0-9:]{4,5})?|"
