@@ -124,8 +124,11 @@ def _gap_ok(gap: str, kind: str, cred: bool) -> bool:
         if cred and words and gap[:1].isalnum() and len(words) == 1 and " " not in gap.strip():
             return True
         return len(words) == 0 or (len(words) == 1 and len(words[0]) <= 3)
-    # one other word at most (`SECRET bar <v>`, `XYZK <v>`), no sentence punctuation
-    return len(gap.split()) <= 1 and not any(c in gap for c in ".,;()!?")
+    # one other word at most (`SECRET bar <v>`, `XYZK <v>`, `_ID:   "`), no sentence punctuation
+    # (after a vendor word an operator or a quote is no word: `TWITTER_ID:   "<v>"`; after a
+    # credential word it ends the name the assignment passes judged: `key_vault_name": "`)
+    pieces = [p for p in gap.split() if cred or _GAP_WORD.search(p)]
+    return len(pieces) <= 1 and not any(c in gap for c in ".,;()!?")
 
 
 # Where a value may start inside a token run: its start and after each `- _ = : , .`.
@@ -172,8 +175,9 @@ def _context_pass(text: str, hits: Counter[str], toks: list[str] | None = None) 
         lo = max(0, a - _WINDOW - 32)
         for rx, cred in ((_VENDOR_AT, False), (_CRED_AT, True)):
             for m in rx.finditer(low, lo, b):
-                if not cred and text[m.end():m.end() + 1].islower():
-                    continue  # `boxes`, `lineage`: the vendor word is the head of another word
+                if not cred and text[m.end():m.end() + 1].islower() and (
+                        _CRED_AT.match(low, m.end()) is None):
+                    continue  # `boxes`, `lineage`: the head of another word (`uclassifykey` counts)
                 v = _VALUE.search(text, m.end(), min(b, m.end() + _WINDOW + 64))
                 if v is None or v.start() < a or v.start() - m.end() > _WINDOW:
                     continue  # the first value after the word is not in this run

@@ -27,15 +27,18 @@ _ASSIGN = re.compile(
     r"access[_\-]?key|secret[_\-]?key|private[_\-]?key|signing[_\-]?key|client[_\-]?secret|"
     r"credentials?|creds|auth|key|pat|private|access|login|api|client[_\-]?id|account[_\-]?sid))"
     # a short tail after the keyword: `SECRET_KEY_BASE`, `api_key_prod`, `password1`
-    r"((?i:[_.\-]?(?:base|value|prod|dev|test|live|b64|base64|enc|hash|[0-9]{1,2}))?)"
+    r"((?i:[_.\-]?(?:base|value|prod|dev|test|live|b64|base64|enc|hash|id|[0-9]{1,2}))?)"
     # the operator: `=`, `:`, `:=`, `::=`, `:::=`, `?=`, `.=`, `+=`, `=>`, `,` after a quoted
     # name, and typed declarations `var x string =`, `val x: String =`
     r"((?:\\?[\"'`])?(?:[ \t]{1,32}[A-Za-z_][\w\[\]*]{0,30}[ \t]{1,4}=(?![=>])|[ \t]{0,32}"
     r"(?::[ \t]{0,4}[A-Za-z_][\w.\[\]*]{0,30}[ \t]{1,4}=(?!=)|"
     r":{1,3}=|\?=|\.=|\+=|=>|=(?!=)|:(?![:/\\])|,))"
     r"[ \t]{0,32})"
-    r"(?:(\\?[\"'`])((?:[^\"'`\\\n]|\\[^\"'`\n]){1,4096}+)(\\?[\"'`])"
-    r"|([^\s,;\"'`(){}\[\]<>\\]{1,4096}+))")
+    r"(?:(\\?[\"'`])((?:[^\"'`\\\n]|\\[^\"'`\n]){1,4096}+)(\4)"
+    r"|([^\s,;\"'`(){}\[\]<>\\]{1,4096}+)"
+    # a quoted value holding the other quote kinds (`'`123QWERasdf'`, `"7`D'}/v…"`): up to
+    # the same quote again, never a piece of it (the first form stops at any quote)
+    r"|([\"'`])((?:(?!\8)[^\n]){1,512}?)\8)")
 # Names that are credentials only when the value looks random (`key: value`, `auth: true`).
 _WEAK_NAMES = frozenset({"key", "auth"})
 # Lowercase literals each keyword pattern's matches start with (checked against
@@ -86,18 +89,32 @@ def _assign_repl(m: re.Match[str], hits: Counter[str]) -> str:
     weak = word in _WEAK_NAMES
     # `asana_key`, `getresponseKEY`, `ASANA_PAT`, `buddynsPRIVATE`, `sonar.login`, `MAILCHIMP_API`:
     # the value counts when it looks like key material (`primary_key`, `cache_key` stay weak)
-    named = word in _NAMED_NAMES or (word == "key" and start > 0 and (
+    # `aws_access_key_id`, `secret_id`: an id of a credential, a secret when it looks like one
+    id_tail = m.group(2).lower().lstrip("_.-") == "id"
+    if id_tail and (word not in {"access_key", "access-key", "accesskey"} or _UUIDISH.fullmatch(
+            (m.group(5) or m.group(7) or m.group(9) or "").strip())):
+        return m.group(0)  # `kms_key_id`, `credentialsId: <uuid>`: an id; `aws_access_key_id` counts
+    named = id_tail or word in _NAMED_NAMES or (
+        word == "key" and start > 0 and (
         text[start - 1] in "_.-" or (text[start - 1].islower() and text[start].isupper()))
         and _KEY_PREFIX.search(text, max(0, start - 12), start) is None)
     # `setProperty("X_TOKEN", "v")`: a comma separates name and value only when both are quoted
     comma = op.strip().lstrip("\"'`\\").startswith(",")
     bare_colon = op.rstrip(" \t").endswith(":") and not op.endswith((" ", "\t"))
-    if m.group(5) is None and bare_colon and (word in _NAMED_NAMES or tail_word) and (
+    if m.group(5) is None and m.group(9) is None and bare_colon and (
+            word in _NAMED_NAMES or tail_word) and (
             _COORDINATE.search(m.group(7) or "")):
         return m.group(0)  # `neo4j-graphdb-api:jar:3.5.12`, `io.jsonwebtoken:jjwt-0.11`: coordinates
-    if comma and (op[:1] not in "\"'`\\" or m.group(5) is None):
+    if comma and (op[:1] not in "\"'`\\" or (m.group(5) is None and m.group(9) is None)):
         return m.group(0)
     head = f"{m.group(1)}{m.group(2)}{op}"
+    if m.group(9) is not None:  # a quoted value holding other quote kinds
+        value = m.group(9)
+        if comma or _quoted_code(value) or not _value_is_secret(value.strip("\"'`"), True) or (
+                (weak or named) and not _randomish(value)):
+            return m.group(0)
+        hits["credential"] += 1
+        return f"{head}{m.group(8)}{_ph('credential')}{m.group(8)}"
     if m.group(5) is not None:
         value = m.group(5)
         if _quoted_code(value):
@@ -144,7 +161,12 @@ def _config_literal(word: str, op: str, value: str, text: str, end: int, start: 
         before = text[max(0, start - 24):start].rstrip(" \t")
         return before.endswith(("$", ";", '"')) or (
             before.endswith("_") and "$" in before[-16:])
-    return end >= len(text) or text[end] in ";&\r\n" or text.startswith("\\n", end)
+    if end >= len(text) or text[end] in ";&\r\n" or text.startswith("\\n", end):
+        return True
+    return _COMMENT_AFTER.match(text, end) is not None  # `PASSWORD=word    # a comment`
+
+
+_COMMENT_AFTER = re.compile(r"[ \t]+#")
 
 
 def _auth_repl(m: re.Match[str], hits: Counter[str]) -> str:
@@ -236,9 +258,13 @@ _KEYWORD_AT = re.compile("|".join(map(re.escape, sorted(_KEYWORD_STARTS, key=len
 
 # Matches wherever any of the keyword passes could match (their union; `_NAMED_QUOTED`'s
 # backreference loosened), so offsets where none can are skipped with one regex call.
+# (backreferences loosened: group numbers shift in the union)
+_ASSIGN_LOOSE = (_ASSIGN.pattern.replace("(\\4)", "(?:\\\\?[\"'`])")
+                 .replace("(?!\\8)", "").replace("\\8", "[\"'`]"))
 _ANY_KEYWORD_PASS = re.compile("|".join(
-    f"(?:{p.pattern})" for p in (_AWS_SECRET, _AUTH_HEADER, _ASSIGN, _NAMED,
-                                 re.compile(_NAMED_QUOTED.pattern.replace("\\3", "[\"'`]")))))
+    f"(?:{p})" for p in (_AWS_SECRET.pattern, _AUTH_HEADER.pattern, _ASSIGN_LOOSE, _NAMED.pattern,
+                         _NAMED_QUOTED.pattern.replace("\\3", "[\"'`]"))))
+assert "\\4" not in _ASSIGN_LOOSE and "\\8" not in _ASSIGN_LOOSE
 
 
 def _keyword_passes(text: str, hits: Counter[str]) -> str:

@@ -22,7 +22,9 @@ from pathlib import Path
 import yaml
 
 OUT = Path(__file__).resolve().parents[2] / "looma_git" / "redact" / "vendors.py"
-_HEAD = re.compile(r"^(?:\(\?[a-z]+\))*\\b\(?(?:\?:)?([a-z0-9_|\-]+)\)?(?:\\b)?"
+# `(?xi)\b(?:wandb|…)(?:.|[\n\r]){0,40}?`, `(?i)algolia(?:.|[\n\r]){0,32}?`,
+# `(?:CODECLIMATE|CC_TEST_REPORTER_ID)(?:.|[\n\r]){0,64}?`: the leading word alternation
+_HEAD = re.compile(r"^(?:\(\?[a-z]+\))*(?:\\b)?\(?(?:\?:)?([A-Za-z0-9_|\-]+)\)?(?:\\b)?"
                    r"(?:\(\?:\.\|\[\\n\\r\]\)|\.|\\W|\[\^\\n\]|\\s)\{0,\d+\}\??")
 _COMMON = frozenset("""
 apollo atlassian azure box canny chatbot coda collect2 column courier daily dd- dd_ debounce
@@ -32,6 +34,10 @@ monday nimble notion nuget oanda pd- pd_ podio polygon privacy prospect protocol
 segment semaphore sentry shortcut sonar square streak tatum terraform tly twitch upwave vagrant
 web3 yelp prodpad impala
 """.split())
+
+
+_NOT_VENDOR = re.compile(r"_authtoken|access_?key|api_?key|db_\w+|npm_token|password|psexec|secret|"
+                         r"ssws|user|username")
 
 
 def main(argv: list[str]) -> None:
@@ -53,8 +59,10 @@ def main(argv: list[str]) -> None:
             body = "".join(re.sub(r"(?<!\\)#.*", "", line) for line in rule["pattern"].split("\n"))
             m = _HEAD.match(re.sub(r"\s+", "", body))
             if m:
-                words.update(w for w in m.group(1).split("|") if len(w) >= 4)
-    keep = sorted(words - _COMMON)
+                words.update(w.lower() for w in m.group(1).split("|") if len(w) >= 4)
+    # generic rules lead with credential or user words (`api_key`, `password`, `db_user`):
+    # those are the credential passes' business, not vendor names
+    keep = sorted(w for w in words - _COMMON if _NOT_VENDOR.fullmatch(w) is None)
     lines = [f'    "{w}",' for w in keep]
     OUT.write_text(
         '"""Vendor names that secrets are found next to, from Kingfisher\'s rules (Apache-2.0)."""\n\n'
@@ -65,7 +73,8 @@ def main(argv: list[str]) -> None:
         "# ordinary English or developer vocabulary are left out. Do not edit by hand.\n\n"
         "from __future__ import annotations\n\n"
         "VENDORS: tuple[str, ...] = (\n" + "\n".join(lines) + "\n)\n")
-    print(f"{len(keep)} vendor words ({len(words) - len(keep)} common words left out) -> {OUT}")
+    print(f"{len(keep)} vendor words ({len(words) - len(keep)} common or credential words left out)"
+          f" -> {OUT}")
 
 
 if __name__ == "__main__":
