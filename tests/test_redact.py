@@ -293,14 +293,20 @@ def test_independent_must_survive_strings_are_untouched() -> None:
 
 def test_independent_catch_rate_does_not_fall_below_todays() -> None:
     res = _independent()
-    # measured 1,596/1,731 (92.2%) when this floor was set; raise it as rules improve
-    assert res.rate >= 0.915, [(m["rule"], m["text"][:80]) for m in res.missed[:30]]  # type: ignore[attr-defined]
+    # measured 1,697/1,731 (98.04%) when this floor was set; raise it as rules improve
+    assert res.caught >= 1697, [(m["rule"], m["text"][:80]) for m in res.missed[:40]]  # type: ignore[attr-defined]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 16: target >= 98% not met yet, measured "
-                   "1,596/1,731 (92.2%) on the independent corpus")
 def test_independent_catch_rate_target() -> None:
     assert _independent().rate >= 0.98  # type: ignore[attr-defined]
+
+
+def test_independent_catch_rate_holds_per_source() -> None:
+    # every source on its own, so no rule set carries the others: Nosey Parker was the
+    # held-out source while the context-window and vendor rules were tuned (docs/redaction.md)
+    by = _independent().by["source"]  # type: ignore[attr-defined]
+    rates = {src: ok / n for src, (ok, n) in by.items()}
+    assert min(rates.values()) >= 0.955, rates
 
 
 @pytest.mark.parametrize("text,secret", [

@@ -58,7 +58,7 @@ _RUN16 = re.compile(r"[^\s\"'`<>(){}\[\],;]{16}")
 _KW = re.compile("|".join(sorted(map(re.escape, {*_KEYWORD_STARTS, *WEAK_PW_STARTS}), key=len,
                                  reverse=True)))
 _WEAK_PW_HINT = re.compile("|".join(map(re.escape, WEAK_PW_STARTS)))
-_SHORT_CONTEXTS = ("://", "PRIVATE KEY", "-u", "--user")
+_SHORT_CONTEXTS = ("://", "PRIVATE KEY", "-u", "--user", "-H")
 
 
 def has_suspect(text: str) -> bool:
@@ -133,7 +133,7 @@ def _redact(text: str) -> tuple[str, Counter[str] | None]:
     kw = _kw_search(low) is not None
     url = "://" in text
     pem = "PRIVATE KEY" in text
-    flags = "-u" in text  # `--user` too
+    flags = "-u" in text or "-H" in text  # `--user` too; `-H` curl headers
     if not (toks or kw or url or pem or flags):
         return text, None  # most event strings: a few scans, nothing to do
     need = 0
@@ -152,7 +152,7 @@ def _redact(text: str) -> tuple[str, Counter[str] | None]:
             toks = _find_runs(out)
             low = out.lower()
         out = _catalog_pass(out, hits, toks, low)
-    if kw or flags:
+    if kw or flags or url:  # `DirectoryEntry("LDAP://…", "user", "pw")` has no keyword
         out = _structural(out, hits)
     if kw:
         out = _keyword_passes(out, hits)

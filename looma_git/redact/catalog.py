@@ -57,6 +57,7 @@ def _load_catalog() -> tuple[re.Pattern[str], dict[str, list[_CatalogRule]]]:
 
 
 _CATALOG_KW, _CATALOG_BY_KW = _load_catalog()
+assert not any("/" in k for k in _CATALOG_BY_KW)  # paths are looked up by segment below
 # Characters a token continues with: a match is widened over them so the whole token goes.
 _TOKEN_CH = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=~|%")
 _TOKEN_JOIN = frozenset(".:")  # continue a token only when a token character follows

@@ -6,7 +6,7 @@ import re
 from collections import Counter
 from functools import lru_cache
 
-from looma_git.redact.catalog import _CATALOG_TOKEN, _splice, _trie_regex
+from looma_git.redact.catalog import _CATALOG_TOKEN, _splice, _trie_regex, _widen
 from looma_git.redact.entropy import _pathlike
 from looma_git.redact.entropy import placeholder as _ph
 from looma_git.redact.values import (
@@ -41,6 +41,7 @@ _DIGIT = re.compile(r"[0-9]")
 _ALPHA = re.compile(r"[A-Za-z]")
 _GAP_WORD = re.compile(r"[A-Za-z]+")
 _LETTER_WORD = re.compile(r"[A-Z]?[a-z]+(?:[A-Z][a-z]+)*")  # `CamelCaseName`, a word
+_COLON_LINE = re.compile(r"[^\n.!?\"'`]{0,48}:[ \t]*\n(?:[ \t]*\n)?[ \t]*")
 _PLAIN_OP = re.compile(r"[ \t\"'`]*(?::=|=>|[:=,])?[ \t\"'`]*")
 # Bundler's per-host credentials: `BUNDLE_GEMS__CONTRIBSYS__COM=user:pass` (Sidekiq Pro/Ent,
 # private gem servers): the variable names a host, its value is `user:password`.
@@ -106,6 +107,11 @@ def _alone(text: str, v: re.Match[str]) -> bool:
     return not rest.strip() and _LETTER_WORD.fullmatch(val) is None
 
 
+def _line_rest_empty(text: str, i: int) -> bool:
+    j = text.find("\n", i)
+    return not (text[i:] if j < 0 else text[i:j]).strip()
+
+
 def _gap_ok(gap: str, kind: str, cred: bool) -> bool:
     """Whether the text between the context word and the value keeps them together."""
     if gap.count("\n") > 2 or "[REDACTED" in gap:
@@ -116,6 +122,8 @@ def _gap_ok(gap: str, kind: str, cred: bool) -> bool:
         if "\n" not in gap and _PLAIN_OP.fullmatch(gap):
             return False  # `name = value`: the assignment passes judged it already
     words = _GAP_WORD.findall(gap)
+    if cred and _COLON_LINE.fullmatch(gap):
+        return True  # `use the following password to proceed:\n\n<v>` (value alone: caller)
     if (cred or kind == "id") and any(w.lower().endswith(("id", "ids")) for w in words):
         return False  # `kms_key_id`, `credentialsId`, `account_id: <uuid>`: it names an id
     if kind == "id":
@@ -128,7 +136,8 @@ def _gap_ok(gap: str, kind: str, cred: bool) -> bool:
     # (after a vendor word an operator or a quote is no word: `TWITTER_ID:   "<v>"`; after a
     # credential word it ends the name the assignment passes judged: `key_vault_name": "`)
     pieces = [p for p in gap.split() if cred or _GAP_WORD.search(p)]
-    return len(pieces) <= 1 and not any(c in gap for c in ".,;()!?")
+    return len(pieces) <= 1 and all(len(w) <= 10 for w in words) and not any(
+        c in gap for c in ".,;()!?")
 
 
 # Where a value may start inside a token run: its start and after each `- _ = : , .`.
@@ -178,9 +187,9 @@ def _context_pass(text: str, hits: Counter[str], toks: list[str] | None = None) 
                 if not cred and text[m.end():m.end() + 1].islower() and (
                         _CRED_AT.match(low, m.end()) is None):
                     continue  # `boxes`, `lineage`: the head of another word (`uclassifykey` counts)
-                v = _VALUE.search(text, m.end(), min(b, m.end() + _WINDOW + 64))
-                if v is None or v.start() < a or v.start() - m.end() > _WINDOW:
-                    continue  # the first value after the word is not in this run
+                v = _VALUE.search(text, max(m.end(), a), min(b, m.end() + _WINDOW + 64))
+                if v is None or v.start() - m.end() > _WINDOW:
+                    continue
                 gap = text[m.end():v.start()]
                 if "[REDACTED" in gap or gap.count("\n") > 2:
                     continue
@@ -189,7 +198,12 @@ def _context_pass(text: str, hits: Counter[str], toks: list[str] | None = None) 
                     kind = "token"  # `KEY\n<ABCDEFGHIJKLMNOPQRSTUVWXY>\n`: alone on its line
                 if kind is None or not _gap_ok(gap, kind, cred):
                     continue
-                spans.append((v.start(), v.end(), "credential" if cred else "vendor_secret"))
+                if "\n" in gap and _COLON_LINE.fullmatch(gap) and not _line_rest_empty(text, v.end()):
+                    continue  # after prose ending in `:`, only a value alone on its line
+                # the whole token goes: what follows glued by `.`/`:`/`~` is part of it
+                # (`front.token.<a>.<b>`); the name before it stays
+                end = _widen(text, v.end(), v.end())[1]
+                spans.append((v.start(), end, "credential" if cred else "vendor_secret"))
     if not spans:
         return text
     return _splice(text, spans, hits)

@@ -34,7 +34,7 @@ _ASSIGN = re.compile(
     r"(?::[ \t]{0,4}[A-Za-z_][\w.\[\]*]{0,30}[ \t]{1,4}=(?!=)|"
     r":{1,3}=|\?=|\.=|\+=|=>|=(?!=)|:(?![:/\\])|,))"
     r"[ \t]{0,32})"
-    r"(?:(\\?[\"'`])((?:[^\"'`\\\n]|\\[^\"'`\n]){1,4096}+)(\4)"
+    r"(?:(\\?[\"'`])((?:[^\"'`\\\n]|\\[^\"'`\n]){1,4096}+)(\4|[\"'`](?=[ \t]*(?:$|\n))|(?<=[A-Za-z0-9+/=_\-]{12})$)"
     r"|([^\s,;\"'`(){}\[\]<>\\]{1,4096}+)"
     # a quoted value holding the other quote kinds (`'`123QWERasdf'`, `"7`D'}/v…"`): up to
     # the same quote again, never a piece of it (the first form stops at any quote)
@@ -65,6 +65,10 @@ _PARAM_EXPANSION = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*$")
 
 
 _COORDINATE = re.compile(r"[:.]")
+# `aws_access_key_id`, `sumologic.accessId`: the public half of a key pair, kept as secret
+# as the key itself by every scanner; other `*_id` names are ids
+_KEY_ID_WORDS = frozenset({"access_key", "access-key", "accesskey", "access"})
+_KEY_ID_VALUE = re.compile(r"(?=[A-Za-z0-9]*[0-9])(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{12,128}")
 
 
 def _assign_repl(m: re.Match[str], hits: Counter[str]) -> str:
@@ -91,7 +95,7 @@ def _assign_repl(m: re.Match[str], hits: Counter[str]) -> str:
     # the value counts when it looks like key material (`primary_key`, `cache_key` stay weak)
     # `aws_access_key_id`, `secret_id`: an id of a credential, a secret when it looks like one
     id_tail = m.group(2).lower().lstrip("_.-") == "id"
-    if id_tail and (word not in {"access_key", "access-key", "accesskey"} or _UUIDISH.fullmatch(
+    if id_tail and (word not in _KEY_ID_WORDS or _UUIDISH.fullmatch(
             (m.group(5) or m.group(7) or m.group(9) or "").strip())):
         return m.group(0)  # `kms_key_id`, `credentialsId: <uuid>`: an id; `aws_access_key_id` counts
     named = id_tail or word in _NAMED_NAMES or (
@@ -121,7 +125,10 @@ def _assign_repl(m: re.Match[str], hits: Counter[str]) -> str:
             return m.group(0)
         # after a comma (`f("X_TOKEN", "v")`, `['A_KEY', 'B_KEY']`) the quotes prove less
         quoted = not comma
-        if named:
+        if id_tail:
+            if not _value_is_secret(value, True) or not _KEY_ID_VALUE.fullmatch(value):
+                return m.group(0)
+        elif named:
             if not _value_is_secret(value, True) or not (
                     _named_value_is_secret(word, value) or _randomish(value)):
                 return m.group(0)
@@ -135,7 +142,10 @@ def _assign_repl(m: re.Match[str], hits: Counter[str]) -> str:
         return m.group(0)
     if "::" in value:  # `config.get::<T>`, `Foo::bar`: a path in code
         return m.group(0)
-    if named:
+    if id_tail:
+        if not _value_is_secret(value, True) or not _KEY_ID_VALUE.fullmatch(value):
+            return m.group(0)
+    elif named:
         if not _value_is_secret(value, True) or not (
                 _named_value_is_secret(word, value) or _randomish(value)):
             return m.group(0)
@@ -259,7 +269,7 @@ _KEYWORD_AT = re.compile("|".join(map(re.escape, sorted(_KEYWORD_STARTS, key=len
 # Matches wherever any of the keyword passes could match (their union; `_NAMED_QUOTED`'s
 # backreference loosened), so offsets where none can are skipped with one regex call.
 # (backreferences loosened: group numbers shift in the union)
-_ASSIGN_LOOSE = (_ASSIGN.pattern.replace("(\\4)", "(?:\\\\?[\"'`])")
+_ASSIGN_LOOSE = (_ASSIGN.pattern.replace("(\\4|", "(?:\\\\?[\"'`]|")
                  .replace("(?!\\8)", "").replace("\\8", "[\"'`]"))
 _ANY_KEYWORD_PASS = re.compile("|".join(
     f"(?:{p})" for p in (_AWS_SECRET.pattern, _AUTH_HEADER.pattern, _ASSIGN_LOOSE, _NAMED.pattern,

@@ -43,6 +43,10 @@ EXTRA: tuple[tuple[str, str, tuple[str, ...], str, float], ...] = (
     # age X25519 recipients (bech32): not a secret key, but scanners report them and a
     # recipient names whom a file is encrypted for
     ('age-recipient', 'age', ('age1',), r'\bage1[02-9ac-hj-np-z]{58}\b', 0.0),
+    # ThingsBoard device access tokens in the device HTTP/CoAP API path (Nosey Parker's
+    # np.thingsboard.1 names thingsboard.cloud; the path is the same on self-hosted servers)
+    ('thingsboard-access-token', 'thingsboard', ('thingsboard', 'telemetry', 'attributes'),
+     r'/api/v1/([0-9A-Za-z]{20})/(?:telemetry|attributes|rpc|claim|firmware|software)\b', 3.0),
     # Azure DevOps personal access tokens (84 characters, `AZDO` signature at 76)
     ('azure-devops-pat', 'azure', ('azdo',), r'\b[0-9A-Za-z]{76}AZDO[0-9A-Za-z]{4}\b', 0.0),
 )

@@ -92,9 +92,9 @@ def _named_value_is_secret(name: str, value: str) -> bool:
     digit = _DIGIT_CH.search(value) is not None
     if n < 6 or (n < 16 and not digit):
         return False  # prose goes on with a word here (`the token is`, `secret sauce`)
-    if 12 <= n < 16 and len(_DIGIT_CH.findall(value)) >= 4 and len(_ALPHA_CH.findall(value)) >= 3 and (
+    if 10 <= n < 16 and len(_DIGIT_CH.findall(value)) >= 4 and len(_ALPHA_CH.findall(value)) >= 3 and (
             not _words(value) and _DOTTED_IDENT.fullmatch(value) is None):
-        return True  # `ZYXWV9876543210`, `abcdef12345678`: short, but digits mixed in
+        return True  # `ZYXWV9876543210`, `abcdef12345`: short, but digits mixed in
     last = _LAST_WORD.findall(name.lower())[-1:]
     return _named_value_verdict(bool(last) and last[0] in _STRONG, value, digit)
 

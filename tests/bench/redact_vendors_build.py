@@ -24,7 +24,9 @@ import yaml
 OUT = Path(__file__).resolve().parents[2] / "looma_git" / "redact" / "vendors.py"
 # `(?xi)\b(?:wandb|…)(?:.|[\n\r]){0,40}?`, `(?i)algolia(?:.|[\n\r]){0,32}?`,
 # `(?:CODECLIMATE|CC_TEST_REPORTER_ID)(?:.|[\n\r]){0,64}?`: the leading word alternation
-_HEAD = re.compile(r"^(?:\(\?[a-z]+\))*(?:\\b)?\(?(?:\?:)?([A-Za-z0-9_|\-]+)\)?(?:\\b)?"
+_W = r"(?:\\b)?[A-Za-z0-9_\-]+(?:\\b)?"  # a word, maybe with `\b` around it (`\bowm\b`)
+_HEAD = re.compile(r"^(?:\(\?[a-z]+\))*(?:\\b)?\(?(?:\?:)?(" + _W + r"(?:\|" + _W + r")*)\)?(?:\\b)?"
+                   r"(?:\[\^[a-z]+\])?"  # `\bparseur\b[^il]`
                    r"(?:\(\?:\.\|\[\\n\\r\]\)|\.|\\W|\[\^\\n\]|\\s)\{0,\d+\}\??")
 _COMMON = frozenset("""
 apollo atlassian azure box canny chatbot coda collect2 column courier daily dd- dd_ debounce
@@ -59,7 +61,11 @@ def main(argv: list[str]) -> None:
             body = "".join(re.sub(r"(?<!\\)#.*", "", line) for line in rule["pattern"].split("\n"))
             m = _HEAD.match(re.sub(r"\s+", "", body))
             if m:
-                words.update(w.lower() for w in m.group(1).split("|") if len(w) >= 4)
+                for w in m.group(1).split("|"):
+                    # 4+ letters, or 3 when the rule marks it a whole word (`\bowm\b`)
+                    bare = w.replace("\\b", "")
+                    if len(bare) >= 4 or (len(bare) == 3 and w.startswith("\\b") and w.endswith("\\b")):
+                        words.add(bare.lower())
     # generic rules lead with credential or user words (`api_key`, `password`, `db_user`):
     # those are the credential passes' business, not vendor names
     keep = sorted(w for w in words - _COMMON if _NOT_VENDOR.fullmatch(w) is None)
