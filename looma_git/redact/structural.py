@@ -108,7 +108,8 @@ def _structural(text: str, hits: Counter[str]) -> str:
             hits["credential"] += 1
             return f"<{m.group(1)}>{m.group(2)}{_ph('credential')}{m.group(4)}</{m.group(1)}>"
         text = _XML_ELEM.sub(elem, text)
-    if "\n" in text or text.lstrip().lower().startswith(("pass", "pwd", "secret")):
+    pw_word = "ass" in text or "ASS" in text  # password, passwd, passphrase, any case
+    if pw_word or "wd" in text or "WD" in text or "ecret" in text or "ECRET" in text:
         def dsl(m: re.Match[str]) -> str:
             v = m.group(3)
             if v.startswith(("$", "%", _PLACEHOLDER_PREFIX)) or _PLACEHOLDER_VALUE.fullmatch(v):
@@ -116,7 +117,7 @@ def _structural(text: str, hits: Counter[str]) -> str:
             hits["credential"] += 1
             return m.group(0)[:m.start(3) - m.start(0)] + _ph("credential") + m.group(2)
         text = _DSL_QUOTED.sub(dsl, text)
-    if " is " in text or " was " in text:
+    if pw_word and (" is " in text or " was " in text):
         def prose(m: re.Match[str]) -> str:
             v = m.group(4)
             if v.lower() in _PROSE_NOT_SECRET or v.startswith(("$", "%", _PLACEHOLDER_PREFIX)) or (
