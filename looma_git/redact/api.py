@@ -15,6 +15,7 @@ from looma_git.redact.catalog import (
     _widen,
 )
 from looma_git.redact.context import (
+    _CRED_AT,
     WEAK_PW_STARTS,
     _bundler_pass,
     _context_pass,
@@ -103,14 +104,15 @@ _redact_cached_long = lru_cache(maxsize=128)(_redact_pairs)
 @lru_cache(maxsize=16384)
 def _run_flags(run: str) -> int:
     """What one token run may need, as bits (cached: transcripts repeat their tokens):
-    1 a catalog keyword, 2 a suspect token for the entropy pass, 8 a hand-written shape's
-    trigger."""
+    1 a catalog keyword, 2 a suspect token for the entropy pass, 4 key material the context
+    pass could hide, 8 a hand-written shape's trigger."""
     if _PLAIN_RUN.fullmatch(run):
         return 4 if run[8:9] == "-" else 0  # a timestamp or a UUID (key material by a vendor name)
     hand = 8 if _HAND_ANY.search(run) else 0
     if _DIGIT_CH.search(run) is None and _UPPER_LOWER.search(run) is None:
         return hand  # a path, a name or a word without digits and mixed case: no token
-    return (1 if _token_keywords(run) else 0) | (2 if run_suspect(run) else 0) | hand
+    return ((1 if _token_keywords(run) else 0) | (2 if run_suspect(run) else 0)
+            | (4 if _run_material(run) else 0) | hand)
 
 
 _DIGIT_CH = re.compile(r"[0-9]")
@@ -172,15 +174,17 @@ def _redact(text: str) -> tuple[str, Counter[str] | None]:
         # finds ids and test keys by the vendor or credential word next to them
         if "BUNDLE_" in out:
             out = _bundler_pass(out, hits)
-        # a context word first (one scan, cheaper than judging every run cold): a credential
-        # word is a keyword start; vendor names are looked for only without one
-        if kw or (not _VENDOR_SET.isdisjoint(_words(low)) and any(map(_run_material, toks))):
+        # only with key material in a run and a credential word or a vendor name in the text
+        context = out is not text or need & 4
+        if context and ((kw and _cred_search(low) is not None)
+                        or not _VENDOR_SET.isdisjoint(_words(low))):
             out = _context_pass(out, hits, None if out is not text else toks)
     return out, hits
 
 
 _new = tuple.__new__
 _VENDOR_SET = frozenset(VENDORS)
+_cred_search = _CRED_AT.search
 _words = re.compile(r"[a-z][a-z0-9]+").findall  # vendor names are whole words of the text
 _find_runs = _CATALOG_TOKEN.findall
 _kw_search = _KW.search

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import Counter
 from functools import lru_cache
 
@@ -179,31 +180,36 @@ def _context_pass(text: str, hits: Counter[str], toks: list[str] | None = None) 
     low = text.lower()
     if len(low) != len(text):
         return text
+    ends = [e for _, e in runs]
     spans: list[tuple[int, int, str]] = []
-    for a, b in runs:
-        lo = max(0, a - _WINDOW - 32)
-        for rx, cred in ((_VENDOR_AT, False), (_CRED_AT, True)):
-            for m in rx.finditer(low, lo, b):
-                if not cred and text[m.end():m.end() + 1].islower() and (
-                        _CRED_AT.match(low, m.end()) is None):
-                    continue  # `boxes`, `lineage`: the head of another word (`uclassifykey` counts)
-                v = _VALUE.search(text, max(m.end(), a), min(b, m.end() + _WINDOW + 64))
-                if v is None or v.start() - m.end() > _WINDOW:
-                    continue
-                gap = text[m.end():v.start()]
-                if "[REDACTED" in gap or gap.count("\n") > 2:
-                    continue
-                kind = _material(v.group(0))
-                if kind is None and cred and "\n" in gap and _alone(text, v):
-                    kind = "token"  # `KEY\n<ABCDEFGHIJKLMNOPQRSTUVWXY>\n`: alone on its line
-                if kind is None or not _gap_ok(gap, kind, cred):
-                    continue
-                if "\n" in gap and _COLON_LINE.fullmatch(gap) and not _line_rest_empty(text, v.end()):
-                    continue  # after prose ending in `:`, only a value alone on its line
-                # the whole token goes: what follows glued by `.`/`:`/`~` is part of it
-                # (`front.token.<a>.<b>`); the name before it stays
-                end = _widen(text, v.end(), v.end())[1]
-                spans.append((v.start(), end, "credential" if cred else "vendor_secret"))
+    # one scan per word list over the text; a word counts only when a run holding key
+    # material overlaps the window after it (found by bisection, no scan per run)
+    for rx, cred in ((_VENDOR_AT, False), (_CRED_AT, True)):
+        for m in rx.finditer(low):
+            e = m.end()
+            j = bisect_right(ends, e)
+            if j == len(runs) or runs[j][0] > e + _WINDOW:
+                continue
+            if not cred and text[e:e + 1].islower() and _CRED_AT.match(low, e) is None:
+                continue  # `boxes`, `lineage`: the head of another word (`uclassifykey` counts)
+            a, b = runs[j]
+            v = _VALUE.search(text, max(e, a), min(b, e + _WINDOW + 64))
+            if v is None or v.start() - e > _WINDOW:
+                continue
+            gap = text[e:v.start()]
+            if "[REDACTED" in gap or gap.count("\n") > 2:
+                continue
+            kind = _material(v.group(0))
+            if kind is None and cred and "\n" in gap and _alone(text, v):
+                kind = "token"  # `KEY\n<ABCDEFGHIJKLMNOPQRSTUVWXY>\n`: alone on its line
+            if kind is None or not _gap_ok(gap, kind, cred):
+                continue
+            if "\n" in gap and _COLON_LINE.fullmatch(gap) and not _line_rest_empty(text, v.end()):
+                continue  # after prose ending in `:`, only a value alone on its line
+            # the whole token goes: what follows glued by `.`/`:`/`~` is part of it
+            # (`front.token.<a>.<b>`); the name before it stays
+            end = _widen(text, v.end(), v.end())[1]
+            spans.append((v.start(), end, "credential" if cred else "vendor_secret"))
     if not spans:
         return text
     return _splice(text, spans, hits)

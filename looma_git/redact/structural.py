@@ -52,6 +52,7 @@ _CRED_CALL = re.compile(
     r"UsernamePasswordAuthenticationToken|HTTPBasicAuth|HTTPDigestAuth|BasicAuth|"
     r"PasswordCredential|SqlCredential)[ \t]*\(")
 _ARG = re.compile(r"\s*(\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|[^,()\"']+(?:\([^()]*\))?)\s*([,)])")
+_CRED_CALL_HINTS = ("Credential", "DirectoryEntry", "PasswordAuth", "BasicAuth", "DigestAuth")
 _PW_ARG = {"DirectoryEntry": 2}  # (path, user, password); the others: (user, password, …)
 
 
@@ -126,7 +127,7 @@ def _structural(text: str, hits: Counter[str]) -> str:
             hits["credential"] += 1
             return m.group(0)[:m.start(4) - m.start(0)] + _ph("credential") + m.group(3)
         text = _PROSE_QUOTED.sub(prose, text)
-    if "(" in text:
+    if "(" in text and any(w in text for w in _CRED_CALL_HINTS):
         spans = _cred_call_spans(text)
         for a, b in reversed(spans):
             hits["credential"] += 1
