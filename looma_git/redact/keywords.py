@@ -278,7 +278,7 @@ _AUTH_LOOSE = _AUTH_HEADER.pattern.replace("{8,}+)", "{8})")
 _ANY_KEYWORD_PASS = re.compile("|".join(
     f"(?:{p})" for p in (_AWS_SECRET.pattern, _AUTH_LOOSE, _ASSIGN_LOOSE, _NAMED_LOOSE,
                          _NAMED_QUOTED.pattern.replace("\\3", "[\"'`]"))))
-assert _NAMED_LOOSE != _NAMED.pattern and _AUTH_LOOSE != _AUTH_HEADER.pattern
+assert _NAMED.pattern != _NAMED_LOOSE and _AUTH_HEADER.pattern != _AUTH_LOOSE
 assert "\\4" not in _ASSIGN_LOOSE and "\\8" not in _ASSIGN_LOOSE
 
 
