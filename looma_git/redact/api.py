@@ -111,8 +111,9 @@ def _run_flags(run: str) -> int:
     hand = 8 if _HAND_ANY.search(run) else 0
     if _DIGIT_CH.search(run) is None and _UPPER_LOWER.search(run) is None:
         return hand  # a path, a name or a word without digits and mixed case: no token
-    return ((1 if _token_keywords(run) else 0) | (2 if run_suspect(run) else 0)
-            | (4 if _run_material(run) else 0) | hand)
+    # the uncached functions: this verdict is the cache (one entry per run, not four)
+    return ((1 if _token_keywords(run) else 0) | (2 if _run_suspect_uncached(run) else 0)
+            | (4 if _run_material_uncached(run) else 0) | hand)
 
 
 _DIGIT_CH = re.compile(r"[0-9]")
@@ -126,6 +127,8 @@ _PLAIN_RUN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]{5,15}(?:Z|[+\-][0-9
 
 
 _NO_RUNS: list[str] = []
+_run_suspect_uncached = run_suspect.__wrapped__
+_run_material_uncached = _run_material.__wrapped__
 
 
 def _redact(text: str) -> tuple[str, Counter[str] | None]:

@@ -78,7 +78,8 @@ def _widen(text: str, start: int, end: int) -> tuple[int, int]:
 # Catalog secrets are long tokens: keywords are looked for only inside runs of 16+ characters
 # without whitespace, quotes or brackets (prose has few), plus the few keywords that span
 # such characters, in the whole text.
-_CATALOG_TOKEN = re.compile(r"[^\s\"'`<>(){}\[\],;]{16,}+")
+# (anchored at a run's start: a short word fails once, not once per character of it)
+_CATALOG_TOKEN = re.compile(r"(?<![^\s\"'`<>(){}\[\],;])[^\s\"'`<>(){}\[\],;]{16,}+")
 _CATALOG_SPACED = tuple(k for k in _CATALOG_BY_KW if re.search(r"[\s\"'`<>(){}\[\],;]", k))
 assert all(k.startswith("<") for k in _CATALOG_SPACED)  # the pass tests `"<" in text` first
 
