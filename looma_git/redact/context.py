@@ -43,6 +43,7 @@ _ALPHA = re.compile(r"[A-Za-z]")
 _GAP_WORD = re.compile(r"[A-Za-z]+")
 _LETTER_WORD = re.compile(r"[A-Z]?[a-z]+(?:[A-Z][a-z]+)*")  # `CamelCaseName`, a word
 _COLON_LINE = re.compile(r"[^\n.!?\"'`]{0,48}:[ \t]*\n(?:[ \t]*\n)?[ \t]*")
+_NAME_THEN_OP = re.compile(r"[A-Za-z][A-Za-z0-9_.\-]{0,40}[\"'`]?[ \t]*(?::=|=>|[:=])[ \t]*[\"'`]?")
 _PLAIN_OP = re.compile(r"[ \t\"'`]*(?::=|=>|[:=,])?[ \t\"'`]*")
 # Bundler's per-host credentials: `BUNDLE_GEMS__CONTRIBSYS__COM=user:pass` (Sidekiq Pro/Ent,
 # private gem servers): the variable names a host, its value is `user:password`.
@@ -120,8 +121,10 @@ def _gap_ok(gap: str, kind: str, cred: bool) -> bool:
     if cred:
         if gap[:1] == "s" and not gap[1:2].isalnum():
             gap = gap[1:]  # `Secrets:`, `--recv-keys`: the plural of the word
-        if "\n" not in gap and _PLAIN_OP.fullmatch(gap):
-            return False  # `name = value`: the assignment passes judged it already
+        if "\n" not in gap and (_PLAIN_OP.fullmatch(gap) or _NAME_THEN_OP.fullmatch(gap)):
+            # `name = value`, `IceSSL.KeyFile=<v>`: an assignment to a name the assignment
+            # passes judged already
+            return False
     words = _GAP_WORD.findall(gap)
     if cred and _COLON_LINE.fullmatch(gap):
         return True  # `use the following password to proceed:\n\n<v>` (value alone: caller)

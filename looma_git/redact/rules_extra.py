@@ -11,9 +11,11 @@ EXTRA: tuple[tuple[str, str, tuple[str, ...], str, float], ...] = (
     # GitLab: every token type carries a `gl…-` prefix (personal, deploy, runner, CI build,
     # pipeline trigger, feed, incoming mail, agent, OAuth app secret, SCIM, feature flags)
     ('gitlab-prefixed-token', 'gitlab',
-     ('glpat-', 'gldt-', 'glrt-', 'glcbt-', 'glptt-', 'glft-', 'glimt-', 'glagent-', 'gloas-',
+     ('glpat-', 'gldt-', 'glrt-', 'glcbt-', 'glft-', 'glimt-', 'glagent-', 'gloas-',
       'glsoat-', 'glffct-', 'glwt-'),
-     r'\bgl(?:pat|dt|rt|cbt|ptt|ft|imt|agent|oas|soat|ffct|wt)-(?=[A-Za-z_\-]*[0-9])[0-9A-Za-z_\-]{20,}', 0.0),
+     r'\bgl(?:pat|dt|rt|cbt|ft|imt|agent|oas|soat|ffct|wt)-(?=[A-Za-z_\-]*[0-9])[0-9A-Za-z_\-]{20,}', 0.0),
+    # pipeline trigger tokens have a fixed length
+    ('gitlab-pipeline-trigger-token', 'gitlab', ('glptt-',), r'\bglptt-[0-9A-Za-z_\-]{40}\b', 0.0),
     # Mailchimp API keys: 32 hex and the data centre (`-us6`)
     ('mailchimp-api-key', 'mailchimp', ('-us',), r'\b[0-9a-f]{32}-us[0-9]{1,2}\b', 0.0),
     # PubNub publish / subscribe / secret keys
@@ -24,7 +26,7 @@ EXTRA: tuple[tuple[str, str, tuple[str, ...], str, float], ...] = (
      r'\btskey-(?:api|auth|client|scim|webhook)-[0-9A-Za-z]{4,}-[0-9A-Za-z]{6,}', 0.0),
     # Sourcegraph access tokens (`sgp_<instance>_<40 hex>`, `sgp_local_…`)
     ('sourcegraph-token', 'sourcegraph', ('sgp_',),
-     r'\bsgp_(?:[0-9a-fA-F]{16}_)?(?:local_)?[0-9a-fA-F]{40}\b', 0.0),
+     r'\bsgp_(?:[0-9a-fA-F]{16}_)?(?:local_)?[0-9a-fA-F]{40}\b', 3.0),
     # Voiceflow dialog-manager / workspace keys
     ('voiceflow-key', 'voiceflow', ('vf.dm.', 'vf.ws.'),
      r'\bVF\.(?:DM|WS)\.[0-9a-zA-Z]{20,}\.[0-9a-zA-Z]{12,}\b', 0.0),

@@ -145,6 +145,8 @@ def _structural(text: str, hits: Counter[str]) -> str:
             v = m.group(4)
             if v.startswith(("$", "%", _PLACEHOLDER_PREFIX)) or _PLACEHOLDER_VALUE.fullmatch(v):
                 return m.group(0)
+            if len(set(v)) == 1 and len(set(m.group(2))) == 1:
+                return m.group(0)  # `xxx:yyy`: a stand-in pair
             hits["credential"] += 1
             # `user:pass` goes whole: the pair is the credential (a mail address as user too)
             return (m.group(0)[:m.start(2) - m.start(0)] + _ph("credential") + m.group(3)

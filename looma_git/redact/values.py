@@ -19,7 +19,8 @@ _TYPEISH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 # lowercase, searched in the lowered value (a case-insensitive scan is several times slower)
-_FILLER_WORDS = re.compile(r"your[_\-]|_here\b|put[_\-]your|placeholder|changeme|replace[_\-]?me")
+_FILLER_WORDS = re.compile(r"your[_\-]|_here\b|put[_\-]your|placeholder|changeme|replace[_\-]?me|"
+                           r"(?:token|string|key|secret|value)here$")  # `…AccessTokenHere`
 
 
 def _filler(value: str) -> bool:
@@ -54,6 +55,8 @@ def _value_is_secret(value: str, quoted: bool) -> bool:
         return False
     if quoted:
         return True
+    if _SHELL_EXPANSION.match(value):
+        return False  # `$BASE_URL/path`, `${HOME}/x`: composed by the shell, not a literal
     # Bare values are often code (`token = get_token`, `password: str`): hide only literals
     # that look like secrets (a digit, a symbol, mixed case) or are long.
     if value.isdigit():
@@ -68,6 +71,7 @@ def _value_is_secret(value: str, quoted: bool) -> bool:
     return len(value) >= 4
 
 
+_SHELL_EXPANSION = re.compile(r"\$\{?[A-Za-z_]")
 _ENV_REF = re.compile(r"%[A-Za-z_][A-Za-z0-9_]*%|\$\(.*\)|\$\{\{.*\}\}|@[A-Za-z_]+@")
 
 
