@@ -9,6 +9,9 @@ from __future__ import annotations
 #   values             value judgement: stand-ins/placeholders, code references, key material
 #   catalog            provider token shapes from the public catalog (pass c)
 #   entropy            the Shannon-entropy fallback and its allowlist
+#   context            vendor names / credential words, a window, a key-material value
+#   vendors            vendor names from Kingfisher's rules (generated)
+#   rules_extra        prefix shapes the gitleaks port (rules) lacks
 #   api                redact / redact_text / redact_obj / family_of / Redaction
 #   gate               redact_shared, the stricter gate for text bound for git
 # Callers import from here; every name below is re-exported for them and the benches.
