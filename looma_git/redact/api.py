@@ -19,7 +19,6 @@ from looma_git.redact.context import (
     WEAK_PW_STARTS,
     _bundler_pass,
     _context_pass,
-    _run_material,
     _weak_pw_pass,
 )
 from looma_git.redact.entropy import ENTROPY_MIN_LEN, redact_entropy_pass, run_suspect
@@ -104,16 +103,15 @@ _redact_cached_long = lru_cache(maxsize=128)(_redact_pairs)
 @lru_cache(maxsize=16384)
 def _run_flags(run: str) -> int:
     """What one token run may need, as bits (cached: transcripts repeat their tokens):
-    1 a catalog keyword, 2 a suspect token for the entropy pass, 4 key material the context
-    pass could hide, 8 a hand-written shape's trigger."""
+    1 a catalog keyword, 2 a suspect token for the entropy pass, 8 a hand-written shape's
+    trigger."""
     if _PLAIN_RUN.fullmatch(run):
-        return 4 if run[8:9] == "-" else 0  # a timestamp or a UUID (key material by a vendor name)
+        return 0  # a timestamp or a UUID: the context pass judges UUIDs next to a vendor name
     hand = 8 if _HAND_ANY.search(run) else 0
     if _DIGIT_CH.search(run) is None and _UPPER_LOWER.search(run) is None:
         return hand  # a path, a name or a word without digits and mixed case: no token
     # the uncached functions: this verdict is the cache (one entry per run, not four)
-    return ((1 if _token_keywords(run) else 0) | (2 if _run_suspect_uncached(run) else 0)
-            | (4 if _run_material_uncached(run) else 0) | hand)
+    return (1 if _token_keywords(run) else 0) | (2 if _run_suspect_uncached(run) else 0) | hand
 
 
 _DIGIT_CH = re.compile(r"[0-9]")
@@ -128,7 +126,6 @@ _PLAIN_RUN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]{5,15}(?:Z|[+\-][0-9
 
 _NO_RUNS: list[str] = []
 _run_suspect_uncached = run_suspect.__wrapped__
-_run_material_uncached = _run_material.__wrapped__
 
 
 def _redact(text: str) -> tuple[str, Counter[str] | None]:
@@ -178,9 +175,9 @@ def _redact(text: str) -> tuple[str, Counter[str] | None]:
         if "BUNDLE_" in out:
             out = _bundler_pass(out, hits)
         # only with key material in a run and a credential word or a vendor name in the text
-        context = out is not text or need & 4
-        if context and ((kw and _cred_search(low) is not None)
-                        or not _VENDOR_SET.isdisjoint(_words(low))):
+        # a credential word or a vendor name first (one scan), key material in a run then
+        # (cached per run, judged only for these texts)
+        if ((kw and _cred_search(low) is not None) or not _VENDOR_SET.isdisjoint(_words(low))):
             out = _context_pass(out, hits, None if out is not text else toks)
     return out, hits
 
