@@ -42,9 +42,14 @@ def test_allowlisted_text_survives_byte_for_byte(text: str) -> None:
     assert r.hits == {}
 
 
-def test_url_password_keeps_scheme_user_and_host() -> None:
-    out = redact_text("postgres://app:s3cr3t-Pa55@db.internal:5432/app")
-    assert out == "postgres://app:[REDACTED:url_password]@db.internal:5432/app"
+def test_url_with_password_goes_whole() -> None:
+    # scheme, user and host say where the password works: the connection URI goes whole,
+    # sentence punctuation after it stays; a URL without a password is kept
+    out = redact_text("see postgres://app:s3cr3t-Pa55@db.internal:5432/app.")
+    assert out == "see [REDACTED:url_password]."
+    assert redact_text('c = connect("mongodb+srv://u:pw1@c0.x.mongodb.net/db?w=1");') == (
+        'c = connect("[REDACTED:url_password]");')
+    assert redact_text("https://example.com/path?q=1") == "https://example.com/path?q=1"
 
 
 def test_assignment_keeps_key_and_quotes() -> None:
@@ -288,14 +293,20 @@ def test_independent_must_survive_strings_are_untouched() -> None:
 
 def test_independent_catch_rate_does_not_fall_below_todays() -> None:
     res = _independent()
-    # measured 1,596/1,731 (92.2%) when this floor was set; raise it as rules improve
-    assert res.rate >= 0.915, [(m["rule"], m["text"][:80]) for m in res.missed[:30]]  # type: ignore[attr-defined]
+    # measured 1,697/1,731 (98.04%) when this floor was set; raise it as rules improve
+    assert res.caught >= 1697, [(m["rule"], m["text"][:80]) for m in res.missed[:40]]  # type: ignore[attr-defined]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 16: target >= 98% not met yet, measured "
-                   "1,596/1,731 (92.2%) on the independent corpus")
 def test_independent_catch_rate_target() -> None:
     assert _independent().rate >= 0.98  # type: ignore[attr-defined]
+
+
+def test_independent_catch_rate_holds_per_source() -> None:
+    # every source on its own, so no rule set carries the others: Nosey Parker was the
+    # held-out source while the context-window and vendor rules were tuned (docs/redaction.md)
+    by = _independent().by["source"]  # type: ignore[attr-defined]
+    rates = {src: ok / n for src, (ok, n) in by.items()}
+    assert min(rates.values()) >= 0.955, rates
 
 
 @pytest.mark.parametrize("text,secret", [

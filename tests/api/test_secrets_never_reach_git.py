@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -111,8 +112,13 @@ def _leaked_alone(sample: dict[str, str]) -> bool:
     return any(sec[i:i + CHUNK] in out for i in range(max(1, len(sec) - CHUNK + 1)))
 
 
+_PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9_]+\]")
+
+
 def _leaks(data: bytes, chunks: dict[str, int]) -> set[int]:
-    text = data.decode("utf-8", errors="replace")
+    # looma's own placeholders are not a leak (`[REDACTED:digitalocean]` holds the 12
+    # characters `digitalocean` of a planted `….ondigitalocean.com` connection URI)
+    text = _PLACEHOLDER.sub("[REDACTED]", data.decode("utf-8", errors="replace"))
     found: set[int] = set()
     for i in range(len(text) - CHUNK + 1):
         k = chunks.get(text[i:i + CHUNK])

@@ -5,7 +5,8 @@ Run: .venv/bin/python tests/bench/bench_redact_compare.py [REV ...] [--rounds N]
 REV defaults to 8adaa9d (main before the catalog rules). Each revision's `looma_git/` is
 extracted with `git archive` into a temp dir and timed in its own subprocess on the same text
 (the shared real captures under /work/shared/fixtures-real, line by line as ingestion sees
-records: raw jsonl, the event strings inside, prose, secret-dense). Rounds alternate between
+records: raw jsonl, the event strings inside, prose, secret-dense; every secret-dense line is
+distinct). Rounds alternate between
 the trees and the best CPU time of each is kept, so a loaded machine hurts both the same way.
 Only ratios within one run mean anything.
 """
@@ -31,8 +32,10 @@ import bench_redact as B
 text = B._corpus([p for p in B.ROOTS if p.exists()])
 prose = ("We decided to use PKCE instead of the implicit flow because the SPA cannot "
          "keep a client secret. The session expires when the refresh races. ") * 2000
-dense = ("export GITHUB_TOKEN=ghp_R4nd0mT0k3nV4lu3F0rT3st1ngPurp0s3s1 password=hunter2 "
-         "commit 3f2a9c1d4e5b6a7f8e9d0c1b2a3f4e5d6c7b8a9f\n") * 2000
+# every line distinct (a counter in it), so a tree that caches results per string gains
+# nothing from the repetition
+dense = "".join("export GITHUB_TOKEN=ghp_R4nd0mT0k3nV4lu3F0rT3st1ngPurp0s3s1 password=hunter2 "
+                f"commit 3f2a9c1d4e5b6a7f8e9d0c1b2a3f4e5d6c7b8a9f step {i}\n" for i in range(2000))
 samples = {"raw jsonl": text, "event strings": B._strings(text), "prose": prose * 4,
            "secret-dense": dense}
 out = {}

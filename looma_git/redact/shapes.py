@@ -6,8 +6,8 @@ import re
 from collections import Counter
 from collections.abc import Callable
 
-from looma_git.redact_entropy import _wordlike
-from looma_git.redact_entropy import placeholder as _ph
+from looma_git.redact.entropy import _wordlike
+from looma_git.redact.entropy import placeholder as _ph
 
 # --- pass (a): known credential shapes -------------------------------------------------
 # Each rule is (kind, triggers, regex, replacer). `triggers` are plain substrings: the regex
@@ -48,7 +48,7 @@ _WEBHOOK_URL = re.compile(
     r"(?i:webhooks?|hooks|incomingwebhook|webhookb2)/)(?!\[REDACTED:)([^\s\"'<>`]{16,2048}+)")
 _URL_PASSWORD = re.compile(
     r"\b([a-zA-Z][a-zA-Z0-9+.\-]{0,30}://)([^\s:/@\"'<>]{0,256}):(?!\[REDACTED:)([^\s/\"'<>]{1,256})@"
-    r"(?=[^\s@/\"'<>]*(?:[/?#\s\"'<>]|$))")
+    r"(?=[^\s@/\"'<>]*(?:[/?#\s\"'<>]|$))([^\s\"'<>`]*)")
 
 
 def _repl_url(m: re.Match[str], hits: Counter[str]) -> str:
@@ -56,7 +56,11 @@ def _repl_url(m: re.Match[str], hits: Counter[str]) -> str:
     if pw[0] in "$%{<" or set(pw) <= {"*", "x", "X"}:
         return m.group(0)  # `user:$password@`, `user:*****@`: a stand-in, not a password
     hits["url_password"] += 1
-    return f"{m.group(1)}{m.group(2)}:{_ph('url_password')}@"
+    # the whole URL goes: scheme, user and host say where the password works, and scanners
+    # count the connection URI as the secret (`mongodb+srv://user:pw@cluster0.….net/db`)
+    tail = m.group(4)
+    keep = len(tail) - len(tail.rstrip(".,;:!?)]}"))  # sentence punctuation after the URL
+    return _ph("url_password") + (tail[len(tail) - keep:] if keep else "")
 
 
 def _repl_webhook(m: re.Match[str], hits: Counter[str]) -> str:

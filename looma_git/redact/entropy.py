@@ -85,6 +85,7 @@ def _wordlike(s: str) -> bool:
 _PIECES = re.compile(r"[-_.]")
 
 
+@lru_cache(maxsize=16384)
 def _segment_ok(p: str) -> bool:
     """A path segment that names something: a word, a hash, or words and hashes joined by
     `-_.` (`pack-<sha1>`, `UserCard`, `v2`)."""
@@ -98,7 +99,9 @@ def _segment_ok(p: str) -> bool:
 def _pathlike(s: str) -> bool:
     """`src/components/UserCard/index`, `.git/objects/pack/pack-<sha1>`: slash-separated,
     every long segment word-like or a hash."""
-    parts = [p for p in s.split("/") if p]
+    # the first 32 segments decide: a listing of thousands of paths glued together is judged
+    # once per offset by the keyword passes, and judging it whole each time was quadratic
+    parts = [p for p in s.split("/", 32)[:32] if p]
     if len(parts) < 2:
         return False
     return all(_segment_ok(p) for p in parts)
@@ -316,6 +319,8 @@ def run_suspect(run: str) -> bool:
     """Whether a run of token characters (no whitespace, quotes or brackets) holds a suspect
     token, plain or glued: the entropy pass's prefilter, cached per run. Conservative: digest
     contexts are judged by the pass itself."""
+    if len(run) < ENTROPY_MIN_LEN:
+        return False  # no token of 24+ characters fits
     for tok in _TOKEN.findall(run):
         if not _UUID.fullmatch(tok) and not _HEX.fullmatch(tok) and _suspect(tok):
             return True

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from looma_git.redact_api import redact
-from looma_git.redact_entropy import _DIGEST_CTX as _DIGEST_CTX_SHARED
-from looma_git.redact_entropy import _unit, shannon_entropy
-from looma_git.redact_entropy import placeholder as _ph
+from looma_git.redact.api import redact
+from looma_git.redact.entropy import _DIGEST_CTX as _DIGEST_CTX_SHARED
+from looma_git.redact.entropy import _unit, shannon_entropy
+from looma_git.redact.entropy import placeholder as _ph
 
 # --- the stricter gate for text bound for git ----------------------------------------------
 # What is written under refs/looma/* and refs/notes/looma is pushed and shared: a quote or a
@@ -20,7 +20,7 @@ SHARED_MIN_BITS = 3.3
 
 @lru_cache(maxsize=8192)
 def _shared_suspect(tok: str) -> bool:
-    from looma_git.redact_entropy import _is_allowed
+    from looma_git.redact.entropy import _is_allowed
 
     if not any(c.isdigit() for c in tok) or not any(c.isalpha() for c in tok):
         return False

@@ -4,20 +4,29 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import lru_cache
 from typing import Any, NamedTuple
 
-from looma_git.redact_catalog import (
+from looma_git.redact.catalog import (
     _CATALOG_TOKEN,
     _catalog_pass,
     _splice,
     _token_keywords,
     _widen,
 )
-from looma_git.redact_entropy import ENTROPY_MIN_LEN, redact_entropy_pass, run_suspect
-from looma_git.redact_keywords import _KEYWORD_STARTS, _keyword_passes
-from looma_git.redact_shapes import _GATES, _RULES, _bind, _redact_pem
-from looma_git.redact_structural import _structural
-from looma_git.redact_values import _filler
+from looma_git.redact.context import (
+    _CRED_AT,
+    WEAK_PW_STARTS,
+    _bundler_pass,
+    _context_pass,
+    _weak_pw_pass,
+)
+from looma_git.redact.entropy import ENTROPY_MIN_LEN, redact_entropy_pass, run_suspect
+from looma_git.redact.keywords import _KEYWORD_STARTS, _keyword_passes
+from looma_git.redact.shapes import _GATES, _RULES, _bind, _redact_pem
+from looma_git.redact.structural import _structural
+from looma_git.redact.values import _filler
+from looma_git.redact.vendors import VENDORS
 
 
 class Redaction(NamedTuple):
@@ -46,8 +55,10 @@ class _Hits(Counter[str]):
 # quotes or brackets (every provider token, catalog secret and entropy token lies inside one),
 # a keyword start (lowercased), or one of the short contexts below.
 _RUN16 = re.compile(r"[^\s\"'`<>(){}\[\],;]{16}")
-_KW = re.compile("|".join(sorted(map(re.escape, _KEYWORD_STARTS), key=len, reverse=True)))
-_SHORT_CONTEXTS = ("://", "PRIVATE KEY", "-u", "--user")
+_KW = re.compile("|".join(sorted(map(re.escape, {*_KEYWORD_STARTS, *WEAK_PW_STARTS}), key=len,
+                                 reverse=True)))
+_WEAK_PW_HINT = re.compile("|".join(map(re.escape, WEAK_PW_STARTS)))
+_SHORT_CONTEXTS = ("://", "PRIVATE KEY", "-u", "--user", "-H")
 
 
 def has_suspect(text: str) -> bool:
@@ -64,40 +75,117 @@ def redact(text: str) -> Redaction:
     """Replace every secret in `text` by `[REDACTED:<kind>]`; report the hits by kind."""
     if len(text) < _MIN_SECRET_LEN:
         return _new(Redaction, (text, {}))
-    toks = _find_runs(text)  # runs of 16+: every token-shaped secret lies in one
+    # transcripts repeat their strings (ids, tool names, quoted output): more than half of
+    # the event strings of a real capture were seen before in it
+    if len(text) <= _CACHE_MAX_LEN:
+        out, pairs = _redact_cached(text)
+    elif len(text) <= _LONG_CACHE_MAX_LEN:
+        out, pairs = _redact_cached_long(text)
+    else:
+        out, pairs = _redact_pairs(text)
+    return _new(Redaction, (out, dict(pairs) if pairs else {}))
+
+
+# bounded caches: at most 16k strings of up to 1 KB and 128 of up to 32 KB
+_CACHE_MAX_LEN = 1024
+_LONG_CACHE_MAX_LEN = 32768
+
+
+def _redact_pairs(text: str) -> tuple[str, tuple[tuple[str, int], ...]]:
+    out, hits = _redact(text)
+    return out, tuple(hits.items()) if hits else ()
+
+
+_redact_cached = lru_cache(maxsize=16384)(_redact_pairs)
+_redact_cached_long = lru_cache(maxsize=128)(_redact_pairs)
+
+
+@lru_cache(maxsize=16384)
+def _run_flags(run: str) -> int:
+    """What one token run may need, as bits (cached: transcripts repeat their tokens):
+    1 a catalog keyword, 2 a suspect token for the entropy pass, 8 a hand-written shape's
+    trigger."""
+    if _PLAIN_RUN.fullmatch(run):
+        return 0  # a timestamp or a UUID: the context pass judges UUIDs next to a vendor name
+    hand = 8 if _HAND_ANY.search(run) else 0
+    if _DIGIT_CH.search(run) is None and _UPPER_LOWER.search(run) is None:
+        return hand  # a path, a name or a word without digits and mixed case: no token
+    # the uncached functions: this verdict is the cache (one entry per run, not four)
+    return (1 if _token_keywords(run) else 0) | (2 if _run_suspect_uncached(run) else 0) | hand
+
+
+_DIGIT_CH = re.compile(r"[0-9]")
+# mixed case inside a word (`aB`, `ABc`) or 20 letters of one case: maybe random letters
+# (`UserCard` has it too); a run with neither this nor a digit is lowercase/uppercase words
+_UPPER_LOWER = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]|[a-z]{20}|[A-Z]{20}")
+# ISO 8601 timestamps and UUIDs, the commonest runs in transcripts: no pass but the context
+# pass can start from them
+_PLAIN_RUN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]{5,15}(?:Z|[+\-][0-9:]{4,5})?|"
+                        r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+_NO_RUNS: list[str] = []
+_run_suspect_uncached = run_suspect.__wrapped__
+
+
+def _redact(text: str) -> tuple[str, Counter[str] | None]:
+    # runs of 16+: every token-shaped secret lies in one
+    toks = _find_runs(text) if len(text) >= 16 else _NO_RUNS
     low = text.lower()
     kw = _kw_search(low) is not None
     url = "://" in text
     pem = "PRIVATE KEY" in text
-    flags = "-u" in text  # `--user` too
+    flags = "-u" in text or "-H" in text  # `--user` too; `-H` curl headers
     if not (toks or kw or url or pem or flags):
-        return _new(Redaction, (text, {}))  # most event strings: a few scans, nothing to do
+        return text, None  # most event strings: a few scans, nothing to do
+    need = 0
+    for t in toks:
+        need |= _run_flags(t)
     hits = _Hits()
     out = text
     if pem:
         out = _redact_pem(out, hits)
-    if (toks or url) and _HAND_ANY.search(out) is not None:
+    # a hand-written shape's trigger lies inside a token run, or is a URL or `Bearer`
+    if need & 8 or ((url or "earer" in text or "EARER" in text)
+                    and _HAND_ANY.search(out) is not None):
         out = _shapes(out, hits)
-    if (toks and any(map(_token_keywords, toks))) or (kw and "<" in out):
+    if need & 1 or (kw and "<" in out):
         if out is not text:
             toks = _find_runs(out)
             low = out.lower()
         out = _catalog_pass(out, hits, toks, low)
-    if kw or flags:
+    if kw or flags or url:  # `DirectoryEntry("LDAP://…", "user", "pw")` has no keyword
         out = _structural(out, hits)
     if kw:
         out = _keyword_passes(out, hits)
+        if _WEAK_PW_HINT.search(low) is not None:
+            out = _weak_pw_pass(out, hits)
     if toks and len(out) >= ENTROPY_MIN_LEN:
         # Most texts hold no suspect token at all: the verdict per run is cached (transcripts
         # repeat the same ids, paths and hashes), the text is rebuilt only when one is suspect.
         if out is not text:
             toks = _find_runs(out)
-        if any(map(run_suspect, toks)):
+            if any(map(run_suspect, toks)):
+                out = redact_entropy_pass(out, hits)
+        elif need & 2:
             out = redact_entropy_pass(out, hits)
-    return _new(Redaction, (out, dict(hits) if hits else {}))
+    if toks:
+        # after the entropy pass: what is random on its own is reported as such; this one
+        # finds ids and test keys by the vendor or credential word next to them
+        if "BUNDLE_" in out:
+            out = _bundler_pass(out, hits)
+        # only with key material in a run and a credential word or a vendor name in the text
+        # a credential word or a vendor name first (one scan), key material in a run then
+        # (cached per run, judged only for these texts)
+        if ((kw and _cred_search(low) is not None) or not _VENDOR_SET.isdisjoint(_words(low))):
+            out = _context_pass(out, hits, None if out is not text else toks)
+    return out, hits
 
 
 _new = tuple.__new__
+_VENDOR_SET = frozenset(VENDORS)
+_cred_search = _CRED_AT.search
+_words = re.compile(r"[a-z][a-z0-9]+").findall  # vendor names are whole words of the text
 _find_runs = _CATALOG_TOKEN.findall
 _kw_search = _KW.search
 
@@ -149,7 +237,8 @@ def _known_shapes(out: str, hits: Counter[str]) -> str:
     out = _shapes(out, hits)
     out = _catalog_pass(out, hits)
     out = _structural(out, hits)
-    return _keyword_passes(out, hits)
+    out = _weak_pw_pass(_keyword_passes(out, hits), hits)
+    return _context_pass(_bundler_pass(out, hits), hits)
 
 
 _HAND_FAMILIES = {
@@ -157,7 +246,8 @@ _HAND_FAMILIES = {
     "aws_access_key_id": "aws", "aws_secret_key": "aws", "slack_token": "slack",
     "slack_webhook": "slack", "google_api_key": "gcp", "stripe_key": "stripe", "jwt": "jwt",
     "bearer_token": "bearer_token", "url_password": "url_password", "private_key": "private_key",
-    "credential": "credential", "password_hash": "password_hash", "webhook": "webhook", "high_entropy": "high_entropy", "shared_gate": "shared_gate"}
+    "credential": "credential", "vendor_secret": "vendor_secret", "weak_password": "weak_password",
+    "password_hash": "password_hash", "webhook": "webhook", "high_entropy": "high_entropy", "shared_gate": "shared_gate"}
 
 
 def family_of(kind: str) -> str:

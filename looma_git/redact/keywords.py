@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from looma_git.redact_entropy import placeholder as _ph
-from looma_git.redact_shapes import _AWS_SECRET, _bind, _Repl, _repl_aws_secret
-from looma_git.redact_values import (
+from looma_git.redact.entropy import placeholder as _ph
+from looma_git.redact.shapes import _AWS_SECRET, _bind, _Repl, _repl_aws_secret
+from looma_git.redact.values import (
     _PLACEHOLDER_VALUE,
     _STRONG,
     _TYPEISH,
@@ -27,15 +27,18 @@ _ASSIGN = re.compile(
     r"access[_\-]?key|secret[_\-]?key|private[_\-]?key|signing[_\-]?key|client[_\-]?secret|"
     r"credentials?|creds|auth|key|pat|private|access|login|api|client[_\-]?id|account[_\-]?sid))"
     # a short tail after the keyword: `SECRET_KEY_BASE`, `api_key_prod`, `password1`
-    r"((?i:[_.\-]?(?:base|value|prod|dev|test|live|b64|base64|enc|hash|[0-9]{1,2}))?)"
+    r"((?i:[_.\-]?(?:base|value|prod|dev|test|live|b64|base64|enc|hash|id|[0-9]{1,2}))?)"
     # the operator: `=`, `:`, `:=`, `::=`, `:::=`, `?=`, `.=`, `+=`, `=>`, `,` after a quoted
     # name, and typed declarations `var x string =`, `val x: String =`
     r"((?:\\?[\"'`])?(?:[ \t]{1,32}[A-Za-z_][\w\[\]*]{0,30}[ \t]{1,4}=(?![=>])|[ \t]{0,32}"
     r"(?::[ \t]{0,4}[A-Za-z_][\w.\[\]*]{0,30}[ \t]{1,4}=(?!=)|"
     r":{1,3}=|\?=|\.=|\+=|=>|=(?!=)|:(?![:/\\])|,))"
     r"[ \t]{0,32})"
-    r"(?:(\\?[\"'`])((?:[^\"'`\\\n]|\\[^\"'`\n]){1,4096}+)(\\?[\"'`])"
-    r"|([^\s,;\"'`(){}\[\]<>\\]{1,4096}+))")
+    r"(?:(\\?[\"'`])((?:[^\"'`\\\n]|\\[^\"'`\n]){1,4096}+)(\4|[\"'`](?=[ \t]*(?:$|\n))|(?<=[A-Za-z0-9+/=_\-]{12})$)"
+    r"|([^\s,;\"'`(){}\[\]<>\\]{1,4096}+)"
+    # a quoted value holding the other quote kinds (`'`123QWERasdf'`, `"7`D'}/v…"`): up to
+    # the same quote again, never a piece of it (the first form stops at any quote)
+    r"|([\"'`])((?:(?!\8)[^\n]){1,512}?)\8)")
 # Names that are credentials only when the value looks random (`key: value`, `auth: true`).
 _WEAK_NAMES = frozenset({"key", "auth"})
 # Lowercase literals each keyword pattern's matches start with (checked against
@@ -62,6 +65,10 @@ _PARAM_EXPANSION = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*$")
 
 
 _COORDINATE = re.compile(r"[:.]")
+# `aws_access_key_id`, `sumologic.accessId`: the public half of a key pair, kept as secret
+# as the key itself by every scanner; other `*_id` names are ids
+_KEY_ID_WORDS = frozenset({"access_key", "access-key", "accesskey", "access"})
+_KEY_ID_VALUE = re.compile(r"(?=[A-Za-z0-9]*[0-9])(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{12,128}")
 
 
 def _assign_repl(m: re.Match[str], hits: Counter[str]) -> str:
@@ -86,25 +93,42 @@ def _assign_repl(m: re.Match[str], hits: Counter[str]) -> str:
     weak = word in _WEAK_NAMES
     # `asana_key`, `getresponseKEY`, `ASANA_PAT`, `buddynsPRIVATE`, `sonar.login`, `MAILCHIMP_API`:
     # the value counts when it looks like key material (`primary_key`, `cache_key` stay weak)
-    named = word in _NAMED_NAMES or (word == "key" and start > 0 and (
+    # `aws_access_key_id`, `secret_id`: an id of a credential, a secret when it looks like one
+    id_tail = m.group(2).lower().lstrip("_.-") == "id"
+    if id_tail and (word not in _KEY_ID_WORDS or _UUIDISH.fullmatch(
+            (m.group(5) or m.group(7) or m.group(9) or "").strip())):
+        return m.group(0)  # `kms_key_id`, `credentialsId: <uuid>`: an id; `aws_access_key_id` counts
+    named = id_tail or word in _NAMED_NAMES or (
+        word == "key" and start > 0 and (
         text[start - 1] in "_.-" or (text[start - 1].islower() and text[start].isupper()))
         and _KEY_PREFIX.search(text, max(0, start - 12), start) is None)
     # `setProperty("X_TOKEN", "v")`: a comma separates name and value only when both are quoted
     comma = op.strip().lstrip("\"'`\\").startswith(",")
     bare_colon = op.rstrip(" \t").endswith(":") and not op.endswith((" ", "\t"))
-    if m.group(5) is None and bare_colon and (word in _NAMED_NAMES or tail_word) and (
+    if m.group(5) is None and m.group(9) is None and bare_colon and (
+            word in _NAMED_NAMES or tail_word) and (
             _COORDINATE.search(m.group(7) or "")):
         return m.group(0)  # `neo4j-graphdb-api:jar:3.5.12`, `io.jsonwebtoken:jjwt-0.11`: coordinates
-    if comma and (op[:1] not in "\"'`\\" or m.group(5) is None):
+    if comma and (op[:1] not in "\"'`\\" or (m.group(5) is None and m.group(9) is None)):
         return m.group(0)
     head = f"{m.group(1)}{m.group(2)}{op}"
+    if m.group(9) is not None:  # a quoted value holding other quote kinds
+        value = m.group(9)
+        if comma or _quoted_code(value) or not _value_is_secret(value.strip("\"'`"), True) or (
+                (weak or named) and not _randomish(value)):
+            return m.group(0)
+        hits["credential"] += 1
+        return f"{head}{m.group(8)}{_ph('credential')}{m.group(8)}"
     if m.group(5) is not None:
         value = m.group(5)
         if _quoted_code(value):
             return m.group(0)
         # after a comma (`f("X_TOKEN", "v")`, `['A_KEY', 'B_KEY']`) the quotes prove less
         quoted = not comma
-        if named:
+        if id_tail:
+            if not _value_is_secret(value, True) or not _KEY_ID_VALUE.fullmatch(value):
+                return m.group(0)
+        elif named:
             if not _value_is_secret(value, True) or not (
                     _named_value_is_secret(word, value) or _randomish(value)):
                 return m.group(0)
@@ -118,25 +142,41 @@ def _assign_repl(m: re.Match[str], hits: Counter[str]) -> str:
         return m.group(0)
     if "::" in value:  # `config.get::<T>`, `Foo::bar`: a path in code
         return m.group(0)
-    if named:
+    if id_tail:
+        if not _value_is_secret(value, True) or not _KEY_ID_VALUE.fullmatch(value):
+            return m.group(0)
+    elif named:
         if not _value_is_secret(value, True) or not (
                 _named_value_is_secret(word, value) or _randomish(value)):
             return m.group(0)
-    elif (not _value_is_secret(value, False) and not _config_literal(word, op, value, text, end)) or (weak and not _randomish(value)):
+    elif (not _value_is_secret(value, False) and not _config_literal(word, op, value, text, end, start)) or (weak and not _randomish(value)):
         return m.group(0)
     hits["credential"] += 1
     return f"{head}{_ph('credential')}"
 
 
-def _config_literal(word: str, op: str, value: str, text: str, end: int) -> bool:
+def _config_literal(word: str, op: str, value: str, text: str, end: int, start: int) -> bool:
     """`Password=secret;`, `AUTO_SESSION_PASSWORD=mypassword`: in a connection string or an
     env/ini line (`=` with no spaces, the value ends the field) a bare word after a strong name
     is the password itself, not a variable."""
-    if (word not in _STRONG and word != "pass") or op != "=" or not _TYPEISH.fullmatch(value):
+    if (word not in _STRONG and word != "pass") or not _TYPEISH.fullmatch(value):
         return False
     if value.lower() in {"true", "false", "none", "null", "required", "optional"}:
         return False
-    return end >= len(text) or text[end] in ";&\r\n" or text.startswith("\\n", end)
+    if op != "=":
+        # `"Password =word;Initial Catalog=…"` (a connection-string field), PHP
+        # `$password = word;` (a bare word is no variable there): spaces around `=` too
+        if op.strip() != "=" or not text.startswith(";", end):
+            return False
+        before = text[max(0, start - 24):start].rstrip(" \t")
+        return before.endswith(("$", ";", '"')) or (
+            before.endswith("_") and "$" in before[-16:])
+    if end >= len(text) or text[end] in ";&\r\n" or text.startswith("\\n", end):
+        return True
+    return _COMMENT_AFTER.match(text, end) is not None  # `PASSWORD=word    # a comment`
+
+
+_COMMENT_AFTER = re.compile(r"[ \t]+#")
 
 
 def _auth_repl(m: re.Match[str], hits: Counter[str]) -> str:
@@ -228,9 +268,18 @@ _KEYWORD_AT = re.compile("|".join(map(re.escape, sorted(_KEYWORD_STARTS, key=len
 
 # Matches wherever any of the keyword passes could match (their union; `_NAMED_QUOTED`'s
 # backreference loosened), so offsets where none can are skipped with one regex call.
+# A prefilter, so each pattern is cut after what must follow its keyword (the name and the
+# operator, then one value character): matching it is a few steps at an offset, not a scan of
+# a 4 KB value, and the backreferences (whose numbers shift in a union) are gone.
+_ASSIGN_LOOSE = (_ASSIGN.pattern[:_ASSIGN.pattern.index(r"[ \t]{0,32})(?:(") + len(r"[ \t]{0,32})")]
+                 + r"[^\s,;(){}\[\]<>]")
+_NAMED_LOOSE = _NAMED.pattern.replace("{5,4095}+)", "{5})")
+_AUTH_LOOSE = _AUTH_HEADER.pattern.replace("{8,}+)", "{8})")
 _ANY_KEYWORD_PASS = re.compile("|".join(
-    f"(?:{p.pattern})" for p in (_AWS_SECRET, _AUTH_HEADER, _ASSIGN, _NAMED,
-                                 re.compile(_NAMED_QUOTED.pattern.replace("\\3", "[\"'`]")))))
+    f"(?:{p})" for p in (_AWS_SECRET.pattern, _AUTH_LOOSE, _ASSIGN_LOOSE, _NAMED_LOOSE,
+                         _NAMED_QUOTED.pattern.replace("\\3", "[\"'`]"))))
+assert _NAMED.pattern != _NAMED_LOOSE and _AUTH_HEADER.pattern != _AUTH_LOOSE
+assert "\\4" not in _ASSIGN_LOOSE and "\\8" not in _ASSIGN_LOOSE
 
 
 def _keyword_passes(text: str, hits: Counter[str]) -> str:

@@ -1,4 +1,4 @@
-"""The public-catalog pass (pass c): provider token shapes from redact_rules, found by keyword."""
+"""The public-catalog pass (pass c): provider token shapes from redact.rules, found by keyword."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from looma_git.redact_entropy import placeholder as _ph
-from looma_git.redact_entropy import shannon_entropy
-from looma_git.redact_values import _ENV_REF, _PLACEHOLDER_VALUE, _filler
+from looma_git.redact.entropy import placeholder as _ph
+from looma_git.redact.entropy import shannon_entropy
+from looma_git.redact.values import _ENV_REF, _PLACEHOLDER_VALUE, _filler
 
-# --- pass (c): provider token shapes from the public catalog (looma_git/redact_rules.py) ------
+# --- pass (c): provider token shapes from the public catalog (looma_git/redact/rules.py) ------
 # A rule runs only when one of its keywords occurs in the lowercased text; which keywords occur
 # is found by one regex scan (a trie of all keywords) instead of one substring scan each.
 
@@ -45,10 +45,11 @@ def _trie_regex(words: list[str]) -> str:
 
 
 def _load_catalog() -> tuple[re.Pattern[str], dict[str, list[_CatalogRule]]]:
-    from looma_git.redact_rules import CATALOG
+    from looma_git.redact.rules import CATALOG
+    from looma_git.redact.rules_extra import EXTRA
 
     by_kw: dict[str, list[_CatalogRule]] = {}
-    for rule_id, family, keywords, regex, entropy in CATALOG:
+    for rule_id, family, keywords, regex, entropy in (*CATALOG, *EXTRA):
         rule = _CatalogRule(rule_id, family, re.compile(regex), entropy)
         for kw in keywords:
             by_kw.setdefault(kw, []).append(rule)
@@ -56,6 +57,7 @@ def _load_catalog() -> tuple[re.Pattern[str], dict[str, list[_CatalogRule]]]:
 
 
 _CATALOG_KW, _CATALOG_BY_KW = _load_catalog()
+assert not any("/" in k for k in _CATALOG_BY_KW)  # paths are looked up by segment below
 # Characters a token continues with: a match is widened over them so the whole token goes.
 _TOKEN_CH = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=~|%")
 _TOKEN_JOIN = frozenset(".:")  # continue a token only when a token character follows
@@ -76,7 +78,8 @@ def _widen(text: str, start: int, end: int) -> tuple[int, int]:
 # Catalog secrets are long tokens: keywords are looked for only inside runs of 16+ characters
 # without whitespace, quotes or brackets (prose has few), plus the few keywords that span
 # such characters, in the whole text.
-_CATALOG_TOKEN = re.compile(r"[^\s\"'`<>(){}\[\],;]{16,}+")
+# (anchored at a run's start: a short word fails once, not once per character of it)
+_CATALOG_TOKEN = re.compile(r"(?<![^\s\"'`<>(){}\[\],;])[^\s\"'`<>(){}\[\],;]{16,}+")
 _CATALOG_SPACED = tuple(k for k in _CATALOG_BY_KW if re.search(r"[\s\"'`<>(){}\[\],;]", k))
 assert all(k.startswith("<") for k in _CATALOG_SPACED)  # the pass tests `"<" in text` first
 
@@ -88,12 +91,23 @@ _WEAK_KW = {
     "ey": re.compile(r"(?<![A-Za-z0-9_])ey[A-Za-z0-9]{17}"),  # jwt
     "pat": re.compile(r"(?<![A-Za-z0-9_])pat[A-Za-z0-9]{14}\."),  # airtable
     "sk": re.compile(r"SK[0-9a-fA-F]{32}"),  # twilio-api-key
+    # redact/rules_extra.py
+    "-us": re.compile(r"[0-9a-f]{32}-us[0-9]"),  # mailchimp
+    "nf-": re.compile(r"(?<![A-Za-z0-9_])NF-[0-9A-Za-z]{32}"),  # nightfall
+    "1000.": re.compile(r"(?<![A-Za-z0-9_])1000\.[0-9a-f]{32}\."),  # zoho
+    "age1": re.compile(r"(?<![A-Za-z0-9_])age1[02-9ac-hj-np-z]{58}"),  # age recipient
+    "oy2": re.compile(r"(?<![A-Za-z0-9_])oy2[0-9a-z]{43}"),  # nuget
+    "azdo": re.compile(r"[0-9A-Za-z]{76}AZDO"),  # azure devops
 }
 
 
 @lru_cache(maxsize=16384)
 def _token_keywords(tok: str) -> frozenset[str]:
     """The catalog keywords inside one token (cached: transcripts repeat their tokens)."""
+    if len(tok) > 48 and "/" in tok:
+        # a path: no keyword spans a `/`, and its segments repeat across paths (cached)
+        parts = _NO_KW.union(*map(_token_keywords, tok.split("/")))
+        return parts if parts else _NO_KW
     kws = _CATALOG_KW.findall(tok.lower())
     if not kws:
         return _NO_KW

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from looma_git.redact_entropy import PLACEHOLDER_PREFIX as _PLACEHOLDER_PREFIX
-from looma_git.redact_entropy import _looks_random as _looks_random_any
-from looma_git.redact_entropy import _pathlike as _pathlike_any
-from looma_git.redact_entropy import _wordlike, shannon_entropy
+from looma_git.redact.entropy import PLACEHOLDER_PREFIX as _PLACEHOLDER_PREFIX
+from looma_git.redact.entropy import _looks_random as _looks_random_any
+from looma_git.redact.entropy import _pathlike as _pathlike_any
+from looma_git.redact.entropy import _wordlike, shannon_entropy
 
 _DOTTED_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\[.*)?")
 _PLACEHOLDER_VALUE = re.compile(
@@ -18,7 +18,9 @@ _PLACEHOLDER_VALUE = re.compile(
 _TYPEISH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-_FILLER_WORDS = re.compile(r"(?i:your[_\-]|_here\b|put[_\-]your|placeholder|changeme|replace[_\-]?me)")
+# lowercase, searched in the lowered value (a case-insensitive scan is several times slower)
+_FILLER_WORDS = re.compile(r"your[_\-]|_here\b|put[_\-]your|placeholder|changeme|replace[_\-]?me|"
+                           r"(?:token|string|key|secret|value)here$")  # `…AccessTokenHere`
 
 
 def _filler(value: str) -> bool:
@@ -29,7 +31,7 @@ def _filler(value: str) -> bool:
     n = len(flat)
     if n >= 8 and any(flat.count(c) >= 0.6 * n for c in "xX*0#"):
         return True
-    return _FILLER_WORDS.search(value) is not None
+    return _FILLER_WORDS.search(value.lower()) is not None
 
 
 def _quoted_code(value: str) -> bool:
@@ -53,6 +55,8 @@ def _value_is_secret(value: str, quoted: bool) -> bool:
         return False
     if quoted:
         return True
+    if _SHELL_EXPANSION.match(value):
+        return False  # `$BASE_URL/path`, `${HOME}/x`: composed by the shell, not a literal
     # Bare values are often code (`token = get_token`, `password: str`): hide only literals
     # that look like secrets (a digit, a symbol, mixed case) or are long.
     if value.isdigit():
@@ -67,6 +71,7 @@ def _value_is_secret(value: str, quoted: bool) -> bool:
     return len(value) >= 4
 
 
+_SHELL_EXPANSION = re.compile(r"\$\{?[A-Za-z_]")
 _ENV_REF = re.compile(r"%[A-Za-z_][A-Za-z0-9_]*%|\$\(.*\)|\$\{\{.*\}\}|@[A-Za-z_]+@")
 
 
@@ -91,9 +96,9 @@ def _named_value_is_secret(name: str, value: str) -> bool:
     digit = _DIGIT_CH.search(value) is not None
     if n < 6 or (n < 16 and not digit):
         return False  # prose goes on with a word here (`the token is`, `secret sauce`)
-    if 12 <= n < 16 and len(_DIGIT_CH.findall(value)) >= 4 and len(_ALPHA_CH.findall(value)) >= 3 and (
+    if 10 <= n < 16 and len(_DIGIT_CH.findall(value)) >= 4 and len(_ALPHA_CH.findall(value)) >= 3 and (
             not _words(value) and _DOTTED_IDENT.fullmatch(value) is None):
-        return True  # `ZYXWV9876543210`, `abcdef12345678`: short, but digits mixed in
+        return True  # `ZYXWV9876543210`, `abcdef12345`: short, but digits mixed in
     last = _LAST_WORD.findall(name.lower())[-1:]
     return _named_value_verdict(bool(last) and last[0] in _STRONG, value, digit)
 
