@@ -157,12 +157,27 @@ def _row(agent: str, ev: NormalizedEvent, resolver: PathResolver,
 
 def _session(agent: str, source: Source, ev: NormalizedEvent,
              prev: SessionUpsert | None) -> SessionUpsert:
-    extra = dict(ev.extra)
-    root = prev.project_root if prev and prev.project_root else ev.project_root
-    return SessionUpsert(
-        agent=agent, session_id=ev.session_native_id, project_root=root,
-        git_remote=ev.git_remote or (prev.git_remote if prev else None),
-        git_branch=ev.git_branch or (prev.git_branch if prev else None),
-        source_path=prev.source_path if prev else str(source.path),
-        parent_session=extra.get("parent_session") or (prev.parent_session if prev else None),
-        is_subagent=extra.get("is_subagent") == "1" or bool(prev and prev.is_subagent))
+    parent: str | None = None
+    sub = False
+    for key, value in ev.extra:  # as dict(ev.extra) reads them: the last one wins
+        if key == "parent_session":
+            parent = value
+        elif key == "is_subagent":
+            sub = value == "1"
+    if prev is None:
+        return SessionUpsert(agent=agent, session_id=ev.session_native_id,
+                             project_root=ev.project_root, git_remote=ev.git_remote or None,
+                             git_branch=ev.git_branch or None, source_path=str(source.path),
+                             parent_session=parent or None, is_subagent=sub)
+    root = prev.project_root or ev.project_root
+    remote = ev.git_remote or prev.git_remote
+    branch = ev.git_branch or prev.git_branch
+    parent = parent or prev.parent_session
+    sub = sub or prev.is_subagent
+    if (root, remote, branch, parent, sub) == (prev.project_root, prev.git_remote,
+                                               prev.git_branch, prev.parent_session,
+                                               prev.is_subagent):
+        return prev  # the usual case: a session's events agree; no new object per event
+    return SessionUpsert(agent=agent, session_id=ev.session_native_id, project_root=root,
+                         git_remote=remote, git_branch=branch, source_path=prev.source_path,
+                         parent_session=parent, is_subagent=sub)

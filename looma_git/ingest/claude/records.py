@@ -92,7 +92,7 @@ def base_extra(obj: dict[str, Any]) -> dict[str, str]:
 
 def group_event(g: Group) -> NormalizedEvent:
     """The one assistant event of a merged reply group."""
-    text = "\n\n".join(t.strip() for t in g.texts)
+    text = "\n\n".join([t.strip() for t in g.texts])
     calls = tuple(ToolCall(name=c["name"], kind=c["kind"], paths=tuple(c["paths"]),
                            command=c.get("command"), exit_code=c.get("exit_code"),
                            is_error=bool(c.get("is_error")),
