@@ -138,21 +138,28 @@ def _row(agent: str, ev: NormalizedEvent, resolver: PathResolver,
     ref = raw_ref(str(source.path), ev.raw_spans) if ev.raw_spans else None
     tools = []
     files = []
-    for idx, tc in enumerate(ev.tool_calls):
-        command = _redact(tc.command, hits) if tc.command else tc.command
-        tools.append((idx, tc.name, tc.kind, command, tc.exit_code, int(tc.is_error),
-                      tc.test_outcome))
-        if tc.kind in _FILE_OPS:
-            for path in tc.paths:
-                files.append((idx, path, resolver.relpath(path, ev.project_root), tc.kind))
+    if ev.tool_calls:
+        for idx, tc in enumerate(ev.tool_calls):
+            command = _redact(tc.command, hits) if tc.command else tc.command
+            tools.append((idx, tc.name, tc.kind, command, tc.exit_code, int(tc.is_error),
+                          tc.test_outcome))
+            if tc.kind in _FILE_OPS:
+                for path in tc.paths:
+                    files.append((idx, path, resolver.relpath(path, ev.project_root),
+                                  tc.kind))
     extra = extra_json(ev.extra)
     # One encode + one update: the same digest as updating part by part, NUL-terminated.
     blob = "\x00".join((ev.role, ev.ts or "", ev.agent_model or "", ev.git_branch or "", text,
                         raw, extra or "", repr(tools), repr(files), ref or ""))
     sig = hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:24]
-    return EventRow(ev.event_id, agent, ev.session_native_id, ev.seq, ev.ts, ev.role,
-                    ev.agent_model, ev.git_branch, text, raw, ev.schema_version, extra,
-                    sig, tuple(tools), tuple(files), ref)
+    return _new_row(EventRow, (ev.event_id, agent, ev.session_native_id, ev.seq, ev.ts,
+                               ev.role, ev.agent_model, ev.git_branch, text, raw,
+                               ev.schema_version, extra, sig, tuple(tools), tuple(files), ref))
+
+
+# EventRow(...) in all 16 fields, without the NamedTuple's argument-parsing __new__ (one per
+# stored event).
+_new_row = tuple.__new__
 
 
 def _session(agent: str, source: Source, ev: NormalizedEvent,
