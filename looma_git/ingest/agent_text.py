@@ -15,8 +15,25 @@ OUTPUT_TAIL = 1000
 RAW_JSON_MAX = 32 * 1024
 
 
+# A stamp already in the form utc_z writes (4-digit year, up to 3 fraction digits, `Z`):
+# it comes back unchanged once it is known to be a real date and time. Most agents write
+# these, one per record.
+_CANONICAL_Z = re.compile(r"[1-9]\d{3}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,3})?Z")
+
+
 def utc_z(value: Any) -> str | None:
     """An ISO-8601 UTC `...Z` string from an ISO string (any offset) or epoch s/ms; else None."""
+    if type(value) is str and _CANONICAL_Z.fullmatch(value) is not None:
+        try:
+            datetime.fromisoformat(value[:-1])
+        except ValueError:
+            return None
+        return value
+    return parse_utc(value)
+
+
+def parse_utc(value: Any) -> str | None:
+    """utc_z without its fast path for stamps already in canonical form."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):

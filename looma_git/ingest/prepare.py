@@ -138,31 +138,53 @@ def _row(agent: str, ev: NormalizedEvent, resolver: PathResolver,
     ref = raw_ref(str(source.path), ev.raw_spans) if ev.raw_spans else None
     tools = []
     files = []
-    for idx, tc in enumerate(ev.tool_calls):
-        command = _redact(tc.command, hits) if tc.command else tc.command
-        tools.append((idx, tc.name, tc.kind, command, tc.exit_code, int(tc.is_error),
-                      tc.test_outcome))
-        if tc.kind in _FILE_OPS:
-            for path in tc.paths:
-                files.append((idx, path, resolver.relpath(path, ev.project_root), tc.kind))
+    if ev.tool_calls:
+        for idx, tc in enumerate(ev.tool_calls):
+            command = _redact(tc.command, hits) if tc.command else tc.command
+            tools.append((idx, tc.name, tc.kind, command, tc.exit_code, int(tc.is_error),
+                          tc.test_outcome))
+            if tc.kind in _FILE_OPS:
+                for path in tc.paths:
+                    files.append((idx, path, resolver.relpath(path, ev.project_root),
+                                  tc.kind))
     extra = extra_json(ev.extra)
     # One encode + one update: the same digest as updating part by part, NUL-terminated.
     blob = "\x00".join((ev.role, ev.ts or "", ev.agent_model or "", ev.git_branch or "", text,
                         raw, extra or "", repr(tools), repr(files), ref or ""))
     sig = hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:24]
-    return EventRow(ev.event_id, agent, ev.session_native_id, ev.seq, ev.ts, ev.role,
-                    ev.agent_model, ev.git_branch, text, raw, ev.schema_version, extra,
-                    sig, tuple(tools), tuple(files), ref)
+    return _new_row(EventRow, (ev.event_id, agent, ev.session_native_id, ev.seq, ev.ts,
+                               ev.role, ev.agent_model, ev.git_branch, text, raw,
+                               ev.schema_version, extra, sig, tuple(tools), tuple(files), ref))
+
+
+# EventRow(...) in all 16 fields, without the NamedTuple's argument-parsing __new__ (one per
+# stored event).
+_new_row = tuple.__new__
 
 
 def _session(agent: str, source: Source, ev: NormalizedEvent,
              prev: SessionUpsert | None) -> SessionUpsert:
-    extra = dict(ev.extra)
-    root = prev.project_root if prev and prev.project_root else ev.project_root
-    return SessionUpsert(
-        agent=agent, session_id=ev.session_native_id, project_root=root,
-        git_remote=ev.git_remote or (prev.git_remote if prev else None),
-        git_branch=ev.git_branch or (prev.git_branch if prev else None),
-        source_path=prev.source_path if prev else str(source.path),
-        parent_session=extra.get("parent_session") or (prev.parent_session if prev else None),
-        is_subagent=extra.get("is_subagent") == "1" or bool(prev and prev.is_subagent))
+    parent: str | None = None
+    sub = False
+    for key, value in ev.extra:  # as dict(ev.extra) reads them: the last one wins
+        if key == "parent_session":
+            parent = value
+        elif key == "is_subagent":
+            sub = value == "1"
+    if prev is None:
+        return SessionUpsert(agent=agent, session_id=ev.session_native_id,
+                             project_root=ev.project_root, git_remote=ev.git_remote or None,
+                             git_branch=ev.git_branch or None, source_path=str(source.path),
+                             parent_session=parent or None, is_subagent=sub)
+    root = prev.project_root or ev.project_root
+    remote = ev.git_remote or prev.git_remote
+    branch = ev.git_branch or prev.git_branch
+    parent = parent or prev.parent_session
+    sub = sub or prev.is_subagent
+    if (root, remote, branch, parent, sub) == (prev.project_root, prev.git_remote,
+                                               prev.git_branch, prev.parent_session,
+                                               prev.is_subagent):
+        return prev  # the usual case: a session's events agree; no new object per event
+    return SessionUpsert(agent=agent, session_id=ev.session_native_id, project_root=root,
+                         git_remote=remote, git_branch=branch, source_path=prev.source_path,
+                         parent_session=parent, is_subagent=sub)

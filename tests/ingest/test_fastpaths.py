@@ -7,8 +7,8 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from looma_git.ingest.agent_text import RAW_JSON_MAX, raw_json, utc_z
-from looma_git.ingest.base import event_id
+from looma_git.ingest.agent_text import RAW_JSON_MAX, parse_utc, raw_json, utc_z
+from looma_git.ingest.base import _CANONICAL, event_id
 from looma_git.ingest.codex.ids import id_and_raw, ts_of
 from looma_git.ingest.jsonl import parse_json_line
 
@@ -61,3 +61,27 @@ def test_parse_json_line_equals_json_loads(text):
 
 def test_parse_json_line_reports_deep_nesting():
     assert parse_json_line("[" * 100_000 + "]" * 100_000) == (None, "too_deep")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.none() | _text | _json, max_size=6))
+def test_event_id_hashes_the_canonical_dump_of_its_parts(parts):
+    # str/None parts take the direct path, anything else the encoder: the same JSON text.
+    import hashlib
+
+    blob = _CANONICAL.encode(tuple(parts))
+    assert event_id(*parts) == hashlib.sha256(
+        blob.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+_stamp = st.builds(
+    lambda y, mo, d, h, mi, s, frac: f"{y:04d}-{mo:02d}-{d:02d}T{h:02d}:{mi:02d}:{s:02d}{frac}Z",
+    st.integers(0, 9999), st.integers(0, 13), st.integers(0, 32), st.integers(0, 25),
+    st.integers(0, 61), st.integers(0, 61),
+    st.sampled_from(["", ".5", ".12", ".123", ".1234", ".123456789"]))
+
+
+@settings(max_examples=500, deadline=None)
+@given(_stamp | st.text(max_size=30))
+def test_utc_z_fast_path_equals_the_parse(value):
+    assert utc_z(value) == parse_utc(value)

@@ -92,12 +92,12 @@ def base_extra(obj: dict[str, Any]) -> dict[str, str]:
 
 def group_event(g: Group) -> NormalizedEvent:
     """The one assistant event of a merged reply group."""
-    text = "\n\n".join(t.strip() for t in g.texts)
-    calls = tuple(ToolCall(name=c["name"], kind=c["kind"], paths=tuple(c["paths"]),
-                           command=c.get("command"), exit_code=c.get("exit_code"),
-                           is_error=bool(c.get("is_error")),
-                           test_outcome=c.get("test_outcome"), call_id=c.get("call_id"))
-                  for c in g.calls)
+    text = "\n\n".join([t.strip() for t in g.texts])
+    calls = tuple([ToolCall(name=c["name"], kind=c["kind"], paths=tuple(c["paths"]),
+                            command=c.get("command"), exit_code=c.get("exit_code"),
+                            is_error=bool(c.get("is_error")),
+                            test_outcome=c.get("test_outcome"), call_id=c.get("call_id"))
+                   for c in g.calls]) if g.calls else ()
     eid = event_id(AGENT, g.key)
     return NormalizedEvent(
         event_id=eid, source=AGENT, session_native_id=g.session, project_root=g.cwd,

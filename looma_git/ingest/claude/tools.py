@@ -57,11 +57,11 @@ def _result_text(block: dict[str, Any]) -> str:
 def attach_result(call: dict[str, Any], block: dict[str, Any], tur: Any) -> None:
     """Fold a `tool_result` block (and the record's `toolUseResult`) into its call."""
     is_error = block.get("is_error") is True
-    output = _result_text(block)
     call["resolved"] = True
     call["is_error"] = is_error
     if call["kind"] != "shell":
-        return
+        return  # only a shell call's output says more (exit code, test outcome)
+    output = _result_text(block)
     exit_code: int | None
     stated = exit_code_from_output(output)
     if isinstance(tur, dict):
