@@ -159,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     hold = rp.run("2025q1") if only in (None, "realproject") else None
     h24 = rp.run("2024h2") if only in (None, "realproject") else None
     pipx = rp.run("holdout") if only in (None, "holdout") else None
+    mm = rp.run("holdout2") if only in (None, "holdout") else None
     if scen:
         print(_scenario_table(scen))
         for r in scen["resume"]:
@@ -177,13 +178,16 @@ def main(argv: list[str] | None = None) -> int:
         print(rp.summary(h24[0], h24[2], "2024h2"))
     if pipx:
         print(rp.summary(pipx[0], pipx[2], "holdout"))
+    if mm:
+        print(rp.summary(mm[0], mm[2], "holdout2"))
     if "--write-docs" in args:
-        if not (scen and team and real and hold and h24 and pipx):
+        if not (scen and team and real and hold and h24 and pipx and mm):
             print("--write-docs needs every benchmark (drop --only)", file=sys.stderr)
             return 2
         doc = ROOT / "docs" / "quality.md"
         doc.write_text(render(scen, _scenario_table(scen), *team, real=rp.render(*real) + rp.render_holdout(*hold)
-                              + rp.render_2024h2(*h24) + rp.render(*pipx, source="holdout")),
+                              + rp.render_2024h2(*h24) + rp.render(*pipx, source="holdout")
+                              + rp.render_holdout2(*mm)),
                        encoding="utf-8")
         print(f"wrote {doc}")
     if "--json" in args:
