@@ -39,8 +39,9 @@ KINDS = ("bugfix", "migration", "refactor", "investigation", "feature")
 KIND_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("bugfix", re.compile(
         r"\b(?:fix(?:es|ed|ing)?|bugs?|broken|crash(?:es|ed|ing)?|errors?|regressions?|fails?|"
-        r"failing|expires?|race|wrong|incorrect|hotfix|traceback|segfaults?|hang(?:s|ing)?|"
-        r"leak(?:s|ing)?|timing\s+out|times?\s+out|stopped\s+working|no\s+longer\s+works?|"
+        r"failing|expires?|race|wrong|incorrect|hotfix|traceback|segfaults?|"
+        r"hang(?:s|ing)?(?!\s+(?:on|tight|out|around))|"  # not "hang on, first ..."
+        r"leak(?:s|ing)?|tim(?:es|ed|ing)\s+out|stopped\s+working|no\s+longer\s+works?|"
         r"(?:someone|users?|customers?|people)\s+reported)\b"
         # "doesn't work", "don't work", "is not working"
         r"|(?:n't|\bnot)\s+work(?:s|ing)?\b", re.I)),
@@ -54,7 +55,9 @@ KIND_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         # Fowler's "Replace X with Y" family of refactorings.
         r"replac(?:e|es|ed|ing)\b[^;:!?]{0,60}?\bwith|"
         # Performance work keeps behaviour: of the five kinds it is a refactor.
-        r"faster|speed(?:s|ed|ing)?\s+up|speedup|optimi[sz]\w*|performance|importtime|"
+        # ("a performance dashboard" is a feature: performance counts only when improved).
+        r"faster|speed(?:s|ed|ing)?\s+up|speedup|optimi[sz]\w*|importtime|"
+        r"(?:improv\w*|better|boost\w*)\s+(?:the\s+|its\s+)?performance|"
         r"(?:startup|start-up|import|load(?:ing)?)\s+(?:time|speed)|"
         r"lazy(?:-|\s)?(?:load|import)\w*|defer(?:s|red|ring)?\s+(?:the\s+)?import\w*)\b",
         re.I)),

@@ -36,6 +36,11 @@ SYSTEM = Actor(kind="system", name="looma", email="looma@localhost")
     ("what causes the memory growth in the api pods?", "investigation"),
     ("we need a dark mode toggle in the settings page", "feature"),
     ("let users export their saved searches as CSV", "feature"),
+    # Words that only look like a cue.
+    ("hang on, first add a --verbose flag to the sync command", "feature"),
+    ("add a performance dashboard for the API team", "feature"),
+    ("add a time out option to the HTTP client", "feature"),
+    ("export the report as CSV too", "feature"),
     # A purpose clause and quoted code name no kind.
     ("Add a --strict flag so that bad config values fail at startup", "feature"),
     ("`migrate_db` should print what it would do with --dry-run", "feature"),
