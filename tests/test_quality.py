@@ -408,9 +408,6 @@ def test_holdout_prompts_are_found_in_what_looma_stored(holdout: tuple[Any, dict
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="issue 13 item 8 on the hold-out: 6/8 kinds right "
-                   "(windows-zipapp and site-packages `feature`; "
-                   "upstream files all eight as changelog.d *.bugfix fragments)")
 def test_holdout_kinds(holdout: tuple[Any, dict]) -> None:
     m = holdout[1]
     assert not m["wrong_kinds"], m["wrong_kinds"]
