@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import string
 from typing import Any
 
-from looma_git.api.results import ResumeMatchOut, ResumeOut, SessionRef, WorkItemOut, WorkOut
 from looma_git.errors import AmbiguousError, NotFoundError, NotInitializedError
 from looma_git.gitrepo import RepoPaths, require_worktree
 from looma_git.retrieval import match
+from looma_git.retrieval.recall import work_out as _work_out
 from looma_git.retrieval.records import ItemRecord
 from looma_git.retrieval.semantic import item_cosines, query_cosines, rank_goal  # noqa: F401
+from looma_git.wire.plain import ResumeMatchOut, ResumeOut, SessionRef, WorkItemOut, WorkOut
 
 
 def _items(paths: RepoPaths, head: str | None = None, *, allow_stale: bool = False
@@ -18,15 +18,6 @@ def _items(paths: RepoPaths, head: str | None = None, *, allow_stale: bool = Fal
     from looma_git.retrieval.head_records import load_records
 
     return load_records(paths, head, allow_stale=allow_stale)
-
-
-def _work_out(it: ItemRecord) -> WorkItemOut:
-    return WorkItemOut(
-        id=it.id, title=it.title, kind=it.kind, status=it.status, lifecycle=it.lifecycle,
-        confidence=round(it.confidence, 2), band=it.band, files=list(it.files),
-        commits=[c.sha for c in it.commits],
-        sessions=[SessionRef(agent=a, id=s) for a, s in it.sessions], promoted=it.promoted,
-        branch=it.branch, summary=it.summary, features=dict(it.features))
 
 
 def work(paths: RepoPaths, *, status: str | None = None, candidates: bool = False) -> WorkOut:
@@ -105,7 +96,7 @@ def resume(paths: RepoPaths, goal: str | None = None, *, work_ref: str | None = 
     # after a commit's drain, of the previous one while a background process folds the new
     # one): resume never waits on a reindex or a fold of system refreshes.
     items = _items(paths, _require_ledger(paths), allow_stale=True)
-    letters = string.ascii_uppercase
+    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"  # not `string`: its import compiles a regex
     git_state: dict[str, Any] | None = None
     if work_ref:
         item = resolve_workitem(paths, work_ref, items)
@@ -131,14 +122,10 @@ def resume(paths: RepoPaths, goal: str | None = None, *, work_ref: str | None = 
         b = bundle_mod.build(item, git, _git_commits(paths, [c.sha for c in item.commits]),
                              _session_rows(paths, item.sessions), budget)
         out.bundle = b.as_dict()
-    elif state == "ambiguous":
-        if len(cands) > 1:
-            out.message = ("Several WorkItems match; they are shown side by side, not blended. "
-                           f"Pick one with `looma resume --work {cands[0].letter}` or merge "
-                           f"them with `looma correct merge {cands[0].letter} {cands[1].letter}`.")
-        else:
-            out.message = ("Only a weak match: resume it with `looma resume --work "
-                           f"{cands[0].letter}` if it is the one, or rephrase the goal.")
+    elif state == "ambiguous":  # two or more WorkItems that match (match.outcome)
+        out.message = ("Several WorkItems match; they are shown side by side, not blended. "
+                       f"Pick one with `looma resume --work {cands[0].letter}` or merge "
+                       f"them with `looma correct merge {cands[0].letter} {cands[1].letter}`.")
     else:
         recent = sorted(items, key=lambda it: (it.updated, it.confidence), reverse=True)[:5]
         out.recent = [_match_out(match.Match(item=it, score=0.0, coverage=0, title=0,

@@ -90,47 +90,16 @@ def recall_cmd(ctx: click.Context, entity: str, as_json: bool) -> None:
     """
     from looma_git.api.facts import recall
 
-    paths = repo_paths(ctx)
-    out = recall(paths, entity)
-    if not out["results"]:
-        shas, via = _rev_commits(paths, entity)
-        if shas:
-            out = recall(paths, entity, commits=shas, via=via)
-            out["resolved"] = sorted(shas)[:1] if via == "commit" else []
+    out = recall(repo_paths(ctx), entity)
     if as_json:
         emit_json(out)
         return
-    if not out["results"]:
+    if not out.results:
         say(f"Nothing recorded about {entity!r}.")
         return
-    for r in out["results"]:
-        w = r["workitem"]
-        say(f"{w['id']}  {w['title']}  {conf_tag(w['confidence'], w['band'])}"
-                   f"  via {', '.join(r['why'])}")
-        for m in r["memories"]:
-            life = f" [{m['lifecycle']}]" if m.get("lifecycle") not in (None, "active") else ""
-            say(f"    {m['kind']:<12} {conf_tag(m['confidence'], m['band'])}{life}"
-                       f" > {m['text']}")
-
-
-def _rev_commits(paths, entity: str) -> tuple[frozenset[str], str]:  # paths: RepoPaths
-    """A rev git understands -> (its commit, "commit"); a branch -> (its recent commits,
-    "branch"). Nothing when git does not know the name."""
-    import subprocess
-
-    from looma_git.gitrepo import require_worktree
-
-    if entity.startswith("-"):
-        return frozenset(), "commit"
-    cwd = require_worktree(paths)
-
-    def git(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
-
-    one = git("rev-parse", "--verify", "--quiet", "--end-of-options", entity + "^{commit}")
-    if one.returncode != 0:
-        return frozenset(), "commit"
-    if git("show-ref", "--verify", "--quiet", f"refs/heads/{entity}").returncode == 0:
-        many = git("rev-list", "--max-count=500", "--end-of-options", entity)
-        return frozenset(many.stdout.split()), "branch"
-    return frozenset({one.stdout.strip()}), "commit"
+    for r in out.results:
+        w = r.workitem
+        say(f"{w.id}  {w.title}  {conf_tag(w.confidence, w.band)}  via {', '.join(r.why)}")
+        for m in r.memories:
+            life = f" [{m.lifecycle}]" if m.lifecycle not in (None, "active") else ""
+            say(f"    {m.kind:<12} {conf_tag(m.confidence, m.band)}{life} > {m.text}")

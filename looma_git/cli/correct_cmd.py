@@ -11,22 +11,18 @@ from looma_git.cli.common import emit_json, repo_paths, say
 from looma_git.cli.complete import workitems
 
 if TYPE_CHECKING:
-    from looma_git.api.correct import Correction
+    from looma_git.wire.ledger import CorrectionOut
 
 RATIONALE = click.option("--rationale", "-m", default=None, metavar="TEXT",
                          help="Why (kept in the ledger with the op).")
 JSON = click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 
 
-def _done(c: Correction, as_json: bool) -> None:
+def _done(c: CorrectionOut, as_json: bool) -> None:
     if as_json:
-        from looma_git.wire.cli import CorrectionOut
-
-        emit_json(CorrectionOut(op_id=c.op_id, op=c.op, target=c.target, summary=c.summary,
-                                undo=f"looma correct undo {c.op_id[:10]}"))
+        emit_json(c)
     else:
-        say(f"{c.summary}  (op {c.op_id[:10]}; undo with `looma correct undo "
-                   f"{c.op_id[:10]}`)")
+        say(f"{c.summary}  (op {c.op_id[:10]}; undo with `{c.undo}`)")
 
 
 @click.group("correct")
@@ -171,14 +167,14 @@ def blame_cmd(ctx: click.Context, work: str, as_json: bool) -> None:
     """Which ops shaped WORK: who, when and why."""
     from looma_git.api.correct import blame
 
-    rows = blame(repo_paths(ctx), work)
+    out = blame(repo_paths(ctx), work)
     if as_json:
-        emit_json({"ops": rows})
+        emit_json(out)
         return
-    for r in rows:
-        who = f"{r['actor']['kind']}:{r['actor']['name']}"
-        why = f"  -- {r['rationale']}" if r.get("rationale") else ""
-        say(f"{r['id'][:10]}  L{r['lamport']:<5} {r['ts']}  {who:<24} {r['op']}{why}")
+    for r in out.ops:
+        who = f"{r.actor.kind}:{r.actor.name}"
+        why = f"  -- {r.rationale}" if r.rationale else ""
+        say(f"{r.id[:10]}  L{r.lamport:<5} {r.ts}  {who:<24} {r.op}{why}")
 
 
 def _linked(ctx: click.Context, commit: str, work: str, rationale: str | None, unlink: bool,

@@ -80,7 +80,9 @@ def status_cmd(ctx: click.Context, as_json: bool) -> None:
     fallback = shutil.which("looma") is not None or shutil.which("git-looma") is not None
     st = api.status(_paths(ctx), path_fallback=fallback)
     if as_json:
-        click.echo(st.model_dump_json(indent=2))
+        from looma_git.cli.common import emit_json
+
+        emit_json(st)
         return
     click.echo(f"hooks dir: {st.hooks_dir}")
     for h in st.hooks:

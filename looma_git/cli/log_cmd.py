@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import click
@@ -53,7 +52,10 @@ def log_cmd(ctx: click.Context, as_json: bool, user_only: bool, limit: int | Non
     ops = log(find_repo(ctx.obj.get("repo_dir") if ctx.obj else None),
               user_only=user_only, limit=limit)
     if as_json:
-        click.echo(json.dumps({"ops": [o.fields() for o in ops]}, indent=2, ensure_ascii=False))
+        from looma_git.cli.common import emit_json
+        from looma_git.wire.ledger import LogOut, OpOut
+
+        emit_json(LogOut(ops=[OpOut.model_validate(o.fields()) for o in ops]))
         return
     if not ops:
         click.echo("no ledger ops" + (" by users" if user_only else "") + " yet")

@@ -204,13 +204,11 @@ def _fail(argv: list[str], code: str, message: str, hint: str | None, exit_code:
           text: str | None = None, **extra: Any) -> None:
     """Report a failure: one JSON document on stdout with --json, else text on stderr."""
     if _wants_json(argv):
-        import json
+        from looma_git.cli.common import emit_json
+        from looma_git.wire.ledger import ErrorBody, ErrorOut
 
-        err: dict[str, Any] = {"code": code, "message": message, "hint": hint,
-                               "exit_code": exit_code}
-        err["matches"] = []
-        err.update(extra)
-        click.echo(json.dumps({"error": err}, indent=2, sort_keys=True, ensure_ascii=False))
+        emit_json(ErrorOut(error=ErrorBody(code=code, message=message, hint=hint,
+                                           exit_code=exit_code, **extra)))
     else:
         click.echo(text if text is not None else
                    f"looma: error: {message}" + (f"\nhint: {hint}" if hint else ""), err=True)

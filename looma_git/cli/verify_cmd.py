@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 
 import click
 
@@ -27,10 +26,12 @@ def verify_cmd(ctx: click.Context, as_json: bool) -> None:
 
     report = verify(find_repo(ctx.obj.get("repo_dir") if ctx.obj else None))
     if as_json:
-        click.echo(json.dumps({
-            "ok": report.ok, "ops": report.ops, "commits_checked": report.commits_checked,
-            "problems": [dataclasses.asdict(p) for p in report.problems], "warnings": report.warnings,
-        }, indent=2))
+        from looma_git.cli.common import emit_json
+        from looma_git.wire.ledger import ProblemOut, VerifyOut
+
+        emit_json(VerifyOut(ok=report.ok, ops=report.ops, commits_checked=report.commits_checked,
+                            problems=[ProblemOut(**dataclasses.asdict(p))
+                                      for p in report.problems], warnings=report.warnings))
     else:
         for w in report.warnings:
             click.echo(f"warning: {w}", err=True)

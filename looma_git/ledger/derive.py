@@ -80,6 +80,13 @@ def covers(have: Obs | None, new: Obs) -> bool:
     return have is not None and merge(have, new) == have
 
 
+def _strong(link: LinkState) -> bool:
+    try:
+        return strong_link(link.why, link.user)
+    except TypeError:  # a `why` of another shape than looma writes (from another clone)
+        return False
+
+
 def _iso(ts: str) -> str:
     return ts[:19] + "Z" if ts else ""
 
@@ -103,7 +110,7 @@ def derive(wi: WorkItemState, obs: dict[str, Obs], links: list[LinkState],
     real = [ln for ln in commits if ln.subject and not is_chore(ln.subject, "", ln.files)]
     # The commit that created the work: the earliest one linked on strong evidence (content,
     # branch, a user), else the earliest linked at all.
-    real.sort(key=lambda ln: not strong_link(ln.why, ln.user))
+    real.sort(key=lambda ln: not _strong(ln))
     if not wi.forced and not wi.false_positive:
         observed = {(o["agent"], o["id"]) for o in sessions}
         # Sessions that only read corroborate an effort that changed files nothing; an
@@ -140,7 +147,7 @@ def derive(wi: WorkItemState, obs: dict[str, Obs], links: list[LinkState],
         if not title and prompt:
             t = title_from_prompt(prompt)
             title = "" if t == "Untitled work" else t
-        if not title and wi.branch:
+        if not title and wi.branch and isinstance(wi.branch, str):
             title = wi.branch.rsplit("/", 1)[-1].replace("-", " ").replace("_", " ").capitalize()
         if title:
             wi.title = title
@@ -179,13 +186,20 @@ def summary(counts: Counter[str], links: list[LinkState], memories: list[MemoryS
     subjects = [ln.subject for ln in links if ln.subject]
     if subjects:
         parts.append("Commits: " + "; ".join(subjects[-3:]) + ".")
-    mems = sorted(memories, key=lambda m: (m.said_at or "~", m.id))
+    # Memory fields come from ops of any clone: a said_at or text that is not a string (which
+    # no looma writes) sorts last or is left out, never stops the fold.
+    try:
+        mems = sorted(memories, key=lambda m: (m.said_at or "~", m.id))
+    except TypeError:
+        mems = sorted(memories, key=lambda m: (_str(m.said_at) or "~", m.id))
     why = [m.text for m in mems if m.kind in ("decision", "architecture")
            and m.lifecycle == "active" and not m.false_positive][:2]
+    why = [t for t in why if isinstance(t, str)]
     if why:
         parts.append("Why: " + " ".join(why))
     todo = [m.text for m in mems if m.kind in ("todo", "bug") and m.lifecycle == "active"
             and not m.false_positive][:2]
+    todo = [t for t in todo if isinstance(t, str)]
     if todo:
         parts.append("Unfinished: " + " ".join(todo))
     return " ".join(parts)[:1200]
@@ -199,7 +213,7 @@ def derive_all(state: LedgerState, obs: dict[str, dict[str, Obs]],
         return set()
     grouped: dict[str, dict[str, Obs]] = {}
     for wid, per in obs.items():
-        canon = state.canonical(wid)
+        canon = state.survivor(wid)
         if only is not None and canon not in only:
             continue
         target = grouped.setdefault(canon, {})
@@ -211,7 +225,7 @@ def derive_all(state: LedgerState, obs: dict[str, dict[str, Obs]],
             by_wi.setdefault(link.workitem, []).append(link)
     mems: dict[str, list[MemoryState]] = {}
     for m in state.memories.values():
-        if m.workitem and (canon := state.canonical(m.workitem)) in grouped:
+        if isinstance(m.workitem, str) and (canon := state.survivor(m.workitem)) in grouped:
             mems.setdefault(canon, []).append(m)
     changed = set()
     for wid, per in grouped.items():

@@ -5,16 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-WORKITEM_KINDS = ("feature", "bugfix", "refactor", "migration", "investigation", "chore")
-WORKITEM_STATUSES = ("active", "done", "abandoned")
-MEMORY_KINDS = ("decision", "todo", "bug", "architecture")
-LIFECYCLES = ("active", "superseded", "expired", "invalidated")
-LINK_BY = ("hook", "backfill", "user", "relink")
+from looma_git.domain import WorkItem
+from looma_git.ledger import emit
 
 
 @dataclass
 class WorkItemState:
-    """One WorkItem as the fold leaves it; `ops` lists every op that shaped it (for blame)."""
+    """One WorkItem as the fold leaves it, field for field what `workitems/<id>.yaml` holds;
+    `ops` lists every op that shaped it (for blame). Readers take `domain.WorkItem`
+    (`LedgerState.work_items`), which this record is emitted as."""
 
     id: str
     title: str = ""
@@ -50,7 +49,8 @@ class WorkItemState:
 
 @dataclass
 class MemoryState:
-    """A promoted memory (decision, todo, bug, architecture) with its lifecycle."""
+    """A promoted memory as the fold leaves it (`memories/<id>.yaml`); emitted as
+    `domain.Memory`."""
 
     id: str
     kind: str = "decision"
@@ -72,7 +72,8 @@ class MemoryState:
 
 @dataclass
 class LinkState:
-    """A live commit -> WorkItem link (the notes ref is a projection of these)."""
+    """A live commit -> WorkItem link (the notes ref is a projection of these); emitted as
+    `domain.CommitLink`."""
 
     sha: str
     workitem: str
@@ -81,7 +82,7 @@ class LinkState:
     patch_id: str | None = None
     files: tuple[str, ...] = ()
     branch: str | None = None
-    why: str | None = None
+    why: dict[str, float] | None = None  # what the link rests on (docs/format.md commit.link)
     title: str = ""
     user: bool = False  # set by a user op: system ops cannot replace or remove it
     op: str = ""
@@ -136,7 +137,7 @@ class LedgerState:
     # wi id -> "agent:session" -> merged observation (ledger/derive.py); not a projection
     observations: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
 
-    def canonical(self, wi_id: str) -> str:
+    def survivor(self, wi_id: str) -> str:
         """Follow `merged_into` to the WorkItem that absorbed `wi_id` (cycle-safe)."""
         seen = set()
         cur = wi_id
@@ -162,3 +163,13 @@ class LedgerState:
             if wi is not None and wi.live:
                 out.append(link)
         return out
+
+    def work_items(self, *, listed: bool = True) -> tuple[WorkItem, ...]:
+        """The WorkItems as domain values, sorted by id, with their links and memories:
+        those a listing shows (live, not split up), or with `listed=False` every one."""
+        return emit.listed(self) if listed else emit.workitems(self)
+
+    def work_item(self, wi_id: str) -> WorkItem | None:
+        """One WorkItem (followed through merges) as a domain value."""
+        found = emit.workitems(self, [self.survivor(wi_id)])
+        return found[0] if found else None

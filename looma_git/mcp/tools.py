@@ -45,6 +45,7 @@ class EmptyStoreError(NotInitializedError):
 def require_ready(paths: RepoPaths) -> None:
     """NotInitializedError before `looma init`; EmptyStoreError when nothing is known yet."""
     from looma_git.api.index import ledger_head, load_items
+    from looma_git.status import has_events
     from looma_git.store.clone import read_clone_id
 
     read_clone_id(paths)
@@ -52,28 +53,11 @@ def require_ready(paths: RepoPaths) -> None:
         raise NotInitializedError("the looma ledger (refs/looma/ledger) does not exist",
                                   hint="run `looma init` in the repository")
     state, items = load_items(paths)
-    if items or getattr(state, "memories", None) or _has_events(paths):
+    if items or getattr(state, "memories", None) or has_events(paths):
         return
     raise EmptyStoreError("looma knows nothing about this repository yet: no transcripts "
                           "ingested and no WorkItems in the ledger",
                           hint="run `looma ingest` in the repository (then call the tool again)")
-
-
-def _has_events(paths: RepoPaths) -> bool:
-    if not paths.store_db.exists():
-        return False
-    from looma_git.index import storedb
-
-    try:
-        conn = storedb.connect(paths, readonly=True)
-    except LoomaError:
-        return False
-    try:
-        return conn.execute("SELECT 1 FROM events LIMIT 1").fetchone() is not None
-    except Exception:  # no events table yet: nothing was ingested
-        return False
-    finally:
-        conn.close()
 
 
 # ------------------------------------------------------------------ errors
@@ -292,17 +276,17 @@ def recall(paths: RepoPaths, entity: str, limit: int = 10,
 
     require_ready(paths)
     _cursor(cursor)
-    out = facts.recall(paths, entity)
+    out = facts.recall(paths, entity).model_dump()  # the `recall --json` document
     hits = []
     for hit in out["results"]:
-        mems = [{"id": m["id"], "kind": m["kind"], "evidence": m["text"],
-                 "confidence": round(float(m["confidence"]), 2), "band": m["band"],
-                 "lifecycle": m["lifecycle"], "flags": shape.flags(m["text"])}
-                for m in hit["memories"]]
+        mems = [{**{k: m[k] for k in ("id", "kind", "band", "lifecycle")},
+                 "confidence": round(float(m["confidence"]), 2), "evidence": m["text"],
+                 "flags": shape.flags(m["text"])} for m in hit["memories"]]
         hits.append({"workitem": shape.work_row(hit["workitem"]), "why": hit["why"],
                      "memories": mems})
     chunk, offset, nxt = shape.page(hits, cursor, limit)
-    data = {"entity": out["entity"], "total": len(hits), "results": chunk, "next_cursor": nxt}
+    data = {"entity": out["entity"], "total": len(hits), "results": chunk,
+            "resolved": out["resolved"], "next_cursor": nxt}
     return shape.fit_list(RecallResult, data, "results", render.recall, shape.DEFAULT_BUDGET,
                           offset)
 
@@ -357,7 +341,8 @@ def correct(paths: RepoPaths, action: Action, refs: list[str], *, actor_name: st
         fn = {"false_positive": api.false_positive, "promote": api.promote,
               "reject": api.reject}[action]
         c = fn(paths, ref, **kw)
-    return CorrectResult(op_id=c.op_id, op=c.op, target=c.target, summary=c.summary,
-                         actor=actor_name,
-                         undo=f"correct(action='undo', refs=['{c.op_id[:12]}'])")
+    # The CLI's `correct --json` document, with the actor and this tool's own undo call.
+    return CorrectResult.model_validate({
+        **c.model_dump(), "actor": actor_name,
+        "undo": f"correct(action='undo', refs=['{c.op_id[:12]}'])"})
 

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from looma_git.domain import Evidence  # re-exported: the one quote-with-source type
 from looma_git.pipeline import confidence as conf
 from looma_git.pipeline.clusters import Seed
 from looma_git.pipeline.extractor import Extractor
@@ -53,19 +54,6 @@ class RefineInput:
     dirty_from: float = float("inf")  # earliest start of a window that vanished since `prior`
     local_authors: frozenset[str] = frozenset()  # this clone's git identity (commit authors)
     content: Content | None = None  # what sessions wrote vs what commits add (linking)
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """A bounded quote with its source ref; the only transcript text that may reach git."""
-
-    quote: str
-    agent: str
-    session: str
-    event: str
-    hash: str
-    start: int = 0
-    end: int = 0
 
 
 @dataclass(frozen=True)

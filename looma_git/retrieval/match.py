@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
+from looma_git.retrieval.fuzzy import token_set_ratio
 from looma_git.retrieval.records import ItemRecord
 
 # Resume thresholds (DESIGN §5), in one place; docs/quality.md says how they were chosen.
@@ -31,6 +33,7 @@ W_TITLE = 0.30
 PARTIAL = 0.6  # a goal word that only shares a prefix with an item word ("auth" ~ "authentication")
 BRANCH_SCORE = 1.0  # the goal names the item's branch
 FILE_SCORE = 0.9  # the goal names one of the item's files (or a directory of them)
+ENTITY_OTHERS = 0.5  # ...then the words score of the items that do not have it is scaled
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9+#]*")
 _STOP = frozenset("the a an of to in on for and or with is are was what whats where how do does "
@@ -66,24 +69,74 @@ def goal_terms(goal: str) -> list[str]:
     return list(dict.fromkeys(terms(topic) or terms(goal)))
 
 
-@lru_cache(maxsize=8192)
+# Term sets of items' texts, kept per process (a warm resume re-ranks without re-tokenising)
+# and primed from the records snapshot (a fresh one does not tokenise either).
+_TERMS: dict[str, frozenset[str]] = {}
+MAX_CACHED_TEXTS = 8192
+
+
 def _doc_terms(text: str) -> frozenset[str]:
-    """An item's term set, kept per process: a warm resume re-ranks without re-tokenising."""
-    return frozenset(terms(text))
+    got = _TERMS.get(text)
+    if got is None:
+        if len(_TERMS) >= MAX_CACHED_TEXTS:
+            _TERMS.clear()
+        got = _TERMS[text] = frozenset(terms(text))
+    return got
 
 
-@lru_cache(maxsize=8192)
-def _prefixes(doc: frozenset[str]) -> frozenset[str]:
-    """Every 4+-letter prefix of the item's terms, for partial (abbreviation) matches."""
-    return frozenset(t[:n] for t in doc if len(t) >= 4 for n in range(4, len(t) + 1))
+def item_terms(it: ItemRecord) -> frozenset[str]:
+    """Everything searchable about `it` (`text_fields`) as stemmed terms."""
+    return _doc_terms(it.text_fields())
 
 
-def _partial(term: str, doc: frozenset[str]) -> bool:
-    """`term` abbreviates an item word or an item word abbreviates it (4+ letters shared as
-    a whole prefix: "auth" / "authentication", "config" / "configuration")."""
-    if len(term) >= 4 and term in _prefixes(doc):
-        return True
-    return any(term[:n] in doc for n in range(4, len(term)))
+def prime_terms(items: list[ItemRecord], saved: list[list[str]]) -> None:
+    """Accept term sets computed before (the snapshot's) for these items' texts."""
+    for it, ts in zip(items, saved, strict=False):
+        if len(_TERMS) < MAX_CACHED_TEXTS:
+            _TERMS.setdefault(it.text_fields(), frozenset(ts))
+
+
+@dataclass(frozen=True)
+class _Index:
+    """The items' terms inverted: term -> item positions, and the sorted vocabulary, so a
+    goal term's exact and partial (abbreviation) matches are looked up, not scanned."""
+
+    items: list[ItemRecord]
+    docs: tuple[frozenset[str], ...]
+    postings: dict[str, tuple[int, ...]]
+    vocab: tuple[str, ...]
+
+    def hits(self, term: str) -> tuple[set[int], set[int]]:
+        """(items with `term`, items where it only abbreviates or is abbreviated by a word:
+        4+ letters shared as a whole prefix, "auth" / "authentication")."""
+        exact = set(self.postings.get(term, ()))
+        part: set[int] = set()
+        if len(term) >= 4:
+            i = bisect.bisect_left(self.vocab, term)
+            while i < len(self.vocab) and self.vocab[i].startswith(term):
+                part.update(self.postings[self.vocab[i]])
+                i += 1
+        for n in range(4, len(term)):
+            part.update(self.postings.get(term[:n], ()))
+        return exact, part - exact
+
+
+_INDEX: list[_Index] = []  # the last few lists ranked (a process ranks one list many times)
+
+
+def _index(items: list[ItemRecord]) -> _Index:
+    for ix in _INDEX:
+        if ix.items is items:
+            return ix
+    docs = tuple(item_terms(it) for it in items)
+    post: dict[str, list[int]] = {}
+    for i, d in enumerate(docs):
+        for t in d:
+            post.setdefault(t, []).append(i)
+    ix = _Index(items, docs, {t: tuple(v) for t, v in post.items()}, tuple(sorted(post)))
+    _INDEX.insert(0, ix)
+    del _INDEX[4:]
+    return ix
 
 
 @dataclass(frozen=True)
@@ -123,25 +176,21 @@ def rank(goal: str, items: list[ItemRecord],
     gts = goal_terms(goal)
     if not gts or not items:
         return []
-    from rapidfuzz import fuzz  # here, not at import: `work` and `ask` never rank titles
-
-    docs = {it.id: _doc_terms(it.text_fields()) for it in items}
+    ix = _index(items)
     n = len(items)
-    df = {t: sum(1 for d in docs.values() if t in d or _partial(t, d)) for t in gts}
-    idf = {t: math.log(1 + (n + 1) / (1 + df[t])) for t in gts}
+    hits_of = {t: ix.hits(t) for t in gts}
+    idf = {t: math.log(1 + (n + 1) / (1 + len(e) + len(p))) for t, (e, p) in hits_of.items()}
     total = sum(idf.values())
     topic = _LEAD_IN.sub("", goal, count=1).lower()
     lex: list[tuple[ItemRecord, float, float, float, tuple[str, ...], str]] = []
-    for it in items:
-        d = docs[it.id]
-        hit = [t for t in gts if t in d]
-        part = [t for t in gts if t not in d and _partial(t, d)]
+    for i, it in enumerate(items):
+        hit = [t for t in gts if i in hits_of[t][0]]
+        part = [t for t in gts if i in hits_of[t][1]]
         coverage = (sum(idf[t] for t in hit) + PARTIAL * sum(idf[t] for t in part)) / total \
             if total else 0.0
-        names = [it.title, *it.aliases]
-        title = max(fuzz.token_set_ratio(topic, x.lower()) for x in names) / 100.0
         # A fuzzy title hit without any shared term is noise ("kubernetes" vs "Rate Limiter").
-        title = title if hit else 0.0
+        title = max(token_set_ratio(topic, x.lower()) for x in (it.title, *it.aliases)) \
+            / 100.0 if hit else 0.0
         score = W_COVERAGE * coverage + W_TITLE * title
         via = "words"
         ent = _entity(goal, it)
@@ -149,6 +198,12 @@ def rank(goal: str, items: list[ItemRecord],
             score, via = ent
         lex.append((it, round(score, 4), round(coverage, 4), round(title, 4),
                     tuple(hit + part), via))
+    if any(r[5] in ("branch", "file") for r in lex):
+        # The goal names a branch or a file that WorkItems have: those are its matches. The
+        # words of a path or branch name ("src", "py", the package, "fix") are in most
+        # WorkItems of a project and say little more about the others.
+        lex = [r if r[5] in ("branch", "file") else (r[0], round(r[1] * ENTITY_OTHERS, 4),
+                                                    *r[2:]) for r in lex]
     order_lex = sorted(lex, key=lambda r: (-r[1], -r[0].confidence, r[0].id))
     rrf: dict[str, float] = {r[0].id: 1.0 / (RRF_K + i + 1) for i, r in enumerate(order_lex)
                              if r[1] > 0}
@@ -206,13 +261,19 @@ def _state(matches: list[Match], scores: list[float], high: float, margin: float
 def outcome(matches: list[Match]) -> tuple[str, list[Match]]:
     """confident (one), ambiguous (near-ties side by side) or cold (nothing).
 
-    Words decide first: a confident words match stands (no meaning needed). Otherwise the
-    meaning channel may carry the goal on its own thresholds (cosine SEM_CONFIDENT_AT with
-    SEM_MARGIN over the runner-up), unless the words strongly (CONFIDENT_AT) point
-    elsewhere; when neither is confident, the near-ties of both channels are shown side by
-    side, never blended."""
+    Words decide first: a confident words match stands (no meaning needed). Otherwise:
+    - meaning carries the goal on its own thresholds (cosine SEM_CONFIDENT_AT with
+      SEM_MARGIN over the runner-up), unless the words strongly (CONFIDENT_AT) point
+      elsewhere;
+    - meaning confirms a moderate words match: words rank one WorkItem first by MARGIN at
+      LEX_WEAK or more (one clear topic word of a paraphrase, "activate(None)", ".mo ...
+      releasing") and no other WorkItem is closer in meaning by SEM_MARGIN;
+    - otherwise the near-ties of both channels are shown side by side, never blended, and
+      only WorkItems that really match (words at COLD_BELOW, meaning at SEM_COLD_BELOW) are
+      near-ties: one weak match alone is no choice to offer, so the goal is cold."""
     if not matches:
         return "cold", []
+
     def lex(m: Match) -> float:
         if m.lexical < LEX_WEAK and m.semantic is not None and m.semantic < SEM_COLD_BELOW:
             return 0.0
@@ -227,11 +288,6 @@ def outcome(matches: list[Match]) -> tuple[str, list[Match]]:
     by_sem = sorted(with_cos, key=lambda m: (-(m.semantic or 0.0), m.item.id))
     sem_scores = [m.semantic or 0.0 for m in by_sem]
     s_sem = _state(by_sem, sem_scores, SEM_CONFIDENT_AT, SEM_MARGIN, SEM_COLD_BELOW)
-    lex_ties = [m for m in by_lex if lex(m) >= COLD_BELOW
-                and lex_scores[0] - lex(m) < MARGIN] if s_lex == "ambiguous" else []
-    sem_ties = [m for m in by_sem if (m.semantic or 0.0) >= SEM_COLD_BELOW
-                and sem_scores[0] - (m.semantic or 0.0) < SEM_MARGIN] \
-        if s_sem != "cold" else []
     if s_sem == "confident":
         top = by_sem[0]
         # Meaning carries the goal unless the words make a strong case for another item:
@@ -239,12 +295,19 @@ def outcome(matches: list[Match]) -> tuple[str, list[Match]]:
         rival = by_lex[0]
         if rival.item.id == top.item.id or lex(rival) < CONFIDENT_AT:
             return "confident", [top]
-    if s_lex == "cold" and s_sem == "cold":
-        return "cold", []
+    lead = by_lex[0]
+    if with_cos and _state(by_lex, lex_scores, LEX_WEAK, MARGIN, COLD_BELOW) == "confident":
+        closer = [m for m in by_sem if (m.semantic or 0.0) >= SEM_COLD_BELOW
+                  and (m.semantic or 0.0) - (lead.semantic or 0.0) >= SEM_MARGIN]
+        if not closer:
+            return "confident", [lead]
+    lex_ties = [m for m in by_lex if lex(m) >= COLD_BELOW
+                and lex_scores[0] - lex(m) < MARGIN] if s_lex == "ambiguous" else []
+    sem_ties = [m for m in by_sem if (m.semantic or 0.0) >= SEM_COLD_BELOW
+                and sem_scores[0] - (m.semantic or 0.0) < SEM_MARGIN] \
+        if s_sem != "cold" else []
     ids = {m.item.id for m in lex_ties + sem_ties}
     ties = [m for m in matches if m.item.id in ids]  # `matches` is in fused (RRF) order
     if len(ties) < 2:
-        live = [m for m in matches if lex(m) >= COLD_BELOW
-                or (m.semantic or 0.0) >= SEM_COLD_BELOW]
-        ties = ties + [m for m in live[:2] if m.item.id not in ids]
+        return "cold", []
     return "ambiguous", ties[:MAX_SIDE_BY_SIDE]

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from looma_git.ledger.state import LedgerState
-from looma_git.pipeline.confidence import band
+if TYPE_CHECKING:  # the fold's types; a resume served from the snapshot never imports them
+    from looma_git.ledger.state import LedgerState
 
 TRUNKS = frozenset({"main", "master", "trunk", "develop", "HEAD"})
 
@@ -70,6 +70,8 @@ class ItemRecord:
 
 def from_ledger(state: LedgerState) -> list[ItemRecord]:
     """Live WorkItems of the fold (merged-away, split and false-positive ones excluded)."""
+    from looma_git.pipeline.confidence import band
+
     links_by_wi: dict[str, list[LinkRecord]] = {}
     branches_by_wi: dict[str, set[str]] = {}
     for (sha, wi), link in sorted(state.links.items()):
@@ -84,7 +86,9 @@ def from_ledger(state: LedgerState) -> list[ItemRecord]:
         mems_by_wi.setdefault(m.workitem or "", []).append(MemoryRecord(
             id=mid, kind=m.kind, text=m.text, workitem=m.workitem, confidence=m.confidence,
             band=m.band or band(m.confidence), lifecycle=m.lifecycle or "active", promoted=True,
-            evidence=tuple(dict(e) for e in m.evidence), said_at=m.said_at,
+            # The first quote is the memory's source (what bundle, ask and MCP show); the
+            # ledger keeps every quote, the read model (and its snapshot) only that one.
+            evidence=tuple(dict(e) for e in m.evidence[:1]), said_at=m.said_at,
             superseded_by=m.superseded_by))
     out = []
     for wid, it in sorted(state.workitems.items()):

@@ -10,10 +10,13 @@ from typing import Any
 from looma_git.retrieval.records import ItemRecord, LinkRecord, MemoryRecord
 
 SNAPSHOT_FILE = "records-snapshot.json"
-#: Bump when ItemRecord/MemoryRecord/LinkRecord or `from_ledger` change shape or meaning,
-#: so an old snapshot is ignored instead of misread.
-SNAPSHOT_FORMAT = 2
+#: Bump when ItemRecord/MemoryRecord/LinkRecord or `from_ledger` change shape or meaning, or
+#: `match.terms` tokenises differently, so an old snapshot is ignored instead of misread.
+SNAPSHOT_FORMAT = 4
 MAX_SNAPSHOT_BYTES = 512 * 1024 * 1024
+# The saved term sets are used only while the tokeniser still gives this text the same terms
+# (a change to `match.terms` without a format bump re-tokenises instead of mis-ranking).
+TERMS_PROBE = "Indexing the OAuth tokens: auth/config.py, it's 3.14 and C++ timeouts"
 
 
 def _item_to_json(it: ItemRecord) -> dict[str, Any]:
@@ -25,13 +28,30 @@ def _item_to_json(it: ItemRecord) -> dict[str, Any]:
 
 
 def _item_from_json(d: dict[str, Any]) -> ItemRecord:
-    mems = tuple(MemoryRecord(**{**m, "evidence": tuple(m["evidence"])}) for m in d["memories"])
-    return ItemRecord(**{
-        **d, "files": tuple(d["files"]), "aliases": tuple(d["aliases"]),
-        "sessions": tuple((a, s) for a, s in d["sessions"]),
-        "commits": tuple(LinkRecord(sha=c[0], confidence=c[1], by=c[2]) for c in d["commits"]),
-        "memories": mems, "features": tuple((k, v) for k, v in d["features"]),
-        "branches": tuple(d["branches"]), "prompts": tuple(d["prompts"])})
+    # Built without the dataclasses' __init__ (which sets each field of a frozen instance
+    # through object.__setattr__): a fresh resume reads every record of the snapshot, and
+    # these classes validate nothing on construction. Same objects, a third of the time.
+    new = object.__new__
+    mems = []
+    for m in d["memories"]:
+        mem = new(MemoryRecord)
+        m["evidence"] = tuple(m["evidence"])
+        mem.__dict__.update(m)
+        mems.append(mem)
+    d.update(files=tuple(d["files"]), aliases=tuple(d["aliases"]),
+             sessions=tuple((a, s) for a, s in d["sessions"]),
+             commits=tuple(LinkRecord(sha=c[0], confidence=c[1], by=c[2]) for c in d["commits"]),
+             memories=tuple(mems), features=tuple((k, v) for k, v in d["features"]),
+             branches=tuple(d["branches"]), prompts=tuple(d["prompts"]))
+    if set(d) != _ITEM_FIELDS or any(set(m.__dict__) != _MEMORY_FIELDS for m in mems):
+        raise KeyError("snapshot fields do not match the records")  # foreign: fold again
+    it = new(ItemRecord)
+    it.__dict__.update(d)
+    return it
+
+
+_ITEM_FIELDS = frozenset(ItemRecord.__dataclass_fields__)
+_MEMORY_FIELDS = frozenset(MemoryRecord.__dataclass_fields__)
 
 
 def load(state_dir: Path, head: str) -> list[ItemRecord] | None:
@@ -49,7 +69,13 @@ def load_any(state_dir: Path) -> tuple[str, list[ItemRecord]] | None:
         doc = json.loads(path.read_bytes())
         if doc.get("format") != SNAPSHOT_FORMAT or not isinstance(doc.get("ledger_commit"), str):
             return None
-        return doc["ledger_commit"], [_item_from_json(d) for d in doc["items"]]
+        items = [_item_from_json(d) for d in doc["items"]]
+        from looma_git.retrieval import match
+
+        if isinstance(doc.get("terms"), list) and len(doc["terms"]) == len(items) and \
+                doc.get("terms_probe") == match.terms(TERMS_PROBE):
+            match.prime_terms(items, doc["terms"])  # a fresh resume does not tokenise
+        return doc["ledger_commit"], items
     except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
         return None  # a cache: anything unexpected means "fold the ledger again"
 
@@ -61,8 +87,12 @@ def save(state_dir: Path, head: str, items: list[ItemRecord]) -> None:
     tmp = state / f".{SNAPSHOT_FILE}.{os.getpid()}.tmp"
     try:
         state.mkdir(parents=True, exist_ok=True)
+        from looma_git.retrieval.match import item_terms, terms
+
         tmp.write_text(json.dumps({"format": SNAPSHOT_FORMAT, "ledger_commit": head,
-                                   "items": [_item_to_json(it) for it in items]},
+                                   "items": [_item_to_json(it) for it in items],
+                                   "terms": [sorted(item_terms(it)) for it in items],
+                                   "terms_probe": terms(TERMS_PROBE)},
                                   separators=(",", ":")))
         os.replace(tmp, path)
     except (OSError, TypeError, ValueError):

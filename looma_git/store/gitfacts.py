@@ -108,6 +108,24 @@ def _to_utc(iso: str) -> str:
     return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def rev_commits(worktree: Path, name: str, *, branch_limit: int = 500
+                ) -> tuple[frozenset[str], str]:
+    """What a name git understands stands for: a rev (`HEAD~2`, a tag, a sha) -> ({its
+    commit}, "commit"); a local branch -> (its newest `branch_limit` commits, "branch");
+    anything else (or an option-like name) -> (nothing, "commit")."""
+    if name.startswith("-"):
+        return frozenset(), "commit"
+    one = git.run(worktree, "rev-parse", "--verify", "--quiet", "--end-of-options",
+                  name + "^{commit}")
+    if one.returncode != 0:
+        return frozenset(), "commit"
+    if git.run(worktree, "show-ref", "--verify", "--quiet", f"refs/heads/{name}").returncode == 0:
+        many = git.run(worktree, "rev-list", f"--max-count={branch_limit}", "--end-of-options",
+                       name)
+        return frozenset(many.stdout.split()), "branch"
+    return frozenset({one.stdout.strip()}), "commit"
+
+
 def known_paths(worktree: Path) -> frozenset[str]:
     """Every path that exists at HEAD or ever existed in history: the file validator."""
     head = git.out(worktree, "ls-tree", "-r", "-z", "--name-only", "HEAD")

@@ -3,7 +3,7 @@
 `WIRE` names the shape of each command's `--json` document; tests/cli/test_wire.py runs the
 commands and validates their real output against these models (and fails on a command with
 `--json` that is missing here). A failure under `--json` is always `ErrorOut`. The models live in
-wire/read.py, wire/ledger.py and wire/results.py; they are re-exported here under their old names.
+wire/read.py, wire/ledger.py, wire/status.py and wire/results.py; they are re-exported here under their old names.
 """
 
 from __future__ import annotations
@@ -20,12 +20,14 @@ from looma_git.wire.ledger import (
     LinkOut,
     LogOut,
     OpOut,
+    ProblemOut,
     VerifyOut,
 )
 from looma_git.wire.read import (
     AskOut,
     FactOut,
     RecallHit,
+    RecallMemoryOut,
     RecallOut,
     ResumeMatchOut,
     ResumeOut,
@@ -59,9 +61,18 @@ from looma_git.wire.results import (
     RelinkReport,
     ShareChangeOut,
     ShareStatusOut,
+    SyncOut,
+)
+from looma_git.wire.status import (
+    EmbedderOut,
+    HealthMetrics,
+    HealthWarning,
+    IndexOut,
+    IngestionOut,
+    LedgerCounts,
     StateOut,
     StatusOut,
-    SyncOut,
+    Unavailable,
 )
 
 __all__ = [
@@ -77,21 +88,29 @@ __all__ = [
     "ConflictsOut",
     "CorrectionOut",
     "DrainResult",
+    "EmbedderOut",
     "ErrorBody",
     "ErrorOut",
     "FactOut",
+    "HealthMetrics",
+    "HealthWarning",
     "HookChangeOut",
     "HookOut",
     "HooksStatus",
+    "IndexOut",
     "IngestOut",
     "IngestReport",
+    "IngestionOut",
     "InitOut",
     "InstallResult",
+    "LedgerCounts",
     "LinkOut",
     "LogOut",
     "OpOut",
     "PrepushOut",
+    "ProblemOut",
     "RecallHit",
+    "RecallMemoryOut",
     "RecallOut",
     "RefineOut",
     "ReindexOut",
@@ -109,6 +128,7 @@ __all__ = [
     "SyncOut",
     "TimelineEntry",
     "TimelineOut",
+    "Unavailable",
     "VerifyOut",
     "WorkItemHead",
     "WorkItemOut",

@@ -86,11 +86,20 @@ class BlameOut(BaseModel):
     ops: list[BlameOpOut]
 
 
+class ProblemOut(BaseModel):
+    """One thing `verify` found wrong; `op_id` / `path` name the op or file involved."""
+
+    kind: str
+    message: str
+    op_id: str | None = None
+    path: str | None = None
+
+
 class VerifyOut(BaseModel):
-    """`looma verify --json`."""
+    """`looma verify --json` (the exit status is 6 unless `ok`)."""
 
     ok: bool
     ops: int
     commits_checked: int
-    problems: list[Any]
-    warnings: list[Any]
+    problems: list[ProblemOut]
+    warnings: list[str]

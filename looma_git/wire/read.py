@@ -21,12 +21,17 @@ class WorkItemHead(BaseModel):
     status: str
 
 
-class WorkItemOut(WorkItemHead):
+class Rated(WorkItemHead):
+    """A WorkItem head with its confidence and band (every WorkItem-shaped row has them)."""
+
+    confidence: float
+    band: str
+
+
+class WorkItemOut(Rated):
     """One WorkItem in `looma work --json` (DESIGN §6)."""
 
     lifecycle: str
-    confidence: float
-    band: str
     files: list[str]
     commits: list[str]
     sessions: list[SessionRef]
@@ -40,16 +45,10 @@ class WorkOut(BaseModel):
     workitems: list[WorkItemOut]
 
 
-class ResumeMatchOut(BaseModel):
+class ResumeMatchOut(Rated):
     """A WorkItem considered by `resume`, with why it matched."""
 
-    id: str
     letter: str
-    title: str
-    kind: str
-    status: str
-    confidence: float
-    band: str
     match: float
     matched_terms: list[str]
     files: list[str]
@@ -69,20 +68,25 @@ class ResumeOut(BaseModel):
     message: str = ""
 
 
-class FactOut(BaseModel):
-    """One `ask` result with provenance, confidence and band."""
+class FactHead(BaseModel):
+    """What every answer of `ask` carries (the CLI's `text` is MCP's `evidence`)."""
 
-    type: str
+    type: str  # workitem | decision | todo | bug | architecture | message
     id: str
     workitem: str | None
     workitem_title: str | None = None
-    text: str
     confidence: float | None
     band: str | None
     status: Literal["confirmed", "unconfirmed"]
-    source: dict[str, Any] = Field(default_factory=dict)
     score: float = 0.0
     lifecycle: str | None = None  # memories: active | superseded | expired | invalidated
+
+
+class FactOut(FactHead):
+    """One `ask` result with provenance, confidence and band."""
+
+    text: str
+    source: dict[str, Any] = Field(default_factory=dict)
 
 
 class AskOut(BaseModel):
@@ -108,10 +112,26 @@ class TimelineOut(BaseModel):
     band: str | None = None
 
 
+class MemoryHead(BaseModel):
+    """A memory as a recalled WorkItem lists it (the CLI's `text` is MCP's `evidence`)."""
+
+    id: str
+    kind: str
+    confidence: float
+    band: str
+    lifecycle: str
+
+
+class RecallMemoryOut(MemoryHead):
+    """A memory of a recalled WorkItem whose text mentions the entity."""
+
+    text: str
+
+
 class RecallHit(BaseModel):
     workitem: WorkItemOut
-    why: list[str]
-    memories: list[dict[str, Any]]
+    why: list[str]  # file | commit | branch | session | title | memory
+    memories: list[RecallMemoryOut]
 
 
 class RecallOut(BaseModel):

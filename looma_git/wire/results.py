@@ -1,8 +1,8 @@
-"""Wire models of init/refine/reindex/status and the hooks, share/sync, relink and ingest results."""
+"""Wire models of init/refine/reindex and the hooks, share/sync, relink and ingest results."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -76,29 +76,6 @@ class IngestOut(BaseModel):
     duration_s: float  # reading the transcripts
     elapsed_s: float  # the whole command, work model included
     refine: RefineOut | None
-
-
-class StateOut(BaseModel):
-    state: Literal["not initialized", "ingest running", "no transcripts read",
-                   "work model stale", "up to date"]
-    next: str | None
-
-
-class StatusOut(BaseModel):
-    """`looma status --json` (with --health: plus `health` and `warnings`)."""
-
-    state: StateOut
-    repository: str
-    ledger: dict[str, Any]
-    ingestion: dict[str, Any]
-    index: dict[str, Any]
-    embedder: dict[str, Any]
-    hooks: dict[str, Any]
-    health: dict[str, float | None] | None = None
-    warnings: list[dict[str, Any]] | None = None
-    previous: dict[str, float | None] | None = None  # the last health snapshot
-    # with --health: secrets redacted on ingest, by rule family (e.g. {"github": 2})
-    redaction_by_family: dict[str, int] | None = None
 
 
 class HookChangeOut(BaseModel):

@@ -1,4 +1,4 @@
-"""The read path's plain dataclasses (api/results.py) mirror their wire schemas field for field,
+"""The read path's plain dataclasses (wire/plain.py) mirror their wire schemas field for field,
 so the fast path (no pydantic) and `--json`/MCP can never drift apart."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import dataclasses
 import inspect
 
-from looma_git.api import results
 from looma_git.wire import cli as schemas
+from looma_git.wire import plain as results
 
 
 def test_every_result_dataclass_has_exactly_its_schema_fields() -> None:

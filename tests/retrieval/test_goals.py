@@ -123,7 +123,8 @@ def _fresh(repo: Path, *args: str) -> tuple[dict, set[str]]:
             "        pass\n"
             "text = buf.getvalue()\n"
             "heavy = sorted(m for m in ('onnxruntime', 'tokenizers', 'numpy', 'pydantic', "
-            "'tantivy') if m in sys.modules)\n"
+            "'tantivy', 'rapidfuzz', 'looma_git.ledger.state', 'looma_git.pipeline.signals') "
+            "if m in sys.modules)\n"
             "print(json.dumps({'out': text, 'heavy': heavy}))\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True,
                           text=True, check=True)
@@ -136,9 +137,13 @@ def test_fresh_processes_load_no_model_when_words_decide(
     paths, ids = seeded
     out, heavy = _fresh(repo, "resume", "password reset emails")
     assert out.startswith("confident: Password reset emails"), out
-    assert heavy == set(), heavy  # no model, no numpy, no pydantic for a text answer
+    # No model, no numpy, no pydantic, no rapidfuzz, no ledger fold for a text answer.
+    assert heavy == set(), heavy
     out, heavy = _fresh(repo, "work")
     assert "Cursor pagination" in out and heavy == set()
+    out, heavy = _fresh(repo, "resume")  # no goal: the most recently active
+    assert out.startswith("confident: Cursor pagination"), out
+    assert heavy == set(), heavy
     # A paraphrase needs meaning: the first process embeds the goal and caches its vector,
     # the next one answers from the cache without onnxruntime or numpy.
     assert not (paths.state_dir / QCACHE).exists()

@@ -54,3 +54,132 @@ def test_bundle_keeps_protected_items_and_reports_overflow() -> None:
     assert len(b.todos) == 10  # protected: never dropped
     assert b.protected_over_budget
     assert b.overflow.get("files") == 50
+
+
+# Hand-built records whose words leave a goal between the cold and the confident line, and
+# cosines that say what meaning adds: the outcome rules of `match.outcome` one by one.
+PARA = [
+    item("wi_mo", "Generate translation binaries during release", (".github/workflows/release.yml",)),
+    item("wi_loc", "Allow i18n.activate(None)", ("src/humanize/i18n.py",)),
+    item("wi_py", "Add Python 3.14 to the test matrix", ("tox.ini",)),
+]
+
+
+def _out(goal: str, cos: dict[str, float] | None) -> tuple[str, list[str]]:
+    state, chosen = match.outcome(match.rank(goal, PARA, cos))
+    return state, [m.item.id for m in chosen]
+
+
+def test_meaning_confirms_a_moderate_words_match() -> None:
+    goal = "binaries on every tag for the release"
+    ranked = match.rank(goal, PARA)
+    top = ranked[0]
+    assert top.item.id == "wi_mo"
+    assert match.LEX_WEAK <= top.lexical < match.CONFIDENT_AT  # words alone do not decide
+    assert not match.lexical_decides(ranked)
+    # Meaning agrees (or is merely close elsewhere): confident.
+    assert _out(goal, {"wi_mo": 0.26, "wi_loc": 0.33, "wi_py": 0.1}) == ("confident", ["wi_mo"])
+    # Meaning clearly prefers another WorkItem: both side by side, not a guess.
+    state, got = _out(goal, {"wi_mo": 0.20, "wi_loc": 0.40, "wi_py": 0.1})
+    assert state == "ambiguous" and set(got) == {"wi_mo", "wi_loc"}
+
+
+def test_a_near_tie_is_two_real_matches_never_padding() -> None:
+    # One weak words match (one common word) and noise-level meaning elsewhere: no WorkItem to
+    # offer side by side with it, and nothing to be confident about: cold.
+    goal = "unity physics matrix jitter"
+    ranked = match.rank(goal, PARA)
+    assert ranked[0].item.id == "wi_py" and match.COLD_BELOW <= ranked[0].lexical < match.LEX_WEAK
+    state, got = _out(goal, {"wi_py": 0.31, "wi_mo": 0.29, "wi_loc": 0.05})
+    assert (state, got) == ("cold", [])
+    # Without meaning (no model installed) the same: a lone weak words match is no choice.
+    assert _out(goal, None) == ("cold", [])
+    # Two WorkItems that both match, neither clearly: ambiguous with exactly those two.
+    state, got = _out("localisation build artefacts", {"wi_mo": 0.45, "wi_loc": 0.44,
+                                                       "wi_py": 0.05})
+    assert state == "ambiguous" and set(got) == {"wi_mo", "wi_loc"}, got
+
+
+def test_every_ambiguous_candidate_matches() -> None:
+    """Whatever the cosines, an ambiguous outcome lists two or more WorkItems and each one
+    matches the goal in words (COLD_BELOW) or in meaning (SEM_COLD_BELOW)."""
+    import itertools
+
+    goals = ("release translations", "activate none", "test matrix", "python release",
+             "i18n binaries", "translation matrix")
+    levels = (None, 0.1, 0.29, 0.31, 0.4, 0.5)
+    for goal, cs in itertools.product(goals, itertools.product(levels, repeat=3)):
+        cos = {it.id: c for it, c in zip(PARA, cs, strict=True) if c is not None}
+        state, chosen = match.outcome(match.rank(goal, PARA, cos or None))
+        if state == "ambiguous":
+            assert len(chosen) >= 2, (goal, cs)
+            for m in chosen:
+                assert m.lexical >= match.COLD_BELOW or (m.semantic or 0) >= \
+                    match.SEM_COLD_BELOW, (goal, cs, m)
+
+
+def test_token_set_ratio_is_rapidfuzz_s() -> None:
+    """The pure-Python title similarity gives rapidfuzz's numbers (the thresholds were chosen
+    on them), without importing rapidfuzz on the read path."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    from rapidfuzz import fuzz
+
+    from looma_git.retrieval.fuzzy import token_set_ratio
+
+    words = st.sampled_from("oauth login google sign in via authlib rate limiter per a ab".split())
+    text = st.one_of(st.lists(words, max_size=7).map(" ".join),
+                     st.text(alphabet="abc xyz", max_size=90))
+
+    @settings(max_examples=400, deadline=None)
+    @given(a=text, b=text)
+    def check(a: str, b: str) -> None:
+        assert abs(token_set_ratio(a, b) - fuzz.token_set_ratio(a, b)) < 1e-9
+
+    check()
+
+
+def test_ranking_uses_the_snapshot_terms_and_stays_the_same(tmp_path) -> None:
+    """A fresh process ranks from the term sets saved with the records snapshot, with the
+    same result as tokenising the items itself."""
+    from looma_git.retrieval import snapshot
+
+    goals = ("oauth login", "session timeouts", "search", "auth", "kubernetes helm chart",
+             "auth/session.py", "index rank")
+    want = {g: [(m.item.id, m.score, m.matched_terms) for m in match.rank(g, ITEMS)]
+            for g in goals}
+    snapshot.save(tmp_path, "h1", ITEMS)
+    match._TERMS.clear()
+    match._INDEX.clear()
+    items = snapshot.load(tmp_path, "h1")
+    assert items == ITEMS
+    assert len(match._TERMS) == len(ITEMS)  # primed, not tokenised
+    for g in goals:
+        assert [(m.item.id, m.score, m.matched_terms) for m in match.rank(g, items)] == want[g]
+
+
+def test_snapshot_terms_of_another_tokeniser_are_not_used(tmp_path, monkeypatch) -> None:
+    from looma_git.retrieval import snapshot
+
+    snapshot.save(tmp_path, "h1", ITEMS)
+    match._TERMS.clear()
+    monkeypatch.setattr(snapshot, "TERMS_PROBE", snapshot.TERMS_PROBE + " changed")
+    assert snapshot.load(tmp_path, "h1") == ITEMS
+    assert match._TERMS == {}  # re-tokenised on the next rank, never mis-ranked
+
+
+def test_a_file_goal_is_about_the_workitems_that_have_the_file() -> None:
+    """Every WorkItem of a package shares the words of a path (src, the package, py, i18n from
+    tests/test_i18n.py); the one that touched the named file is the match."""
+    pkg = [item("wi_fnf", "Replace Exception with FileNotFoundError",
+                ("src/humanize/i18n.py", "tests/test_i18n.py")),
+           item("wi_size", "Add i18n support for naturalsize",
+                ("src/humanize/filesize.py", "tests/test_i18n.py")),
+           item("wi_dec", "Locale decimal separator for intword",
+                ("src/humanize/number.py", "tests/test_i18n.py"))]
+    ranked = match.rank("src/humanize/i18n.py", pkg)
+    assert ranked[0].item.id == "wi_fnf" and ranked[0].via == "file"
+    assert match.outcome(ranked) == ("confident", [ranked[0]])
+    # A directory they all have is a near-tie of the three.
+    state, chosen = match.outcome(match.rank("src/humanize", pkg))
+    assert state == "ambiguous" and len(chosen) == 3

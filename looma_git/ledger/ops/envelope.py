@@ -1,4 +1,7 @@
-"""The ledger op (format v1): pydantic wire model, drafts, op types and derived ids."""
+"""The op envelope (format v1) every kind shares: pydantic model, drafts, sealing, file path.
+
+What each kind means (its target, payload, fold step, timeline text) lives in its own module
+next to this one; `registry.py` lists them."""
 
 from __future__ import annotations
 
@@ -7,17 +10,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from looma_git.ledger.canonical import content_id, derived_id
+from looma_git.ledger.canonical import content_id
 
 FORMAT_VERSION = 1  # the `v` of ops this looma writes and folds
 LEDGER_FORMAT = 1  # `format.yaml: {looma_ledger: N}` at the tree root
 LAMPORT_JUMP_LIMIT = 1_000_000
 
-OP_TYPES = (
-    "workitem.create", "workitem.update", "workitem.merge", "workitem.split",
-    "workitem.rename", "node.false_positive", "memory.promote", "memory.update",
-    "memory.reject", "commit.link", "commit.unlink", "commit.rewrite", "undo",
-)
 ACTOR_KINDS = ("user", "system")
 # Key order of an op file; the id never depends on it (it hashes canonical JSON).
 OP_KEYS = ("v", "id", "lamport", "ts", "actor", "clone", "op", "target", "payload",
@@ -75,12 +73,11 @@ class Op(BaseModel):
         return (self.lamport, self.id)
 
     def created_id(self) -> str | None:
-        """The id of the object this op creates, if it creates one."""
-        if self.op == "workitem.create":
-            return self.target.id or derived_id("wi_", self.id)
-        if self.op == "memory.promote" and not self.target.id:
-            return derived_id("mem_", self.id)
-        return None
+        """The id of the object this op creates, if its kind creates one."""
+        from looma_git.ledger.ops.registry import KINDS  # the kinds import this module
+
+        kind = KINDS.get(self.op)
+        return kind.created_id(self) if kind is not None and kind.created_id else None
 
 
 @dataclass(frozen=True)

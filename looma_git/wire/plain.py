@@ -1,6 +1,6 @@
-"""Plain results of the read commands; pydantic (the wire contract) is imported only to dump.
+"""Plain twins of the read commands' wire models; pydantic is imported only to dump them.
 
-`resume`, `ask`, `work`, `timeline` build these dataclasses, so a text answer never imports
+`resume`, `ask`, `work`, `timeline`, `recall` build these dataclasses, so a text answer never imports
 pydantic (~0.15 s of a fresh process). Each top-level result has `model_dump`, which
 validates it through its `looma_git.wire.cli` model and dumps that: `--json` and MCP output
 stay exactly the stable contract the schemas define.
@@ -148,3 +148,36 @@ class TimelineOut(_Wire):
     entries: list[TimelineEntry]
     confidence: float | None = None
     band: str | None = None
+
+
+@dataclass
+class RecallMemoryOut(_Wire):
+    """A memory of a recalled WorkItem that mentions the entity."""
+
+    _schema: ClassVar[str] = "RecallMemoryOut"
+    id: str
+    kind: str
+    text: str
+    confidence: float
+    band: str
+    lifecycle: str
+
+
+@dataclass
+class RecallHit(_Wire):
+    """One WorkItem that mentions the entity, and why."""
+
+    _schema: ClassVar[str] = "RecallHit"
+    workitem: WorkItemOut
+    why: list[str]
+    memories: list[RecallMemoryOut]
+
+
+@dataclass
+class RecallOut(_Wire):
+    """`looma recall`."""
+
+    _schema: ClassVar[str] = "RecallOut"
+    entity: str
+    results: list[RecallHit]
+    resolved: list[str] = field(default_factory=list)
