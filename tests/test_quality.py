@@ -407,15 +407,6 @@ def test_holdout_prompts_are_found_in_what_looma_stored(holdout: tuple[Any, dict
     assert all(s["windows"] and s["events"] > 3 for s in segs)
 
 
-@pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="issue 13 item 8 on the hold-out: 6/8 kinds right "
-                   "(windows-zipapp and site-packages `feature`; "
-                   "upstream files all eight as changelog.d *.bugfix fragments)")
-def test_holdout_kinds(holdout: tuple[Any, dict]) -> None:
-    m = holdout[1]
-    assert not m["wrong_kinds"], m["wrong_kinds"]
-
-
 # --- the second hold-out (fixtures/holdout2: marshmallow), built and run once per module -----
 # Nobody tuned on it either: PR branches with real merge commits, short Codex/Gemini sessions
 # and one long Claude Code session, a session resumed days later on another topic, cold goals.
@@ -577,3 +568,10 @@ def test_real_history_resume(real_history: tuple[Any, dict],
                      f"{m['resume_correct']}/{m['resume_total']}")
     assert m["resume_correct"] >= rp.TARGETS["resume_correct"], [
         r for r in m["resume"] if not r["ok"]]
+
+
+@pytest.mark.slow
+def test_real_history_kinds(real_history: tuple[Any, dict]) -> None:
+    """Issue 13 item 8: every WorkItem's kind is its effort's label (pipeline/kinds.py)."""
+    m = real_history[1]
+    assert not m["wrong_kinds"], m["wrong_kinds"]

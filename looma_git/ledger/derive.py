@@ -17,9 +17,9 @@ from typing import Any
 
 from looma_git.ledger.state import LedgerState, LinkState, MemoryState, WorkItemState
 from looma_git.pipeline import confidence as conf
+from looma_git.pipeline.kinds import judge_kind
 from looma_git.pipeline.text import (
     is_chore,
-    kind_from_text,
     strong_link,
     title_from_commit,
     title_from_prompt,
@@ -151,14 +151,15 @@ def derive(wi: WorkItemState, obs: dict[str, Obs], links: list[LinkState],
             title = wi.branch.rsplit("/", 1)[-1].replace("-", " ").replace("_", " ").capitalize()
         if title:
             wi.title = title
-        # The kind rests on the same two texts, so a later commit can never flip it.
-        # (one line each: the subject is a sentence of its own, never cut off with the
-        # prompt's last clause)
-        basis = "\n".join(x for x in (prompt, real[0].subject if real else "") if x)
-        if basis:
-            wi.kind = kind_from_text(basis)
-            if wi.kind == "feature" and not links and not edited:
-                wi.kind = "investigation"  # corroborated work that changed nothing
+        # A judgement over all recorded evidence (pipeline/kinds.py): every session's opening
+        # request, the implementing commits (the creating one first), branches, fragments.
+        kind = judge_kind(prompts=[o["prompt"] for o in sessions if o["prompt"]],
+                          subjects=[ln.subject for ln in real],
+                          branches=[o["branch"] for o in sessions],
+                          files=[*edited, *(f for ln in real for f in ln.files)],
+                          changed=bool(links or edited))
+        if kind:
+            wi.kind = kind
     aliases = list(wi.aliases)
     for o in sessions:
         t = title_from_prompt(o["prompt"]) if o["prompt"] else ""

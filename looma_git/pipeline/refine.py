@@ -12,6 +12,7 @@ from looma_git.pipeline.authorship import with_authorship
 from looma_git.pipeline.clusters import Cluster, window_order
 from looma_git.pipeline.extractor import Extractor, HeuristicExtractor
 from looma_git.pipeline.heuristics import Candidate
+from looma_git.pipeline.kinds import judge_kind
 from looma_git.pipeline.linking import Target, content_authors, link_commits
 from looma_git.pipeline.memories import expire_done
 from looma_git.pipeline.memories import memories as memory_views
@@ -19,7 +20,6 @@ from looma_git.pipeline.resolve import Resolver
 from looma_git.pipeline.signals import WorkSignal, parse_ts, windows_of
 from looma_git.pipeline.text import (
     is_chore,
-    kind_from_text,
     strong_link,
     title_from_commit,
     title_from_prompt,
@@ -238,10 +238,13 @@ def refine(inp: RefineInput) -> RefineResult:
         from_commit = title_from_commit(real[0].subject) if real else ""
         prompt_title = title_from_prompt(prompt) if prompt else ""
         title = from_commit or (c.seed.title if c.seed else "") or prompt_title or "Untitled work"
-        kind = kind_from_text("\n".join(x for x in (prompt[:PROMPT_OBS],
-                                                   real[0].subject if real else "") if x))
-        if c.readonly and kind == "feature":
-            kind = "investigation"
+        # The judgement the ledger fold makes (ledger/derive.py), on the same evidence.
+        obs = sorted(observations(c), key=lambda o: (o["first"] or "~", o["agent"], o["id"]))
+        kind = judge_kind(prompts=[o["prompt"] for o in obs if o["prompt"]],
+                          subjects=[x.subject for x in real],
+                          branches=[o["branch"] for o in obs],
+                          files=[*c.all_files(), *(f for x in real for f in x.files)],
+                          changed=bool(shas) or not c.readonly) or "feature"
         quotes = []
         if first and prompt:
             quotes.append(Evidence(quote=prompt[:QUOTE_MAX], agent=first.agent,

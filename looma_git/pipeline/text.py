@@ -6,6 +6,10 @@ import math
 import re
 from collections import Counter
 
+# Kind logic lives in pipeline/kinds.py; re-exported for callers of the old place.
+from looma_git.pipeline.kinds import KIND_RULES as KIND_RULES
+from looma_git.pipeline.kinds import kind_from_text as kind_from_text
+
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_\-]{2,}")
 
 STOPWORDS = frozenset("""
@@ -148,61 +152,6 @@ def title_from_prompt(prompt: str, max_words: int = 7) -> str:
               else (w if (i and w.lower() in small) else w[:1].upper() + w[1:])
               for i, w in enumerate(words)]
     return " ".join(titled)
-
-
-# Whole words only ("export" is not "port", "prefix" is not "fix"), first rule that hits wins.
-KIND_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("bugfix", re.compile(
-        r"\b(?:fix(?:es|ed|ing)?|bugs?|broken|crash(?:es|ing)?|errors?|regressions?|fails?|"
-        r"failing|expires?|race|wrong|incorrect|hotfix|no\s+longer|stopped\s+working|not\s+"
-        r"working|(?:doesn't|don't|does\s+not|do\s+not|didn't|won't|isn't)\s+(?:\w+\s+)?work)"
-        r"\b", re.I)),
-    ("migration", re.compile(
-        r"\b(?:migrat(?:e|es|ed|ing|ion|ions)|upgrad(?:e|es|ed|ing)|port(?:ed|ing)?\s+"
-        r"(?:to|from|over)|move\s+\w+\s+(?:to|from)\s+\w+)\b", re.I)),
-    ("refactor", re.compile(
-        r"\b(?:refactor\w*|rename|clean(?:\s|-)?up|restructure|extract|simplify|split\s+up|"
-        r"replace\s+(?:\w+\s+){1,3}with)\b", re.I)),
-    ("investigation", re.compile(
-        r"\b(?:investigate|investigating|why\s+(?:does|is|do|are)|figure\s+out|look\s+into|"
-        r"profil(?:e|ing)|slow|diagnos\w+)\b", re.I)),
-    # Upkeep of the project's tooling rather than its code: the CI matrix, packaging
-    # classifiers, version bumps, the bots that propose them.
-    ("chore", re.compile(
-        r"\b(?:bump(?:s|ed|ing)?|test\s+matrix|ci\s+matrix|classifiers?|pre-commit|dependabot|"
-        r"renovate)\b", re.I)),
-)
-
-
-# What the request is for, not what it is: a purpose or reason clause ("... so bad values
-# fail at startup", "... because it breaks") names no kind of work.
-_PURPOSE = re.compile(r"[,;]?\s+\b(?:so(?:\s+that)?|because|otherwise|or\s+else|in\s+case|"
-                      r"since)\s+", re.I)
-
-
-# Quoted code (`pipx upgrade --install`, ``fix_rounding()``) names a command or an identifier,
-# not the kind of work: "`pipx upgrade` ignores the version" is no migration.
-_CODE_SPAN = re.compile(r"(`+)[^`\n]+?\1")
-
-
-def kind_from_text(text: str) -> str:
-    """feature | bugfix | refactor | migration | investigation | chore from the opening request.
-
-    The cue that comes first decides ("Refactor config: migrate settings ..." is a refactor
-    whatever the sentence goes on to say), in the request itself: a purpose or reason clause
-    is cut off first, and quoted code never counts. No cue: feature."""
-    text = _CODE_SPAN.sub(" ", text) if text else text
-    sentences = []
-    for s in re.split(r"(?<=[.!?])\s|\n", text.strip()) if text else ():
-        cut = _PURPOSE.search(s)
-        sentences.append(s[:cut.start()] if cut and len(s[:cut.start()].split()) >= 2 else s)
-    head = sentences[0] if sentences else ""
-    for part in (head, " ".join(sentences)):  # the request's first sentence, then the rest
-        found = [(m.start(), i, kind) for i, (kind, rule) in enumerate(KIND_RULES)
-                 if (m := rule.search(part))]
-        if found:
-            return min(found)[2]
-    return "feature"
 
 
 def cosine(a: Counter[str], b: Counter[str]) -> float:
