@@ -104,6 +104,13 @@ _SHIFT = re.compile(
 _PATHISH = re.compile(r"[\w.\-]+(?:/[\w.\-]+)+|[\w\-]+\.[a-z]{1,5}\b")
 
 
+def _switches(text: str) -> bool:
+    """The user says a new topic starts ("different thing now", "switching gears"); "back to
+    the ..." returns to earlier work, so it is no switch here."""
+    m = _SHIFT.search(text)
+    return bool(m) and not re.search(r"\bback\s+to\b", m.group(0), re.I)
+
+
 def _turns(session: Session) -> list[list[int]]:
     """Event indices grouped by user turn (a user prompt and everything until the next)."""
     turns: list[list[int]] = []
@@ -137,7 +144,11 @@ def windows_of(session: Session, known: frozenset[str],
         cut = "topic"
         if groups:
             if last and t and t - last >= WINDOW_GAP_S:
-                shift, cut = True, "pause"
+                # A session resumed after a pause carries on its work, unless the user opens
+                # the new stretch by saying it is another topic: then it is a topic cut (no
+                # continuity with the window before), resolved on its own evidence.
+                shift, cut = True, "topic" if first.role == "user" and _switches(first.text) \
+                    else "pause"
             elif first.role == "user" and _SHIFT.search(first.text) and (
                     window_edits or sum(window_terms.values()) >= MIN_SHIFT_TERMS):
                 shift = True  # the user says so: a new topic, whatever it turns out to touch
