@@ -108,7 +108,7 @@ def _switches(text: str) -> bool:
     """The user says a new topic starts ("different thing now", "switching gears"); "back to
     the ..." returns to earlier work, so it is no switch here."""
     m = _SHIFT.search(text)
-    return bool(m) and not re.search(r"\bback\s+to\b", m.group(0), re.I)
+    return m is not None and not re.search(r"\bback\s+to\b", m.group(0), re.I)
 
 
 def _turns(session: Session) -> list[list[int]]:

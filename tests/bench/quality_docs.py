@@ -131,7 +131,9 @@ CPU seconds (children included; the machine is shared, so wall time is noisy): {
 at a user turn that says it switches ("ok, switching gears", "different thing:", "unrelated,
 but", "back to the ...", "while you're here", "btw", "one more thing"); and at a user turn whose
 edits share no file, directory or name part with the window's and whose words share none of its
-topic. Each window is resolved on its own.
+topic. A pause whose first turn says it switches ("different thing now") is a topic cut too:
+the session's continuity does not carry it into the window before. Each window is resolved on
+its own.
 
 **Resolution** (`pipeline/resolve.py`; the score and its weights in `pipeline/evidence.py`) takes windows in time order and scores each against the
 clusters built so far (ledger WorkItems first: a session a WorkItem already holds goes to it, and
