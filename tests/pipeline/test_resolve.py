@@ -14,7 +14,7 @@ KNOWN = frozenset({"app/auth/google.py", "app/auth/routes.py", "app/auth/reset.p
                    "app/billing/invoice.py", "tests/test_export.py", "requirements.txt",
                    "app/orders/queries.py", "app/orders/routes.py", "app/db.py",
                    "app/webhooks/retry.py", "billing/export.py", "billing/invoice.py",
-                   "webhooks/retry.py"})
+                   "webhooks/retry.py", "AUTHORS.rst", "CHANGELOG.rst"})
 
 
 def _on(branch: str | None, s: Session) -> Session:
@@ -195,3 +195,23 @@ def test_a_session_resumed_after_a_pause_without_a_switch_carries_on_its_work() 
     back = _resumed("back to the export: the invoice lines need streaming as well",
                     ("billing/invoice.py",), "Invoice lines stream as well.")
     assert [w.cut for w in windows_of(back, KNOWN, {})] == ["", "pause"]
+
+
+def test_a_turn_that_only_records_the_work_is_no_new_topic() -> None:
+    """Adding oneself to AUTHORS and a changelog line before committing wraps the work up:
+    files apart from the window's, but files every effort ends in, so no cut; a turn on
+    files of their own still is one."""
+    def session(opening: str, edits: tuple[str, ...]) -> Session:
+        return sess("gemini-cli", "wrap", [
+            ev(0, _day(3, 9), "user", "the invoice csv export times out for big customers"),
+            ev(1, _day(3, 9), "assistant", "Streaming the rows.", edits=("billing/export.py",)),
+            ev(2, _day(3, 10), "user", opening),
+            ev(3, _day(3, 10), "assistant", "Done.", edits=edits),
+        ])
+    wrap = session("add me to AUTHORS.rst and a changelog entry, then commit and push to my "
+                   "fork", ("AUTHORS.rst", "CHANGELOG.rst"))
+    assert [sorted(w.edited) for w in windows_of(wrap, KNOWN, {})] == [
+        ["AUTHORS.rst", "CHANGELOG.rst", "billing/export.py"]]
+    other = session("a dead webhook endpoint is retried forever, cap the attempts",
+                    ("webhooks/retry.py",))
+    assert [w.cut for w in windows_of(other, KNOWN, {})] == ["", "topic"]
