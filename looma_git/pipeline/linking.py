@@ -207,8 +207,17 @@ def _mute_near(t: Target, ct: float, content: Content | None) -> bool:
         for k, s, e in t.windows)
 
 
+def written_from(c: CommitInfo) -> float:
+    """The earliest time a write can be this commit's: WRITE_BEFORE_S before it was authored
+    or committed, whichever came first (a rebase moves the commit date on, months after the
+    writes, and keeps the author date)."""
+    ct = parse_ts(c.ts)
+    at = parse_ts(c.authored) or ct
+    return min(ct, at) - WRITE_BEFORE_S
+
+
 def content_scores(sha: str, ct: float, content: Content, owners: _Owners,
-                   skip: frozenset[str] = frozenset()
+                   skip: frozenset[str] = frozenset(), since: float | None = None
                    ) -> tuple[dict[str, float], int, dict[str, float]]:
     """WorkItem -> how many of the commit's added lines its sessions wrote (a line several
     wrote counts 1/n each), the number of lines the commit adds, and WorkItem -> when its
@@ -226,7 +235,8 @@ def content_scores(sha: str, ct: float, content: Content, owners: _Owners,
         for w in writes:
             if w.file is not None and w.file != f:
                 continue
-            if w.ts and not (ct - WRITE_BEFORE_S <= w.ts <= ct + WRITE_AFTER_S):
+            lo = ct - WRITE_BEFORE_S if since is None else since
+            if w.ts and not (lo <= w.ts <= ct + WRITE_AFTER_S):
                 continue
             tid = owners.owner(w.session, w.ts, f)
             if tid is not None and tid not in skip:
@@ -287,7 +297,8 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
         judged = bool(content is not None and content.added.get(c.sha))
         if judged and content is not None and owners is not None:
             skip = frozenset(t for (sha, t) in forbidden if sha == c.sha)
-            scores, n, latest = content_scores(c.sha, ct, content, owners, skip)
+            scores, n, latest = content_scores(c.sha, ct, content, owners, skip,
+                                               written_from(c))
             if scores:
                 tid, got = max(scores.items(),
                                key=lambda kv: (kv[1], latest.get(kv[0], 0.0), kv[0]))
