@@ -193,9 +193,11 @@ class _Owners:
             return None
         if len(spans) == 1:
             return spans[0][2]
+        # Last, the window that started later: ids differ from run to run (a WorkItem's id is
+        # minted when it is created), times do not, so a tie never depends on the run.
         best = min(spans, key=lambda s: (0.0 if s[0] - 60 <= ts <= s[1] + 60
                                           else min(abs(ts - s[0]), abs(ts - s[1])),
-                                          file not in self.files[s[2]], s[2]))
+                                          file not in self.files[s[2]], -s[0], s[2]))
         return best[2]
 
 
@@ -282,6 +284,7 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
         for br in t.branches:
             by_branch.setdefault(br, []).append(i)
     owners = _Owners(targets) if content is not None else None
+    started = {t.id: min((st for _, st, _ in t.windows), default=0.0) for t in targets}
     capable = ({t.id for t in targets if any(k in content.capable for k, _, _ in t.windows)}
                if content is not None else set())
     links: list[Link] = []
@@ -300,8 +303,10 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
             scores, n, latest = content_scores(c.sha, ct, content, owners, skip,
                                                written_from(c))
             if scores:
+                # (then the WorkItem whose work began later, never the id alone: see owner)
                 tid, got = max(scores.items(),
-                               key=lambda kv: (kv[1], latest.get(kv[0], 0.0), kv[0]))
+                               key=lambda kv: (kv[1], latest.get(kv[0], 0.0),
+                                               started.get(kv[0], 0.0), kv[0]))
                 share = got / n if n else 0.0
                 if got >= CONTENT_MIN and share >= CONTENT_SHARE and tid in index:
                     t = prepared[index[tid]].target
