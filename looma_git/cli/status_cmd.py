@@ -44,7 +44,10 @@ def _render(d: dict[str, Any]) -> None:
         say(f"ingestion   {ing['events']} events; sessions: {per}")
     idx = d["index"]
     fresh = "fresh" if idx.get("fresh") else "stale (rebuilt on next query, or `looma reindex`)"
-    say(f"index       {idx['state']}, {fresh}")
+    pending = idx.get("vectors_pending") or 0
+    say(f"index       {idx['state']}, {fresh}" + (
+        f"; {pending} vectors pending (each `looma ingest` embeds some, "
+        "`looma reindex --all-vectors` all)" if pending else ""))
     emb = d["embedder"]
     say("embedder    " + (f"{emb['model_id']}" if emb.get("available")
                                  else f"none: looma runs lexically ({emb.get('reason')})"))

@@ -11,8 +11,9 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
-from looma_git.index.events import stored_raw
+from looma_git.index.events import stored_raw_many
 from looma_git.pipeline.content import line_key, written_keys
 from looma_git.pipeline.linking import Content, Write
 from looma_git.pipeline.signals import parse_ts
@@ -29,6 +30,7 @@ CREATE INDEX IF NOT EXISTS commit_lines_sha ON commit_lines(sha);
 CREATE TABLE IF NOT EXISTS commit_seen(sha TEXT PRIMARY KEY, n INTEGER);
 """
 _CHUNK = 500
+_EVENTS = 2000  # edit events read back and written per batch (bounded memory)
 
 
 def ensure(conn: sqlite3.Connection) -> None:
@@ -39,7 +41,8 @@ def update_written(conn: sqlite3.Connection) -> int:
     """Index the edit/write events not indexed yet (or re-ingested since); returns how many."""
     ensure(conn)
     rows = conn.execute(
-        "SELECT e.event_id, e.agent, e.session_id, e.ts, e.raw_json, e.ingested_at, e.raw_ref "
+        "SELECT e.event_id, e.agent, e.session_id, e.ts, e.raw_json, e.ingested_at, e.raw_ref, "
+        "w.event_id IS NOT NULL "
         "FROM events e LEFT JOIN written_seen w ON w.event_id = e.event_id "
         "WHERE e.event_id IN (SELECT event_id FROM tool_calls WHERE kind IN ('edit','write') "
         "OR (kind = 'shell' AND command LIKE '%<<%')) "
@@ -61,20 +64,30 @@ def update_written(conn: sqlite3.Connection) -> int:
                 f"SELECT event_id, command FROM tool_calls WHERE event_id IN ({marks}) "
                 f"AND kind = 'shell' AND command LIKE '%<<%'", part):
             commands.setdefault(eid, []).append(cmd)
-    with conn:
-        for eid, agent, sid, ts, raw, ingested, ref in rows:
-            conn.execute("DELETE FROM written_lines WHERE event_id=?", (eid,))
-            # Only hashed line keys are kept, so the unredacted read-back is fine here.
-            keys = written_keys(stored_raw(raw, ref) or "", tuple(commands.get(eid, ())))
-            where = sorted(files.get(eid, ())) or [""]  # "" : a shell write, any file
-            session = f"{agent}:{sid}"
-            t = parse_ts(ts or "")
-            conn.executemany(
-                "INSERT INTO written_lines(h, file, session, ts, event_id) VALUES (?,?,?,?,?)",
-                [(k, f, session, t, eid) for k in sorted(keys) for f in where])
-            conn.execute("INSERT OR REPLACE INTO written_seen(event_id, ingested_at, session, n) "
-                         "VALUES (?,?,?,?)", (eid, ingested, session, len(keys)))
+    with conn:  # one transaction; an event seen before has its old lines replaced
+        for i in range(0, len(rows), _EVENTS):
+            _index_events(conn, rows[i:i + _EVENTS], files, commands)
     return len(rows)
+
+
+def _index_events(conn: sqlite3.Connection, rows: list[Any], files: dict[str, set[str]],
+                  commands: dict[str, list[str]]) -> None:
+    # Only hashed line keys are kept, so the unredacted read-back is fine here.
+    raws = stored_raw_many([(r[4], r[6]) for r in rows])
+    lines: list[tuple[int, str, str, float, str]] = []
+    seen: list[tuple[str, int, str, int]] = []
+    for (eid, agent, sid, ts, _, ingested, _, _), raw in zip(rows, raws, strict=True):
+        keys = written_keys(raw or "", tuple(commands.get(eid, ())))
+        where = sorted(files.get(eid, ())) or [""]  # "" : a shell write, any file
+        session = f"{agent}:{sid}"
+        t = parse_ts(ts or "")
+        lines.extend((k, f, session, t, eid) for k in sorted(keys) for f in where)
+        seen.append((eid, ingested, session, len(keys)))
+    conn.executemany("DELETE FROM written_lines WHERE event_id=?", [(r[0],) for r in rows if r[7]])
+    conn.executemany(
+        "INSERT INTO written_lines(h, file, session, ts, event_id) VALUES (?,?,?,?,?)", lines)
+    conn.executemany("INSERT OR REPLACE INTO written_seen(event_id, ingested_at, session, n) "
+                     "VALUES (?,?,?,?)", seen)
 
 
 def writing_sessions(conn: sqlite3.Connection) -> frozenset[str]:
