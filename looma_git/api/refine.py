@@ -146,7 +146,7 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
         keys = sorted(changed)
     replay = mode == "incremental" and workmodel.get_meta(conn, "seeds") == fp
     actor = user_actor(paths)
-    content = link_content(conn, worktree, commits)
+    content = link_content(conn, worktree, commits, full=mode == "full")
     sha_lookup: dict[str, str] = {}
     result = refine(RefineInput(
         sessions=_stream(conn, worktree, keys, sha_lookup), commits=tuple(commits),
@@ -158,13 +158,14 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
     return result, versions, known, fp, len(keys), mode
 
 
-def link_content(conn: Connection, worktree: Any, commits: Any) -> Any:
+def link_content(conn: Connection, worktree: Any, commits: Any, full: bool = False) -> Any:
     """The linker's content evidence for these commits (index/written.py), the index of
-    what sessions wrote brought up to date first (only events not indexed yet are read)."""
+    what sessions wrote brought up to date first (only events stored since the last update
+    are looked at; `full`: every edit event, for a full pass)."""
     from looma_git.index import written
     from looma_git.pipeline.signals import parse_ts
 
-    written.update_written(conn)
+    written.update_written(conn, full=full)
     return written.content_for(conn, worktree, [(c.sha, parse_ts(c.ts)) for c in commits
                                                 if len(c.parents) <= 1])
 
