@@ -80,15 +80,27 @@ def sessions_touching(conn: sqlite3.Connection, paths: Iterable[str]) -> set[str
 
 
 def save_windows(conn: sqlite3.Connection, stored: tuple[StoredWindow, ...],
-                 versions: dict[str, str], known: frozenset[str]) -> None:
-    """Replace the stored windows, session versions and known paths with this pass's."""
-    conn.execute("DELETE FROM refine_signals")
+                 versions: dict[str, str], known: frozenset[str],
+                 prior: tuple[StoredWindow, ...] = ()) -> None:
+    """Replace the stored windows, session versions and known paths with this pass's.
+
+    `prior`: the windows this pass loaded (`stored_windows`); a window equal to its loaded
+    self keeps its row, so an incremental pass writes only what changed (serialising every
+    window of the history was most of one new session's cost)."""
+    loaded = {sw.signal.key: sw for sw in prior}
+    same = {sw.signal.key for sw in stored if loaded.get(sw.signal.key) == sw}
+    if same:
+        conn.executemany("DELETE FROM refine_signals WHERE key=?",
+                         [(k,) for (k,) in conn.execute("SELECT key FROM refine_signals")
+                          if k not in same])
+    else:
+        conn.execute("DELETE FROM refine_signals")
     conn.executemany(
         "INSERT INTO refine_signals(key, session, cluster, json) VALUES (?,?,?,?)",
         [(sw.signal.key, sw.signal.session_key, sw.cluster, json.dumps(
             {"signal": sw.signal.to_json(), "cands": [asdict(c) for c in sw.cands],
              "related": [list(r) for r in sw.related], "events": sw.events},
-            sort_keys=True)) for sw in stored])
+            sort_keys=True)) for sw in stored if sw.signal.key not in same])
     conn.execute("DELETE FROM refine_sessions")
     conn.executemany("INSERT INTO refine_sessions(key, version) VALUES (?,?)",
                      sorted(versions.items()))
