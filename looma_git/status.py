@@ -101,7 +101,8 @@ def _index(paths: RepoPaths) -> IndexOut:
     if meta is None:
         return IndexOut(state="missing", ledger_commit=head, fresh=False)
     return IndexOut(state="ok", built_at=meta.built_at, built_from=meta.ledger_commit,
-                    ledger_commit=head, fresh=not meta.is_stale(head), model_id=meta.model_id)
+                    ledger_commit=head, fresh=not meta.is_stale(head), model_id=meta.model_id,
+                    vectors=meta.vectors, vectors_pending=meta.vectors_pending)
 
 
 def _embedder() -> EmbedderOut:

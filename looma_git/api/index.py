@@ -5,6 +5,7 @@ from __future__ import annotations
 from looma_git.gitrepo import RepoPaths
 from looma_git.index.rebuild import (  # noqa: F401  (the api surface: cli, mcp, tests)
     BACKGROUND_MEMORY_BUDGET_S,
+    INGEST_BACKLOG_BUDGET_S,
     MEMORY_EMBED_BUDGET_S,
     QUERY_MEMORY_BUDGET_S,
     ReindexReport,

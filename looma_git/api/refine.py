@@ -106,13 +106,14 @@ def _stream(conn: Connection, worktree: Any, keys: list[str],
 def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
              commits_revs: tuple[str, ...] = ("--all",), no_walk: bool = False,
              extractor: Extractor | None = None, incremental: bool = False
-             ) -> tuple[RefineResult, dict[str, str], frozenset[str], str, int, str]:
+             ) -> tuple[RefineResult, dict[str, str], frozenset[str], str, int, str,
+                        tuple[Any, ...]]:
     """One pure refinery pass over what is stored locally and in git.
 
     Full: every session is read (one at a time) and segmented. Incremental: only sessions
     that are new, grew, or touch a path the repository gained or lost since the last pass;
     the others' windows come from store.db. Returns (result, session versions, known paths,
-    seeds fingerprint, sessions read, mode)."""
+    seeds fingerprint, sessions read, mode, the stored windows it loaded)."""
     from looma_git.index import workmodel
     from looma_git.pipeline.clusters import window_order
     from looma_git.pipeline.inputs import session_versions
@@ -146,7 +147,7 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
         keys = sorted(changed)
     replay = mode == "incremental" and workmodel.get_meta(conn, "seeds") == fp
     actor = user_actor(paths)
-    content = link_content(conn, worktree, commits)
+    content = link_content(conn, worktree, commits, full=mode == "full")
     sha_lookup: dict[str, str] = {}
     result = refine(RefineInput(
         sessions=_stream(conn, worktree, keys, sha_lookup), commits=tuple(commits),
@@ -155,16 +156,17 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
         overrides=tuple(sorted(overrides.items())), extractor=extractor,
         prior=tuple(prior), replay=replay, dirty_from=dirty_from,
         local_authors=frozenset({actor.name} if actor.name else set()), content=content))
-    return result, versions, known, fp, len(keys), mode
+    return result, versions, known, fp, len(keys), mode, tuple(prior)
 
 
-def link_content(conn: Connection, worktree: Any, commits: Any) -> Any:
+def link_content(conn: Connection, worktree: Any, commits: Any, full: bool = False) -> Any:
     """The linker's content evidence for these commits (index/written.py), the index of
-    what sessions wrote brought up to date first (only events not indexed yet are read)."""
+    what sessions wrote brought up to date first (only events stored since the last update
+    are looked at; `full`: every edit event, for a full pass)."""
     from looma_git.index import written
     from looma_git.pipeline.signals import parse_ts
 
-    written.update_written(conn)
+    written.update_written(conn, full=full)
     return written.content_for(conn, worktree, [(c.sha, parse_ts(c.ts)) for c in commits
                                                 if len(c.parents) <= 1])
 
@@ -207,7 +209,7 @@ def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
         workmodel.ensure(conn)
         state = ledger.load_state(paths)
         extractor = build_extractor(settings.llm if settings else None, conn, offline=offline)
-        result, versions, known, fp, read, mode = run_pass(
+        result, versions, known, fp, read, mode, prior = run_pass(
             paths, state, conn, commits_revs, no_walk, extractor, incremental)
         report = RefineReport(sessions=len({w.session_key for w in result.windows}),
                               windows=len(result.windows), workitems=len(result.workitems),
@@ -247,7 +249,7 @@ def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
         with conn:
             workmodel.save_graph(conn, result.workitems, result.memories, result.windows,
                                  id_map, window_text)
-            workmodel.save_windows(conn, result.stored, versions, known)
+            workmodel.save_windows(conn, result.stored, versions, known, prior)
             workmodel.save_targets(conn, result.targets, id_map,
                                    _creates(result, id_map, redact_text))
             workmodel.set_meta(conn, "seeds", fp)

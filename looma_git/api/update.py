@@ -40,13 +40,14 @@ def update(paths: RepoPaths, env: DiscoveryEnv, *, agents: list[str] | None = No
         _phase("building the work model")
         result = refine_and_publish(paths, by="backfill", settings=settings, incremental=True)
         _phase("indexing")
-        # Keep the index (and most memory vectors) fresh here, off the query path: this runs
-        # from the hook drainer in the background, so the next `resume` finds it ready.
-        from looma_git.api.index import BACKGROUND_MEMORY_BUDGET_S, reindex
+        # Keep the index fresh here, off the query path, so the next `resume` finds it ready:
+        # vectors for what this run's new work added, and a bounded share of any backlog
+        # (the rest is reported as pending by `looma status`).
+        from looma_git.api.index import INGEST_BACKLOG_BUDGET_S, reindex
         from looma_git.errors import LoomaError
 
         try:
-            reindex(paths, full=False, memory_budget_s=BACKGROUND_MEMORY_BUDGET_S)
+            reindex(paths, full=False, memory_budget_s=INGEST_BACKLOG_BUDGET_S, embed_new=True)
         except LoomaError:
             pass  # the index is a cache: the next query refreshes it
 

@@ -49,7 +49,10 @@ def _render(d: StatusOut) -> None:
         say(f"ingestion   {ing.error}")
     idx = d.index
     fresh = "fresh" if idx.fresh else "stale (rebuilt on next query, or `looma reindex`)"
-    say(f"index       {idx.state}, {fresh}")
+    pending = idx.vectors_pending or 0
+    say(f"index       {idx.state}, {fresh}" + (
+        f"; {pending} vectors pending (each `looma ingest` embeds some, "
+        "`looma reindex --all-vectors` all)" if pending else ""))
     emb = d.embedder
     say("embedder    " + (f"{emb.model_id}" if emb.available
                           else f"none: looma runs lexically ({emb.reason})"))

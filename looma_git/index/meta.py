@@ -36,6 +36,8 @@ class IndexMeta(BaseModel):
     ledger_commit: str | None = None
     model_id: str | None = None
     built_at: str = ""
+    vectors: int = 0
+    vectors_pending: int = 0  # texts left without a vector (topped up by later runs)
 
     def is_stale(self, current_ledger_commit: str | None, *, model_id: str | None = None) -> bool:
         """True when the index must be rebuilt or refreshed to match the ledger (and model).

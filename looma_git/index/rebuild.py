@@ -96,18 +96,24 @@ def _indexed_items(conn: Any) -> dict[str, str]:
     return {str(i): "" for i in json.loads(storedb.get_meta(conn, "index_item_ids") or "[]")}
 
 
-# Memory vectors are topped up within this many seconds per (re)index; WorkItem vectors are
-# always complete. A fresh clone's reindex stays fast and later refreshes finish the rest.
-# Budgets per caller: a query's automatic refresh never waits on memory embedding; an
-# explicit reindex tops some up; the background path (ingest from the hook drainer) does most.
+# Memory and session-window vectors left over (the backlog: a cold store, a fresh clone) are
+# topped up within this many CPU seconds per (re)index; WorkItem vectors are always complete,
+# and `looma ingest` also embeds what its own new work added (`embed_new`), so its cost follows
+# the new work, never the history. Budgets per caller: a query's automatic refresh never waits
+# on embedding; an explicit reindex tops some up (`--all-vectors`: all); each ingest a little
+# more of the backlog (at 1,500 sessions a cold store's backlog is ~25 CPU-s of embedding: it
+# is not paid in one run, nor all by the next one).
 MEMORY_EMBED_BUDGET_S = 0.5
 QUERY_MEMORY_BUDGET_S = 0.0
-BACKGROUND_MEMORY_BUDGET_S = 20.0
+INGEST_BACKLOG_BUDGET_S = 1.0
+BACKGROUND_MEMORY_BUDGET_S = INGEST_BACKLOG_BUDGET_S  # the older name (api surface)
 
 
 def reindex(paths: RepoPaths, *, full: bool = True,
-            memory_budget_s: float | None = MEMORY_EMBED_BUDGET_S) -> ReindexReport:
-    """Rebuild (full) or refresh the Tantivy index and vectors from the ledger + local events."""
+            memory_budget_s: float | None = MEMORY_EMBED_BUDGET_S,
+            embed_new: bool = False) -> ReindexReport:
+    """Rebuild (full) or refresh the Tantivy index and vectors from the ledger + local events;
+    `embed_new`: texts new since the last top-up are embedded whatever the budget."""
     from looma_git.index import storedb
     from looma_git.index.fulltext import FullTextIndex
     from looma_git.index.meta import IndexMeta, index_writer_lock, now_iso, read_meta, write_meta
@@ -152,21 +158,22 @@ def reindex(paths: RepoPaths, *, full: bool = True,
             storedb.set_meta(conn, "index_events_mark", str(mark[0]))
         finally:
             conn.close()
-        model_id = _embed(paths, items, report, memory_budget_s)
+        model_id = _embed(paths, items, report, memory_budget_s, embed_new)
         write_meta(paths.state_dir, IndexMeta(ledger_commit=head, model_id=model_id,
-                                              built_at=now_iso()))
+                                              built_at=now_iso(), vectors=report.vectors,
+                                              vectors_pending=report.vectors_pending))
     report.ledger_commit = head
     report.duration_s = round(time.perf_counter() - t0, 3)
     return report
 
 
 def _embed(paths: RepoPaths, items: list[ItemRecord], report: ReindexReport,
-           memory_budget_s: float | None) -> str | None:
+           memory_budget_s: float | None, embed_new: bool = False) -> str | None:
     """Top up the vectors (index/vector_sync) and record what happened in `report`."""
     from looma_git.index import vector_sync
 
     texts = vector_sync.item_texts(items) + vector_sync.window_texts(paths)
-    out = vector_sync.sync(paths, texts, memory_budget_s)
+    out = vector_sync.sync(paths, texts, memory_budget_s, embed_new)
     report.vectors, report.vectors_pending = out.vectors, out.pending
     report.embedder, report.embedder_reason = out.model_id, out.reason
     return out.model_id

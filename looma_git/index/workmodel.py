@@ -80,15 +80,27 @@ def sessions_touching(conn: sqlite3.Connection, paths: Iterable[str]) -> set[str
 
 
 def save_windows(conn: sqlite3.Connection, stored: tuple[StoredWindow, ...],
-                 versions: dict[str, str], known: frozenset[str]) -> None:
-    """Replace the stored windows, session versions and known paths with this pass's."""
-    conn.execute("DELETE FROM refine_signals")
+                 versions: dict[str, str], known: frozenset[str],
+                 prior: tuple[StoredWindow, ...] = ()) -> None:
+    """Replace the stored windows, session versions and known paths with this pass's.
+
+    `prior`: the windows this pass loaded (`stored_windows`); a window equal to its loaded
+    self keeps its row, so an incremental pass writes only what changed (serialising every
+    window of the history was most of one new session's cost)."""
+    loaded = {sw.signal.key: sw for sw in prior}
+    same = {sw.signal.key for sw in stored if loaded.get(sw.signal.key) == sw}
+    if same:
+        conn.executemany("DELETE FROM refine_signals WHERE key=?",
+                         [(k,) for (k,) in conn.execute("SELECT key FROM refine_signals")
+                          if k not in same])
+    else:
+        conn.execute("DELETE FROM refine_signals")
     conn.executemany(
         "INSERT INTO refine_signals(key, session, cluster, json) VALUES (?,?,?,?)",
         [(sw.signal.key, sw.signal.session_key, sw.cluster, json.dumps(
             {"signal": sw.signal.to_json(), "cands": [asdict(c) for c in sw.cands],
              "related": [list(r) for r in sw.related], "events": sw.events},
-            sort_keys=True)) for sw in stored])
+            sort_keys=True)) for sw in stored if sw.signal.key not in same])
     conn.execute("DELETE FROM refine_sessions")
     conn.executemany("INSERT INTO refine_sessions(key, version) VALUES (?,?)",
                      sorted(versions.items()))
@@ -163,36 +175,42 @@ def save_graph(conn: sqlite3.Connection, workitems: Iterable[Any], memories: Ite
     """The local graph (candidates included) for `work --all`, `ask` and health."""
     wis = list(workitems)
     windows = list(windows)
-    conn.execute("DELETE FROM refine_workitems")
-    conn.execute("DELETE FROM refine_memories")
-    conn.execute("DELETE FROM refine_windows")
     # Window summaries (opening request + topic terms) for the vector index: a goal that
     # reads like what someone once asked an agent finds the WorkItem that window joined.
     owner = {key: id_map.get(w.id, w.id) for w in wis for key in w.windows}
-    conn.executemany(
-        "INSERT OR REPLACE INTO refine_windows(key, workitem, text) VALUES (?,?,?)",
-        [(w.key, owner[w.key], text_of(w)) for w in windows
-         if w.key in owner and (w.first_prompt or w.terms)])
+    _sync_rows(conn, "refine_windows", ("key", "workitem", "text"),
+               [(w.key, owner[w.key], text_of(w)) for w in windows
+                if w.key in owner and (w.first_prompt or w.terms)])
     # Every window's events and owner (None: in no WorkItem), for the quality benchmark's
     # segment-level scoring (tests/bench/quality.py) and for debugging a resolution.
-    conn.execute("DELETE FROM refine_window_events")
-    conn.executemany(
-        "INSERT OR REPLACE INTO refine_window_events(key, agent, session_id, workitem, "
-        "event_ids) VALUES (?,?,?,?,?)",
-        [(w.key, w.agent, w.session_id, owner.get(w.key), json.dumps(list(w.event_ids)))
-         for w in windows])
-    conn.executemany(
-        "INSERT INTO refine_workitems(id, ledger_id, promoted, json) VALUES (?,?,?,?)",
-        [(w.id, id_map.get(w.id), int(w.id in id_map),
-          json.dumps(asdict(w), sort_keys=True, default=str)) for w in wis])
-    conn.executemany(
-        "INSERT OR REPLACE INTO refine_memories(id, ledger_id, workitem, promoted, json) "
-        "VALUES (?,?,?,?,?)",
-        [(m.id, None, id_map.get(m.workitem or "", m.workitem), int(m.workitem in id_map),
-          json.dumps(asdict(m), sort_keys=True, default=str)) for m in memories])
+    _sync_rows(conn, "refine_window_events",
+               ("key", "agent", "session_id", "workitem", "event_ids"),
+               [(w.key, w.agent, w.session_id, owner.get(w.key), json.dumps(list(w.event_ids)))
+                for w in windows])
+    _sync_rows(conn, "refine_workitems", ("id", "ledger_id", "promoted", "json"),
+               [(w.id, id_map.get(w.id), int(w.id in id_map),
+                 json.dumps(asdict(w), sort_keys=True, default=str)) for w in wis])
+    _sync_rows(conn, "refine_memories", ("id", "ledger_id", "workitem", "promoted", "json"),
+               [(m.id, None, id_map.get(m.workitem or "", m.workitem),
+                 int(m.workitem in id_map), json.dumps(asdict(m), sort_keys=True, default=str))
+                for m in memories])
     # What this model was built from, so `looma status` can say "work model stale".
     conn.execute("INSERT OR REPLACE INTO refine_meta(key, value) SELECT "
                  "'events_ingested_at', COALESCE(MAX(ingested_at), '') FROM events")
+
+
+def _sync_rows(conn: sqlite3.Connection, table: str, cols: tuple[str, ...],
+               rows: list[tuple[Any, ...]]) -> None:
+    """Make `table` hold exactly `rows` (keyed by the first column; a later row wins),
+    writing only the rows that changed: a pass after one new session changes a few of the
+    history's thousands of windows, and rewriting them all was most of its store time."""
+    want = {r[0]: tuple(r) for r in rows}
+    have = {r[0]: tuple(r) for r in conn.execute(f"SELECT {', '.join(cols)} FROM {table}")}
+    stale = [(k,) for k, r in have.items() if want.get(k) != r]
+    conn.executemany(f"DELETE FROM {table} WHERE {cols[0]}=?", stale)
+    conn.executemany(f"INSERT INTO {table}({', '.join(cols)}) VALUES "
+                     f"({','.join('?' * len(cols))})",
+                     [r for k, r in want.items() if have.get(k) != r])
 
 
 def local_rows(conn: sqlite3.Connection, table: str) -> list[tuple[str, dict[str, Any], bool]]:

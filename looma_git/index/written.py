@@ -11,8 +11,9 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
-from looma_git.index.events import stored_raw
+from looma_git.index.events import stored_raw_many
 from looma_git.pipeline.content import line_key, written_keys
 from looma_git.pipeline.linking import Content, Write
 from looma_git.pipeline.signals import parse_ts
@@ -29,22 +30,45 @@ CREATE INDEX IF NOT EXISTS commit_lines_sha ON commit_lines(sha);
 CREATE TABLE IF NOT EXISTS commit_seen(sha TEXT PRIMARY KEY, n INTEGER);
 """
 _CHUNK = 500
+MARK = "written_mark"  # store.db meta: "<largest ingested_at> <largest event rowid>" last run
+_EVENTS = 2000  # edit events read back and written per batch (bounded memory)
 
 
 def ensure(conn: sqlite3.Connection) -> None:
-    conn.executescript(SCHEMA)
+    from looma_git.index.schema import META
+
+    conn.executescript(SCHEMA + META + ";")
 
 
-def update_written(conn: sqlite3.Connection) -> int:
-    """Index the edit/write events not indexed yet (or re-ingested since); returns how many."""
+def update_written(conn: sqlite3.Connection, full: bool = False) -> int:
+    """Index the edit/write events not indexed yet (or re-ingested since); returns how many.
+
+    Only events stored since the last run are looked at (`MARK`: the last run's largest
+    `ingested_at` and event rowid), so a drain's cost does not grow with the history; `full`
+    (a full refinery pass, `looma reprocess`) looks at every edit event, as the first run does.
+    """
+    from looma_git.index import storedb
+
     ensure(conn)
-    rows = conn.execute(
-        "SELECT e.event_id, e.agent, e.session_id, e.ts, e.raw_json, e.ingested_at, e.raw_ref "
-        "FROM events e LEFT JOIN written_seen w ON w.event_id = e.event_id "
-        "WHERE e.event_id IN (SELECT event_id FROM tool_calls WHERE kind IN ('edit','write') "
-        "OR (kind = 'shell' AND command LIKE '%<<%')) "
-        "AND (w.event_id IS NULL OR w.ingested_at IS NOT e.ingested_at)").fetchall()
+    cols = ("SELECT e.event_id, e.agent, e.session_id, e.ts, e.raw_json, e.ingested_at, "
+            "e.raw_ref, w.event_id IS NOT NULL "
+            "FROM events e LEFT JOIN written_seen w ON w.event_id = e.event_id ")
+    fresh = "AND (w.event_id IS NULL OR w.ingested_at IS NOT e.ingested_at)"
+    top = tuple(conn.execute("SELECT MAX(ingested_at), MAX(rowid) FROM events").fetchone())
+    raw = storedb.get_meta(conn, MARK)
+    mark = [int(x) for x in raw.split()] if raw and not full else None
+    if mark is None or len(mark) != 2:  # every edit event
+        rows = conn.execute(
+            cols + "WHERE e.event_id IN (SELECT event_id FROM tool_calls WHERE kind IN "
+            "('edit','write') OR (kind = 'shell' AND command LIKE '%<<%')) " + fresh).fetchall()
+    else:  # stored (or re-stored: a new ingested_at) since the last run
+        rows = conn.execute(
+            cols + "WHERE e.ingested_at >= ? AND (e.ingested_at > ? OR e.rowid > ?) AND EXISTS "
+            "(SELECT 1 FROM tool_calls t WHERE t.event_id = e.event_id AND (t.kind IN "
+            "('edit','write') OR (t.kind = 'shell' AND t.command LIKE '%<<%'))) " + fresh
+            + " ORDER BY e.ingested_at, e.rowid", (mark[0], mark[0], mark[1])).fetchall()
     if not rows:
+        _set_mark(conn, top)
         return 0
     ids = [r[0] for r in rows]
     files: dict[str, set[str]] = {}
@@ -61,20 +85,43 @@ def update_written(conn: sqlite3.Connection) -> int:
                 f"SELECT event_id, command FROM tool_calls WHERE event_id IN ({marks}) "
                 f"AND kind = 'shell' AND command LIKE '%<<%'", part):
             commands.setdefault(eid, []).append(cmd)
-    with conn:
-        for eid, agent, sid, ts, raw, ingested, ref in rows:
-            conn.execute("DELETE FROM written_lines WHERE event_id=?", (eid,))
-            # Only hashed line keys are kept, so the unredacted read-back is fine here.
-            keys = written_keys(stored_raw(raw, ref) or "", tuple(commands.get(eid, ())))
-            where = sorted(files.get(eid, ())) or [""]  # "" : a shell write, any file
-            session = f"{agent}:{sid}"
-            t = parse_ts(ts or "")
-            conn.executemany(
-                "INSERT INTO written_lines(h, file, session, ts, event_id) VALUES (?,?,?,?,?)",
-                [(k, f, session, t, eid) for k in sorted(keys) for f in where])
-            conn.execute("INSERT OR REPLACE INTO written_seen(event_id, ingested_at, session, n) "
-                         "VALUES (?,?,?,?)", (eid, ingested, session, len(keys)))
+    with conn:  # one transaction; an event seen before has its old lines replaced
+        for i in range(0, len(rows), _EVENTS):
+            _index_events(conn, rows[i:i + _EVENTS], files, commands)
+    _set_mark(conn, top)
     return len(rows)
+
+
+def _set_mark(conn: sqlite3.Connection, top: tuple[int | None, int | None]) -> None:
+    """Events stored from now on have a larger `ingested_at`, or the same one (a run in the
+    same second) and a larger rowid. An event re-stored in that same second keeps its rowid
+    and is missed, as it was before marks (its `written_seen` time is the same); a full pass
+    (`full`) catches it."""
+    from looma_git.index import storedb
+
+    if top[0] is not None and top[1] is not None:
+        with conn:
+            storedb.set_meta(conn, MARK, f"{int(top[0])} {int(top[1])}")
+
+
+def _index_events(conn: sqlite3.Connection, rows: list[Any], files: dict[str, set[str]],
+                  commands: dict[str, list[str]]) -> None:
+    # Only hashed line keys are kept, so the unredacted read-back is fine here.
+    raws = stored_raw_many([(r[4], r[6]) for r in rows])
+    lines: list[tuple[int, str, str, float, str]] = []
+    seen: list[tuple[str, int, str, int]] = []
+    for (eid, agent, sid, ts, _, ingested, _, _), raw in zip(rows, raws, strict=True):
+        keys = written_keys(raw or "", tuple(commands.get(eid, ())))
+        where = sorted(files.get(eid, ())) or [""]  # "" : a shell write, any file
+        session = f"{agent}:{sid}"
+        t = parse_ts(ts or "")
+        lines.extend((k, f, session, t, eid) for k in sorted(keys) for f in where)
+        seen.append((eid, ingested, session, len(keys)))
+    conn.executemany("DELETE FROM written_lines WHERE event_id=?", [(r[0],) for r in rows if r[7]])
+    conn.executemany(
+        "INSERT INTO written_lines(h, file, session, ts, event_id) VALUES (?,?,?,?,?)", lines)
+    conn.executemany("INSERT OR REPLACE INTO written_seen(event_id, ingested_at, session, n) "
+                     "VALUES (?,?,?,?)", seen)
 
 
 def writing_sessions(conn: sqlite3.Connection) -> frozenset[str]:

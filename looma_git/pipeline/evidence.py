@@ -3,6 +3,7 @@ word is so far, and the score with its parts."""
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -48,6 +49,11 @@ class Rarity:
         self.clusters, self._file_df = max(1, clusters), file_df
         self.windows, self._term_df = max(1, windows), term_df
         self._read_df = read_df if read_df is not None else {}
+        # A Rarity lives for one window's scoring (the counts do not move meanwhile), and
+        # that window is scored against every nearby cluster: term weights and tf-idf
+        # vectors are computed once each (same values, same order, same floats).
+        self._terms: dict[str, float] = {}
+        self._vectors: dict[tuple[tuple[str, int], ...], tuple[dict[str, float], float]] = {}
 
     def file(self, f: str) -> float:
         w = math.log(1 + (self.clusters + IDF_PRIOR) / (1 + len(self._file_df.get(f, ()))))
@@ -60,7 +66,20 @@ class Rarity:
         return w * SHARED_FILE if _shared_file(f) else w
 
     def term(self, t: str) -> float:
-        return math.log((1 + self.windows + IDF_PRIOR) / (1 + self._term_df.get(t, 0)))
+        w = self._terms.get(t)
+        if w is None:
+            w = self._terms[t] = math.log((1 + self.windows + IDF_PRIOR)
+                                          / (1 + self._term_df.get(t, 0)))
+        return w
+
+    def vector(self, counts: tuple[tuple[str, int], ...]) -> tuple[dict[str, float], float]:
+        """`_tfidf(counts, self)` and its norm, once per distinct `counts` while this
+        Rarity lives."""
+        v = self._vectors.get(counts)
+        if v is None:
+            vec = _tfidf(counts, self)
+            v = self._vectors[counts] = (vec, _norm(vec))
+        return v
 
 
 def _coverage(mine: frozenset[str] | set[str], theirs: set[str] | Counter[str],
@@ -72,14 +91,25 @@ def _coverage(mine: frozenset[str] | set[str], theirs: set[str] | Counter[str],
     return sum(v for f, v in ws.items() if f in theirs) / den if den > 0 else 0.0
 
 
+# A cluster's top terms are a new tuple each time it grows; the clusters one window is scored
+# against are ~100 at most. 8,192 entries of ~100 pairs held ~70 MB at 5,000 sessions.
+@functools.lru_cache(maxsize=1024)
+def _sublinear(counts: tuple[tuple[str, int], ...]) -> tuple[tuple[str, float], ...]:
+    return tuple((t, 1.0 + math.log(n)) for t, n in counts if n > 0)
+
+
 def _tfidf(counts: Iterable[tuple[str, int]], idf: Rarity) -> dict[str, float]:
-    return {t: (1.0 + math.log(n)) * idf.term(t) for t, n in counts if n > 0}
+    term = idf.term  # a cluster's top terms keep their tf part between windows (cached)
+    return {t: tf * term(t) for t, tf in _sublinear(tuple(counts))}
 
 
-def _cos(a: dict[str, float], b: dict[str, float]) -> float:
+def _norm(v: dict[str, float]) -> float:
+    return math.sqrt(sum(x * x for x in v.values()))
+
+
+def _cos(a: dict[str, float], b: dict[str, float], na: float) -> float:
     dot = sum(v * b.get(t, 0.0) for t, v in a.items())
-    na = math.sqrt(sum(v * v for v in a.values()))
-    nb = math.sqrt(sum(v * v for v in b.values()))
+    nb = _norm(b)
     return dot / (na * nb) if na and nb else 0.0
 
 
@@ -87,10 +117,10 @@ def text_similarity(w: WorkSignal, c: Cluster, idf: Rarity) -> float:
     """Tf-idf cosine (sublinear tf) of the window's words with all of the cluster's (for a
     ledger seed: its title, aliases and paths too). Against the whole cluster rather than its
     closest window, so one chatty window cannot chain two efforts together."""
-    a = _tfidf(w.terms, idf)
+    a, na = idf.vector(w.terms)
     if not a or not c.terms:
         return 0.0
-    return _cos(a, _tfidf(c.top_terms(), idf))
+    return _cos(a, _tfidf(c.top_terms(), idf), na)
 
 
 # A request to be shown around the code rather than to work on it: "explain how ...", "walk me

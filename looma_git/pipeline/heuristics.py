@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Sequence
@@ -128,18 +129,30 @@ _ANCHORS = tuple(sorted({lit for pats in _PATTERNS.values() for _, gate in pats
                          for lit in gate[0]}))
 
 
-def _open_patterns(text: str) -> list[tuple[str, tuple[re.Pattern[str], ...]]]:
-    """Per kind (in KINDS order), the patterns whose gates `text` opens; [] for most text."""
+# Every literal of every gate, each tested once per message (the gates share many: testing
+# them per pattern repeated the same substring searches).
+_LITERALS = tuple(sorted({lit for pats in _PATTERNS.values() for _, gate in pats
+                          for group in gate for lit in group}))
+
+
+def _open_patterns(text: str) -> tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]:
+    """Per kind (in KINDS order), the patterns whose gates `text` opens; () for most text."""
     low = text.lower()
     if not any(lit in low for lit in _ANCHORS):
-        return []
+        return ()
+    return _opened(frozenset(lit for lit in _LITERALS if lit in low))
+
+
+@functools.lru_cache(maxsize=4096)
+def _opened(present: frozenset[str]) -> tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]:
+    """The gates depend only on which literals occur: messages share few distinct sets."""
     out = []
     for kind in KINDS:
         pats = tuple(p for p, gate in _PATTERNS[kind]
-                     if all(any(lit in low for lit in group) for group in gate))
+                     if all(not present.isdisjoint(group) for group in gate))
         if pats:
             out.append((kind, pats))
-    return out
+    return tuple(out)
 
 
 # Phrasings that look like a kind but are not a statement of it.

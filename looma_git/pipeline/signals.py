@@ -246,12 +246,8 @@ def _top(path: str) -> str:
 
 def mentioned_paths(text: str, known: frozenset[str]) -> set[str]:
     """Repository paths named in message text (validated against the repository)."""
-    out = set()
-    for m in _PATHISH.finditer(text[:8000]):
-        cand = m.group(0).strip("./")
-        if cand in known:
-            out.add(cand)
-    return out
+    # findall (no groups: whole matches) and a set test in C; same paths as a finditer loop.
+    return {c for c in (m.strip("./") for m in _PATHISH.findall(text[:8000])) if c in known}
 
 
 def sha_candidates(sessions: list[Session]) -> list[str]:

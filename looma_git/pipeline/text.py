@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -29,15 +30,18 @@ should could would one two three via into onto within without able done way righ
 
 def tokens(text: str) -> list[str]:
     """Lower-cased content words (stopwords removed, trailing plural 's' folded)."""
-    out: list[str] = []
-    for m in _WORD.finditer(text):
-        w = m.group(0).lower().strip("-_")
-        if len(w) < 3 or w in STOPWORDS:
-            continue
-        if len(w) > 4 and w.endswith("s") and not w.endswith("ss"):
-            w = w[:-1]
-        out.append(w)
-    return out
+    return [w for m in _WORD.findall(text) if (w := _content_word(m))]
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _content_word(raw: str) -> str:
+    """One word as `tokens` keeps it ("" when dropped); words repeat a lot, so cached."""
+    w = raw.lower().strip("-_")
+    if len(w) < 3 or w in STOPWORDS:
+        return ""
+    if len(w) > 4 and w.endswith("s") and not w.endswith("ss"):
+        w = w[:-1]
+    return w
 
 
 def path_terms(path: str) -> list[str]:

@@ -52,6 +52,8 @@ class IndexOut(BaseModel):
     built_at: str | None = None
     built_from: str | None = None
     model_id: str | None = None
+    vectors: int | None = None
+    vectors_pending: int | None = None  # texts still without a vector (each ingest embeds some)
 
 
 class EmbedderOut(BaseModel):

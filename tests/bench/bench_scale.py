@@ -186,6 +186,12 @@ class SizeResult:
         self.units[name] = unit
 
 
+def _pending(repo: Path, env: dict[str, str]) -> float:
+    """Texts the index left without a vector (`looma status`: topped up by later runs)."""
+    st = json.loads(run(looma("status", "--json"), repo, env).out)
+    return float((st.get("index") or {}).get("vectors_pending", float("nan")))
+
+
 def measure(n: int, base: Path, reaps: bool) -> SizeResult:
     res = SizeResult(n)
     t0 = time.perf_counter()
@@ -228,6 +234,7 @@ def measure(n: int, base: Path, reaps: bool) -> SizeResult:
     res.put("cold ingest wall", cold.wall, "s")
     res.put("cold ingest CPU", cold.cpu, "s")
     res.put("cold ingest peak RSS", cold.rss_mb, "MB")
+    res.put("vectors pending after cold ingest", _pending(repo, env), "texts")
 
     helps = [run(looma("--help"), repo, env) for _ in range(5)]
     res.put("looma --help p50", p50([r.wall * 1000 for r in helps]), "ms")
@@ -249,6 +256,7 @@ def measure(n: int, base: Path, reaps: bool) -> SizeResult:
     res.put("one new session CPU", one.cpu, "s")
     res.put("one new session wall", one.wall, "s")
     res.put("one new session peak RSS", one.rss_mb, "MB")
+    res.put("vectors pending after it", _pending(repo, env), "texts")
 
     if reaps:
         run(looma("hooks", "install"), repo, env)
@@ -281,8 +289,9 @@ def measure(n: int, base: Path, reaps: bool) -> SizeResult:
 
 ORDER = ("generate history", "events stored", "read path CPU (Claude Code files)",
          "plain FTS indexer CPU", "read path CPU / FTS indexer CPU", "cold ingest",
-         "cold ingest wall", "cold ingest CPU", "cold ingest peak RSS", "one new session CPU",
-         "one new session wall", "one new session peak RSS", "one commit's drain CPU",
+         "cold ingest wall", "cold ingest CPU", "cold ingest peak RSS",
+         "vectors pending after cold ingest", "one new session CPU", "one new session wall",
+         "one new session peak RSS", "vectors pending after it", "one commit's drain CPU",
          "one commit's drain wall", "one commit's drain peak RSS", "reprocess wall",
          "reprocess CPU", "reprocess peak RSS", "resume p50 (fresh process)",
          "resume CPU p50", "resume right after a commit", "resume peak RSS", "looma --help p50",

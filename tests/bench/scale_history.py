@@ -488,8 +488,11 @@ def write_sessions(home: Path, cwd: str, efforts: list[Effort], plans: list[Plan
 # -- git ---------------------------------------------------------------------------------------
 
 def git_env(home: Path) -> dict[str, str]:
+    # PYTHONDONTWRITEBYTECODE (set on some shared machines) would make every measured
+    # process compile looma's modules from source (~0.3-1 CPU-s each): users have .pyc files.
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("GIT_", "XDG_", "CLAUDE_", "CODEX_", "LOOMA_"))}
+           if not k.startswith(("GIT_", "XDG_", "CLAUDE_", "CODEX_", "LOOMA_"))
+           and k != "PYTHONDONTWRITEBYTECODE"}
     env.update(HOME=str(home), GIT_CONFIG_NOSYSTEM="1", LOOMA_NO_PROGRESS="1",
                GIT_AUTHOR_NAME="Heavy User", GIT_AUTHOR_EMAIL="heavy@example.com",
                GIT_COMMITTER_NAME="Heavy User", GIT_COMMITTER_EMAIL="heavy@example.com")

@@ -30,7 +30,7 @@ def test_roundtrip_and_file_is_plain_json(tmp_path: Path) -> None:
     assert path == tmp_path / "state" / META_FILE
     assert json.loads(path.read_text()) == {
         "format_version": FORMAT_VERSION, "ledger_commit": "a" * 40, "model_id": "m",
-        "built_at": "2026-01-01T00:00:00+00:00"}
+        "built_at": "2026-01-01T00:00:00+00:00", "vectors": 0, "vectors_pending": 0}
     assert read_meta(tmp_path / "state") == meta
     assert [p.name for p in (tmp_path / "state").iterdir()] == [META_FILE]  # no temp file left
 

@@ -1,0 +1,62 @@
+"""Vectors follow the new work: WorkItems always, what a run's new work added always (with
+`embed_new`), a backlog (a cold store) only within the CPU budget and reported as pending,
+and each distinct text embedded once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from looma_git.gitrepo import find_repo
+from looma_git.index import embedder as emb_mod
+from looma_git.index import vector_sync
+
+
+@pytest.fixture
+def embedded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every text the real embedder was asked to embed (the model still runs)."""
+    if emb_mod.load_default() is None:
+        pytest.skip("the default embedding model is not installed")
+    seen: list[str] = []
+    real = emb_mod.Embedder.embed
+
+    def spy(self: Any, texts: Any, *a: Any, **kw: Any) -> Any:
+        seen.extend(texts)
+        return real(self, texts, *a, **kw)
+
+    monkeypatch.setattr(emb_mod.Embedder, "embed", spy)
+    return seen
+
+
+def _texts(windows: int) -> list[vector_sync.Text]:
+    out: list[vector_sync.Text] = [("wi_1", "workitem", "Google sign-in. sso. Changed: auth.py"),
+                                   ("wi_2", "workitem", "Webhook retries. Changed: hooks.py")]
+    out += [(f"mem_{i}", "memory", "We'll use Redis for the rate limiter.") for i in range(5)]
+    out += [(f"win:s{i}", "window", f"session {i} about the invoice export {i}")
+            for i in range(windows)]
+    return out
+
+
+def test_backlog_is_budgeted_new_work_is_not(repo: Path, embedded: list[str]) -> None:
+    paths = find_repo(repo)
+    paths.state_dir.mkdir(parents=True, exist_ok=True)
+    cold = vector_sync.sync(paths, _texts(20), 0.0, embed_new=True)
+    # A cold store: only the WorkItems; the rest is backlog, pending and said so.
+    assert cold.vectors == 2 and cold.pending == 25
+    assert vector_sync.pending_count(paths) == 25
+    embedded.clear()
+    grown = vector_sync.sync(paths, _texts(21), 0.0, embed_new=True)
+    # The new session's window is new work: embedded although the budget is spent; the
+    # backlog is not paid by this run.
+    assert embedded == ["session 20 about the invoice export 20"]
+    assert grown.vectors == 3 and grown.pending == 25
+    embedded.clear()
+    # Without `embed_new` (a query's refresh) nothing but WorkItems is ever embedded.
+    assert vector_sync.sync(paths, _texts(22), 0.0).pending == 26 and embedded == []
+    full = vector_sync.sync(paths, _texts(22), None)
+    assert full.pending == 0 and full.vectors == 29
+    # Five memories with one text: one embedding.
+    assert embedded.count("We'll use Redis for the rate limiter.") == 1
+    assert vector_sync.pending_count(paths) == 0

@@ -1,0 +1,51 @@
+"""The content index looks only at events stored since its last run (a drain's cost does not
+grow with the history), and still catches new, re-stored and same-second events."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from looma_git.index import storedb
+from looma_git.index.written import update_written
+from looma_git.pipeline.content import line_key
+
+
+def _edit(conn: sqlite3.Connection, eid: str, new: str, at: int) -> None:
+    raw = json.dumps({"type": "assistant", "message": {"content": [{
+        "type": "tool_use", "name": "Edit",
+        "input": {"file_path": "/r/a.py", "old_string": "x", "new_string": new}}]}})
+    conn.execute("INSERT OR IGNORE INTO events(event_id, agent, session_id, ts, raw_json, "
+                 "ingested_at) VALUES(?, 'claude-code', 's1', '2026-03-02T10:00:00Z', ?, ?)",
+                 (eid, raw, at))
+    conn.execute("UPDATE events SET raw_json=?, ingested_at=? WHERE event_id=?", (raw, at, eid))
+    conn.execute("INSERT OR IGNORE INTO tool_calls(event_id, idx, name, kind) "
+                 "VALUES(?, 0, 'Edit', 'edit')", (eid,))
+    conn.execute("INSERT OR IGNORE INTO tool_files(event_id, idx, relpath) VALUES(?, 0, 'a.py')",
+                 (eid,))
+    conn.commit()
+
+
+def _keys(conn: sqlite3.Connection, eid: str) -> set[int]:
+    return {k for (k,) in conn.execute("SELECT h FROM written_lines WHERE event_id=?", (eid,))}
+
+
+def test_only_events_stored_since_the_last_run_are_read(tmp_path: Path) -> None:
+    conn = sqlite3.connect(tmp_path / "s.db")
+    storedb.ensure_schema(conn)
+    _edit(conn, "e1", "first_version_of_the_line = 1", 100)
+    _edit(conn, "e2", "another_line_written_here = 2", 100)
+    assert update_written(conn) == 2
+    assert update_written(conn) == 0  # nothing stored since: nothing looked at
+    _edit(conn, "e3", "written_in_the_same_second = 3", 100)  # same ingested_at, new row
+    assert update_written(conn) == 1 and _keys(conn, "e3")
+    _edit(conn, "e1", "second_version_of_the_line = 1", 101)  # re-stored by a later run
+    assert update_written(conn) == 1
+    assert _keys(conn, "e1") == {line_key("second_version_of_the_line = 1")}
+    # A full pass looks at every edit event, and finds them all current.
+    assert update_written(conn, full=True) == 0
+    conn.execute("DELETE FROM written_seen WHERE event_id='e2'")
+    conn.commit()
+    assert update_written(conn) == 0  # the mark says e2 was seen: only a full pass re-reads it
+    assert update_written(conn, full=True) == 1 and _keys(conn, "e2")
