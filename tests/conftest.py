@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import helpers
 from tests.helpers import make_repo
 
 _KEEP = {"PATH", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", "SYSTEMROOT",
@@ -32,6 +33,23 @@ def _shared_scope(nodeid: str) -> str | None:
             return f"{path}:measured"
         return None
     return path if path in _SHARED_FIXTURE_MODULES else None
+
+
+# The end-to-end tier: tests that start looma (or git with looma's hooks) as real processes.
+# A module that imports the subprocess runner `helpers.looma` under its own name, the hooks
+# tests, and the benchmarks' quality bars (which run the commands a user runs) are in it;
+# everything else runs in process. `pytest -m "not e2e"` is the fast tier.
+_E2E_DIRS = ("tests/hooks/",)
+_E2E_MODULES = ("tests/test_quality.py", "tests/cli/test_wheel.py")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        path = item.nodeid.partition("::")[0]
+        module = getattr(item, "module", None)
+        if (path.startswith(_E2E_DIRS) or path in _E2E_MODULES
+                or getattr(module, "looma", None) is helpers.looma):
+            item.add_marker(pytest.mark.e2e)
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -12,8 +12,8 @@ from looma_git.pipeline.linking import (
     GENERIC_FILES,
     TRUNK,
     WRITE_AFTER_S,
-    WRITE_BEFORE_S,
     Content,
+    written_from,
 )
 from looma_git.pipeline.signals import WorkSignal, parse_ts
 from looma_git.store.gitfacts import CommitInfo
@@ -92,14 +92,14 @@ def written_commits(windows: list[WorkSignal], commits: Iterable[CommitInfo],
 
     for c in commits:
         lines = content.added[c.sha]
-        ct = parse_ts(c.ts)
+        ct, lo = parse_ts(c.ts), written_from(c)
         got: dict[str, int] = {}
         for f, k in set(lines):
             writes = content.writes.get(k, ())
             if len({w.file for w in writes if w.file}) > GENERIC_FILES:
                 continue  # a line written into many files says nothing about who wrote this
             ok = [w for w in writes if (w.file is None or w.file == f) and w.ts
-                  and ct - WRITE_BEFORE_S <= w.ts <= ct + WRITE_AFTER_S
+                  and lo <= w.ts <= ct + WRITE_AFTER_S
                   and first_commit((f, k), w.ts) == ct]
             authors = {spans.window(w.session, w.ts, f) for w in ok} - {None}
             if len(authors) == 1:  # a line two windows wrote (an edit's context) is no one's

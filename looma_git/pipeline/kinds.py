@@ -32,7 +32,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-KINDS = ("bugfix", "migration", "refactor", "investigation", "feature")
+KINDS = ("bugfix", "migration", "refactor", "investigation", "chore", "feature")
 
 # Whole words only ("export" is not "port", "prefix" is not "fix"); within one text the cue
 # that comes first decides.
@@ -54,7 +54,7 @@ KIND_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"reorgani[sz]e\w*|decouple|dedup\w*|tidy(?:\s+up)?|dead\s+code|"
         # Fowler's "Replace X with Y" family of refactorings.
         r"replac(?:e|es|ed|ing)\b[^;:!?]{0,60}?\bwith|"
-        # Performance work keeps behaviour: of the five kinds it is a refactor.
+        # Performance work keeps behaviour: of the kinds it is a refactor.
         # ("a performance dashboard" is a feature: performance counts only when improved).
         r"faster|speed(?:s|ed|ing)?\s+up|speedup|optimi[sz]\w*|importtime|"
         r"(?:improv\w*|better|boost\w*)\s+(?:the\s+|its\s+)?performance|"
@@ -65,6 +65,11 @@ KIND_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"\b(?:investigate|investigating|why\s+(?:does|is|do|are)|figure\s+out|look\s+into|"
         r"profil(?:e|ing)|slow|diagnos\w+|root\s+cause|find\s+out\s+(?:why|what|whether|how)|"
         r"understand\s+(?:why|how)|what\s+causes)\b", re.I)),
+    # Upkeep of the project's tooling rather than its code, asked for as such: the CI matrix,
+    # packaging classifiers, version bumps, the bots that propose them.
+    ("chore", re.compile(
+        r"\b(?:bump(?:s|ed|ing)?|test\s+matrix|ci\s+matrix|classifiers?|pre-commit|dependabot|"
+        r"renovate)\b", re.I)),
 )
 
 # Asking for a capability: counts only where no kind above is named ("we need to fix ..." is
@@ -91,7 +96,7 @@ _LEAD = re.compile(
     r"go ahead and|next)\b[\s,:.!]*", re.I)
 
 # Conventional-commit and numpy-style types: an explicit label; a neutral type (docs, test,
-# chore, ci ...) says the commit implements none of the five.
+# chore, ci ...) says the commit implements none of the kinds.
 _TYPED = re.compile(r"^\s*(?P<t>[A-Za-z]+)(?:\([^)]*\))?!?:\s*")
 _TYPE_KIND = {"feat": "feature", "feature": "feature", "enh": "feature",
               "fix": "bugfix", "bugfix": "bugfix", "hotfix": "bugfix", "bug": "bugfix",

@@ -193,9 +193,11 @@ class _Owners:
             return None
         if len(spans) == 1:
             return spans[0][2]
+        # Last, the window that started later: ids differ from run to run (a WorkItem's id is
+        # minted when it is created), times do not, so a tie never depends on the run.
         best = min(spans, key=lambda s: (0.0 if s[0] - 60 <= ts <= s[1] + 60
                                           else min(abs(ts - s[0]), abs(ts - s[1])),
-                                          file not in self.files[s[2]], s[2]))
+                                          file not in self.files[s[2]], -s[0], s[2]))
         return best[2]
 
 
@@ -207,8 +209,17 @@ def _mute_near(t: Target, ct: float, content: Content | None) -> bool:
         for k, s, e in t.windows)
 
 
+def written_from(c: CommitInfo) -> float:
+    """The earliest time a write can be this commit's: WRITE_BEFORE_S before it was authored
+    or committed, whichever came first (a rebase moves the commit date on, months after the
+    writes, and keeps the author date)."""
+    ct = parse_ts(c.ts)
+    at = parse_ts(c.authored) or ct
+    return min(ct, at) - WRITE_BEFORE_S
+
+
 def content_scores(sha: str, ct: float, content: Content, owners: _Owners,
-                   skip: frozenset[str] = frozenset()
+                   skip: frozenset[str] = frozenset(), since: float | None = None
                    ) -> tuple[dict[str, float], int, dict[str, float]]:
     """WorkItem -> how many of the commit's added lines its sessions wrote (a line several
     wrote counts 1/n each), the number of lines the commit adds, and WorkItem -> when its
@@ -226,7 +237,8 @@ def content_scores(sha: str, ct: float, content: Content, owners: _Owners,
         for w in writes:
             if w.file is not None and w.file != f:
                 continue
-            if w.ts and not (ct - WRITE_BEFORE_S <= w.ts <= ct + WRITE_AFTER_S):
+            lo = ct - WRITE_BEFORE_S if since is None else since
+            if w.ts and not (lo <= w.ts <= ct + WRITE_AFTER_S):
                 continue
             tid = owners.owner(w.session, w.ts, f)
             if tid is not None and tid not in skip:
@@ -272,6 +284,7 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
         for br in t.branches:
             by_branch.setdefault(br, []).append(i)
     owners = _Owners(targets) if content is not None else None
+    started = {t.id: min((st for _, st, _ in t.windows), default=0.0) for t in targets}
     capable = ({t.id for t in targets if any(k in content.capable for k, _, _ in t.windows)}
                if content is not None else set())
     links: list[Link] = []
@@ -287,10 +300,13 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
         judged = bool(content is not None and content.added.get(c.sha))
         if judged and content is not None and owners is not None:
             skip = frozenset(t for (sha, t) in forbidden if sha == c.sha)
-            scores, n, latest = content_scores(c.sha, ct, content, owners, skip)
+            scores, n, latest = content_scores(c.sha, ct, content, owners, skip,
+                                               written_from(c))
             if scores:
+                # (then the WorkItem whose work began later, never the id alone: see owner)
                 tid, got = max(scores.items(),
-                               key=lambda kv: (kv[1], latest.get(kv[0], 0.0), kv[0]))
+                               key=lambda kv: (kv[1], latest.get(kv[0], 0.0),
+                                               started.get(kv[0], 0.0), kv[0]))
                 share = got / n if n else 0.0
                 if got >= CONTENT_MIN and share >= CONTENT_SHARE and tid in index:
                     t = prepared[index[tid]].target

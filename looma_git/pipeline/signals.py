@@ -104,6 +104,24 @@ _SHIFT = re.compile(
 _PATHISH = re.compile(r"[\w.\-]+(?:/[\w.\-]+)+|[\w\-]+\.[a-z]{1,5}\b")
 
 
+# Files that record the work rather than do it (who wrote it, what changed): every effort
+# ends in them, so a turn editing only these ("add me to AUTHORS.rst, then commit") is no
+# evidence of a new topic, however apart its files are from the window's.
+_RECORDS = re.compile(r"(?:^|/)(?:authors|contributors|changelog|changes|history|news|"
+                      r"readme)(?:\.\w+)?$", re.I)
+
+
+def _records(files: set[str]) -> bool:
+    return all(_RECORDS.search(f) for f in files)
+
+
+def _switches(text: str) -> bool:
+    """The user says a new topic starts ("different thing now", "switching gears"); "back to
+    the ..." returns to earlier work, so it is no switch here."""
+    m = _SHIFT.search(text)
+    return m is not None and not re.search(r"\bback\s+to\b", m.group(0), re.I)
+
+
 def _turns(session: Session) -> list[list[int]]:
     """Event indices grouped by user turn (a user prompt and everything until the next)."""
     turns: list[list[int]] = []
@@ -137,11 +155,15 @@ def windows_of(session: Session, known: frozenset[str],
         cut = "topic"
         if groups:
             if last and t and t - last >= WINDOW_GAP_S:
-                shift, cut = True, "pause"
+                # A session resumed after a pause carries on its work, unless the user opens
+                # the new stretch by saying it is another topic: then it is a topic cut (no
+                # continuity with the window before), resolved on its own evidence.
+                shift, cut = True, "topic" if first.role == "user" and _switches(first.text) \
+                    else "pause"
             elif first.role == "user" and _SHIFT.search(first.text) and (
                     window_edits or sum(window_terms.values()) >= MIN_SHIFT_TERMS):
                 shift = True  # the user says so: a new topic, whatever it turns out to touch
-            elif (first.role == "user" and window_edits and edits
+            elif (first.role == "user" and window_edits and edits and not _records(edits)
                   and not (edits & window_edits) and sum(turn_terms.values()) >= MIN_SHIFT_TERMS):
                 # A short follow-up ("tests too") is never a new topic; nor are files that
                 # share a directory or a name part with the window's (tests/test_x.py, app/x.py).

@@ -22,6 +22,7 @@ class CommitInfo:
     files: tuple[str, ...]
     ref: str  # the ref it was reached from (`git log --source`)
     parents: tuple[str, ...]
+    authored: str = ""  # author date, ISO-8601 UTC: kept by a rebase that moves `ts` on
 
 
 def list_commits(worktree: Path, *, revs: tuple[str, ...] = ("--all",),
@@ -33,7 +34,7 @@ def list_commits(worktree: Path, *, revs: tuple[str, ...] = ("--all",),
     commits committed since then; `paths` keeps commits touching one of them (each still
     listed with all its files)."""
     args = ["log", "--source", "--name-only", "--no-renames", "-z",
-            "--format=%x1e%H%x1f%cI%x1f%an%x1f%P%x1f%S%x1f%s%x1f%b%x1f"]
+            "--format=%x1e%H%x1f%cI%x1f%an%x1f%P%x1f%S%x1f%s%x1f%aI%x1f%b%x1f"]
     if no_walk:
         args.append("--no-walk=unsorted")
         # One commit this clone lacks (a teammate's unpushed work, a gc'd rebase) would make
@@ -62,14 +63,14 @@ def list_commits(worktree: Path, *, revs: tuple[str, ...] = ("--all",),
         if not rec.strip("\x00\n"):
             continue
         parts = rec.split("\x1f")
-        if len(parts) < 8:
+        if len(parts) < 9:
             continue
-        sha, cdate, author, parents, ref, subject, body, rest = parts[:8]
+        sha, cdate, author, parents, ref, subject, adate, body, rest = parts[:9]
         files = tuple(sorted({f.strip("\n") for f in rest.split("\x00") if f.strip("\n")}))
         commits.append(CommitInfo(
             sha=sha.strip(), ts=_to_utc(cdate), author=author, subject=subject,
             body=body.strip(), files=files, ref=ref,
-            parents=tuple(p for p in parents.split() if p)))
+            parents=tuple(p for p in parents.split() if p), authored=_to_utc(adate)))
     commits.reverse()
     if no_walk:
         commits = _with_branches(worktree, commits)

@@ -132,7 +132,11 @@ CPU seconds (children included; the machine is shared, so wall time is noisy): {
 at a user turn that says it switches ("ok, switching gears", "different thing:", "unrelated,
 but", "back to the ...", "while you're here", "btw", "one more thing"); and at a user turn whose
 edits share no file, directory or name part with the window's and whose words share none of its
-topic. Each window is resolved on its own.
+topic, unless those edits only record the work (AUTHORS, CHANGELOG, README: "add me to
+AUTHORS.rst, then commit"). A pause whose first turn says it switches ("different thing now") is
+a topic cut too:
+the session's continuity does not carry it into the window before. Each window is resolved on
+its own.
 
 **Resolution** (`pipeline/resolve.py`; the score and its weights in `pipeline/evidence.py`) takes windows in time order and scores each against the
 clusters built so far (ledger WorkItems first: a session a WorkItem already holds goes to it, and
@@ -197,7 +201,8 @@ read once (its native record: Claude Code `Edit`/`Write`/`MultiEdit` and their p
 replaced never counts) into `written_lines` of `store.db` (a key per stripped line of at least 6
 characters, the files the call named, the session, the time); each commit's added lines are read
 from git once into `commit_lines`. A line counts for a WorkItem when one of its sessions wrote it
-into the same file at most 21 days before the commit (10 minutes after, for clock skew); a line
+into the same file at most 21 days before the commit, or before its author date when that is
+earlier (a rebase moves the commit date on), and at most 10 minutes after it (clock skew); a line
 several WorkItems wrote counts 1/n for each (equal counts go to the one that wrote last); a
 line written into more than 2 files (an import,
 a docstring shape) counts for nobody. The WorkItem with the most lines links when it wrote at

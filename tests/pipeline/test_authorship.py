@@ -218,3 +218,18 @@ def test_a_commit_arriving_later_replays_resolution_from_the_window_that_wrote_i
     placed = {sw.signal.key: sw.cluster for sw in full.stored}
     assert placed["gemini-cli:B#0"] == placed["claude-code:A#0"]
     assert {sw.signal.key: sw.cluster for sw in inc.stored} == placed
+
+
+def test_a_window_wrote_the_commit_it_rebased_months_later() -> None:
+    """The commit date is 90 days after the writes, the author date right after them: the
+    window wrote it; with the author date as late as the commit date it did not."""
+    from dataclasses import replace
+
+    w = _w("s1", -2, -1, edited=("app/auth.py",))
+    content = _content({"c1": ("app/auth.py", AUTH)},
+                       [("claude-code:s1", "app/auth.py", AUTH, T0 - 1.5 * 3600)],
+                       {"claude-code:s1"})
+    rebased = _c("c1", ("p",), hours=90 * 24)
+    assert written_commits([w], [rebased], content) == {}
+    authored = replace(rebased, authored=_iso(T0))
+    assert written_commits([w], [authored], content) == {w.key: frozenset({"c1"})}

@@ -180,3 +180,21 @@ def test_strong_links_rest_on_content_branch_or_a_user() -> None:
     assert strong_link({}, user=True) and strong_link({"user": 1.0})
     assert not strong_link({"files": 1.0, "time": 1.0, "text": 0.3})
     assert not strong_link(None)
+
+
+def test_a_rebased_commit_is_linked_by_the_lines_written_before_it_was_authored() -> None:
+    """Rebased three months later: the commit date moved on, the author date did not, and the
+    session's writes just before the author date are still the commit's content; a commit
+    authored as late as it was committed does not reach that far back."""
+    from dataclasses import replace
+    from datetime import UTC, datetime
+
+    auth = _target("auth", "claude-code:s1", {"app/auth.py"})
+    rebased = _commit("c1", "app/auth.py", hours=90 * 24)
+    content = _content({"c1": ("app/auth.py", AUTH)},
+                       [("claude-code:s1", "app/auth.py", AUTH, T0 - 600)], {"claude-code:s1"})
+    assert all("content" not in dict(ln.why) for ln in link_commits([rebased], [auth],
+                                                                     content=content))
+    authored = datetime.fromtimestamp(T0, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    [link] = link_commits([replace(rebased, authored=authored)], [auth], content=content)
+    assert link.workitem == "auth" and dict(link.why)["content"] == 1.0

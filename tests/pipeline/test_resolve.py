@@ -13,7 +13,8 @@ KNOWN = frozenset({"app/auth/google.py", "app/auth/routes.py", "app/auth/reset.p
                    "app/auth/verify.py", "app/emails/templates.py", "app/billing/export.py",
                    "app/billing/invoice.py", "tests/test_export.py", "requirements.txt",
                    "app/orders/queries.py", "app/orders/routes.py", "app/db.py",
-                   "app/webhooks/retry.py"})
+                   "app/webhooks/retry.py", "billing/export.py", "billing/invoice.py",
+                   "webhooks/retry.py", "AUTHORS.rst", "CHANGELOG.rst"})
 
 
 def _on(branch: str | None, s: Session) -> Session:
@@ -159,3 +160,58 @@ def test_a_subagent_joins_the_work_of_the_session_that_delegated_it() -> None:
     ])
     got = _clusters([parent, sub])
     assert got["claude-code:p1/agent-a1#0"] == got["claude-code:p1#0"]
+
+
+def _resumed(opening: str, edits: tuple[str, ...], reply: str) -> Session:
+    """A session on one feature branch, resumed nine days later with `opening`."""
+    return _on("feat/export-stream", sess("claude-code", "resumed", [
+        ev(0, _day(1, 9), "user", "the invoice csv export times out for big customers"),
+        ev(1, _day(1, 9), "assistant", "Streaming the rows through a generator, paged by "
+           "invoice id.", edits=("billing/export.py",)),
+        ev(2, _day(10, 9), "user", opening),
+        ev(3, _day(10, 9), "assistant", reply, edits=edits),
+    ]))
+
+
+def test_a_session_resumed_after_a_pause_with_a_stated_switch_is_a_new_topic() -> None:
+    """Nine days later, "different thing now": the resumed stretch is resolved on its own
+    evidence, not carried into the earlier work by the session (nor by the branch the
+    checkout was still on)."""
+    s = _resumed("different thing now - a dead webhook endpoint is retried forever, cap the "
+                 "attempts", ("webhooks/retry.py",),
+                 "Capped webhook delivery retries at five attempts with exponential backoff.")
+    ws = windows_of(s, KNOWN, {})
+    assert [w.cut for w in ws] == ["", "topic"]
+    got = _clusters([s])
+    assert got["claude-code:resumed#0"] != got["claude-code:resumed#1"]
+
+
+def test_a_session_resumed_after_a_pause_without_a_switch_carries_on_its_work() -> None:
+    s = _resumed("the export still times out for the biggest customer, stream the invoice "
+                 "lines too", ("billing/invoice.py",), "Invoice lines stream as well.")
+    assert [w.cut for w in windows_of(s, KNOWN, {})] == ["", "pause"]
+    got = _clusters([s])
+    assert got["claude-code:resumed#0"] == got["claude-code:resumed#1"]
+    back = _resumed("back to the export: the invoice lines need streaming as well",
+                    ("billing/invoice.py",), "Invoice lines stream as well.")
+    assert [w.cut for w in windows_of(back, KNOWN, {})] == ["", "pause"]
+
+
+def test_a_turn_that_only_records_the_work_is_no_new_topic() -> None:
+    """Adding oneself to AUTHORS and a changelog line before committing wraps the work up:
+    files apart from the window's, but files every effort ends in, so no cut; a turn on
+    files of their own still is one."""
+    def session(opening: str, edits: tuple[str, ...]) -> Session:
+        return sess("gemini-cli", "wrap", [
+            ev(0, _day(3, 9), "user", "the invoice csv export times out for big customers"),
+            ev(1, _day(3, 9), "assistant", "Streaming the rows.", edits=("billing/export.py",)),
+            ev(2, _day(3, 10), "user", opening),
+            ev(3, _day(3, 10), "assistant", "Done.", edits=edits),
+        ])
+    wrap = session("add me to AUTHORS.rst and a changelog entry, then commit and push to my "
+                   "fork", ("AUTHORS.rst", "CHANGELOG.rst"))
+    assert [sorted(w.edited) for w in windows_of(wrap, KNOWN, {})] == [
+        ["AUTHORS.rst", "CHANGELOG.rst", "billing/export.py"]]
+    other = session("a dead webhook endpoint is retried forever, cap the attempts",
+                    ("webhooks/retry.py",))
+    assert [w.cut for w in windows_of(other, KNOWN, {})] == ["", "topic"]

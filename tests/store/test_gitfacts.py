@@ -32,3 +32,17 @@ def test_a_commit_named_by_sha_reports_its_branch_not_its_sha(repo: Path) -> Non
     git(repo, "branch", "-q", "-D", "feat/session-ttl")
     orphan = {c.sha: c.ref for c in list_commits(repo, revs=(b,), no_walk=True)}
     assert orphan == {b: ""}  # no branch holds it: no branch, rather than a sha
+
+
+def test_a_rebased_commit_keeps_its_author_date_beside_the_new_commit_date(repo: Path) -> None:
+    import os
+
+    (repo / "r.py").write_text("x = 1\n")
+    git(repo, "add", "r.py")
+    env = dict(os.environ, GIT_AUTHOR_DATE="2023-03-26T15:17:18+02:00",
+               GIT_COMMITTER_DATE="2023-07-02T15:52:32+02:00")
+    git(repo, "commit", "-q", "-m", "fix: overflow\n\nthe body, two lines\nof it", env=env)
+    [c] = list_commits(repo, revs=("HEAD",), limit=1)
+    assert (c.authored, c.ts) == ("2023-03-26T13:17:18Z", "2023-07-02T13:52:32Z")
+    assert c.subject == "fix: overflow" and c.body == "the body, two lines\nof it"
+    assert c.files == ("r.py",)
