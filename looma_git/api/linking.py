@@ -102,7 +102,7 @@ def relink(paths: RepoPaths) -> RelinkReport:
 
     from looma_git.api import ledger
     from looma_git.ledger.ops import OpDraft
-    from looma_git.pipeline.relink import Candidate, Orphan, match_orphans
+    from looma_git.pipeline.relink import Orphan, RewriteCandidate, match_orphans
     from looma_git.pipeline.signals import parse_ts
     from looma_git.store import gitfacts
 
@@ -148,9 +148,9 @@ def relink(paths: RepoPaths) -> RelinkReport:
     reachable = [c for c in gitfacts.list_commits(
         worktree, revs=gitfacts.history_refs(worktree), after=after, paths=want) if len(c.parents) <= 1]
     cfacts = gitfacts.patch_facts(worktree, [c.sha for c in reachable])
-    cands = [Candidate(sha=c.sha, ts=parse_ts(c.ts), message=f"{c.subject}\n{c.body}",
-                       files=frozenset(c.files), patch_id=cfacts[c.sha].patch_id,
-                       added=cfacts[c.sha].added) for c in reachable]
+    cands = [RewriteCandidate(sha=c.sha, ts=parse_ts(c.ts), message=f"{c.subject}\n{c.body}",
+                              files=frozenset(c.files), patch_id=cfacts[c.sha].patch_id,
+                              added=cfacts[c.sha].added) for c in reachable]
     matches, misses = match_orphans(orphans, cands)
     wis = {sha: sorted({ln.workitem for ln in links}) for sha, links in by_sha.items()}
     report.matched = [RelinkMatchOut(old=m.old, new=m.new, how=m.how, workitems=wis[m.old])

@@ -10,7 +10,7 @@ from dataclasses import asdict
 from typing import Any
 
 from looma_git.index import schema
-from looma_git.pipeline.heuristics import Candidate
+from looma_git.pipeline.heuristics import MemoryCandidate
 from looma_git.pipeline.linking import Target as LinkTarget
 from looma_git.pipeline.signals import WorkSignal
 from looma_git.pipeline.views import StoredWindow
@@ -33,8 +33,8 @@ def set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
 
 
 # ----------------------------------------------------------------- windows
-def _cand(d: dict[str, Any]) -> Candidate:
-    return Candidate(**d)
+def _cand(d: dict[str, Any]) -> MemoryCandidate:
+    return MemoryCandidate(**d)
 
 
 def stored_windows(conn: sqlite3.Connection, skip: set[str]) -> list[StoredWindow]:

@@ -6,7 +6,7 @@ import sqlite3
 from typing import TYPE_CHECKING, Protocol
 
 from looma_git.pipeline import heuristics
-from looma_git.pipeline.heuristics import Candidate
+from looma_git.pipeline.heuristics import MemoryCandidate
 
 if TYPE_CHECKING:
     from looma_git.settings import LLMSettings
@@ -21,7 +21,7 @@ class Extractor(Protocol):
     name: str
 
     def extract(self, text: str, *, event_id: str, agent: str, session_id: str, ts: str,
-                role: str) -> list[Candidate]: ...
+                role: str) -> list[MemoryCandidate]: ...
 
 
 class HeuristicExtractor:
@@ -30,13 +30,13 @@ class HeuristicExtractor:
     name = "heuristic"
 
     def extract(self, text: str, *, event_id: str, agent: str, session_id: str, ts: str,
-                role: str) -> list[Candidate]:
+                role: str) -> list[MemoryCandidate]:
         """`heuristics.extract` as an Extractor."""
         return heuristics.extract(text, event_id=event_id, agent=agent, session_id=session_id,
                                   ts=ts, role=role)
 
 
-def same_evidence(a: Candidate, b: Candidate) -> bool:
+def same_evidence(a: MemoryCandidate, b: MemoryCandidate) -> bool:
     """Same message and the same quote, or spans that mostly overlap (kind aside)."""
     if a.event_id != b.event_id:
         return False
@@ -56,7 +56,7 @@ class CombinedExtractor:
         self.name = f"{primary.name}+{extra.name}"
 
     def extract(self, text: str, *, event_id: str, agent: str, session_id: str, ts: str,
-                role: str) -> list[Candidate]:
+                role: str) -> list[MemoryCandidate]:
         """Both extractors' candidates, the primary's winning any duplicate, in span order."""
         kept = self.primary.extract(text, event_id=event_id, agent=agent, session_id=session_id,
                                     ts=ts, role=role)

@@ -12,7 +12,7 @@ KINDS = ("decision", "todo", "bug", "architecture")
 
 
 @dataclass(frozen=True)
-class Candidate:
+class MemoryCandidate:
     """An evidence-bound memory candidate with its exact source span."""
 
     kind: str
@@ -175,7 +175,7 @@ def _masked(text: str) -> str:
 
 
 def extract(text: str, *, event_id: str, agent: str, session_id: str, ts: str,
-            role: str) -> list[Candidate]:
+            role: str) -> list[MemoryCandidate]:
     """Candidates from one message; questions, hypotheticals and code are never candidates."""
     if role not in ("user", "assistant") or not text:
         return []
@@ -183,7 +183,7 @@ def extract(text: str, *, event_id: str, agent: str, session_id: str, ts: str,
     kinds = _open_patterns(masked)
     if not kinds:
         return []
-    out: list[Candidate] = []
+    out: list[MemoryCandidate] = []
     for m in _SENT.finditer(masked):
         sent = m.group(0)
         stripped = sent.strip()
@@ -195,7 +195,7 @@ def extract(text: str, *, event_id: str, agent: str, session_id: str, ts: str,
                 start = m.start() + lead
                 end = start + len(stripped)
                 quote = text[start:end][:300]
-                out.append(Candidate(
+                out.append(MemoryCandidate(
                     kind=kind, text=quote, event_id=event_id, start=start, end=end,
                     content_hash=hashlib.sha256(quote.encode("utf-8", "replace")).hexdigest()[:16],
                     agent=agent, session_id=session_id, ts=ts, role=role))

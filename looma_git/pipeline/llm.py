@@ -12,7 +12,7 @@ import urllib.request
 from collections import Counter
 from typing import Protocol
 
-from looma_git.pipeline.heuristics import KINDS, Candidate
+from looma_git.pipeline.heuristics import KINDS, MemoryCandidate
 from looma_git.redact import redact_text
 from looma_git.settings import LLMSettings
 
@@ -174,7 +174,7 @@ class LLMExtractor:
         return sum(n for k, n in self.stats.items() if k.startswith("error_"))
 
     def extract(self, text: str, *, event_id: str, agent: str, session_id: str, ts: str,
-                role: str) -> list[Candidate]:
+                role: str) -> list[MemoryCandidate]:
         """Candidates from one message (user/assistant, at least MIN_CHARS long)."""
         if role not in ("user", "assistant") or len(text.strip()) < MIN_CHARS:
             return []
@@ -240,8 +240,9 @@ class LLMExtractor:
         self._failures = 0
         return items
 
-    def _candidates(self, items: list[tuple[str, str]], text: str, **src: str) -> list[Candidate]:
-        out: list[Candidate] = []
+    def _candidates(self, items: list[tuple[str, str]], text: str,
+                    **src: str) -> list[MemoryCandidate]:
+        out: list[MemoryCandidate] = []
         seen: set[tuple[str, int]] = set()
         for kind, raw in items:
             quote = raw.strip()
@@ -254,7 +255,7 @@ class LLMExtractor:
                 continue
             seen.add((kind, start))
             shown = quote[:300]
-            out.append(Candidate(
+            out.append(MemoryCandidate(
                 kind=kind, text=shown, event_id=src["event_id"], start=start,
                 end=start + len(quote),
                 content_hash=hashlib.sha256(shown.encode("utf-8", "replace")).hexdigest()[:16],

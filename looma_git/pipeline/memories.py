@@ -7,14 +7,15 @@ from rapidfuzz import fuzz
 
 from looma_git.pipeline import confidence as conf
 from looma_git.pipeline.clusters import Cluster
-from looma_git.pipeline.heuristics import Candidate, reversals
+from looma_git.pipeline.heuristics import MemoryCandidate, reversals
 from looma_git.pipeline.signals import parse_ts
 from looma_git.pipeline.views import QUOTE_MAX, Evidence, MemoryView
 from looma_git.store.gitfacts import CommitInfo
 
 
-def memories(c: Cluster, cands: list[Candidate], c_conf: dict[str, float]) -> list[MemoryView]:
-    groups: list[list[Candidate]] = []
+def memories(c: Cluster, cands: list[MemoryCandidate],
+             c_conf: dict[str, float]) -> list[MemoryView]:
+    groups: list[list[MemoryCandidate]] = []
     for cand in sorted(cands, key=lambda x: (x.ts, x.event_id, x.start)):
         for g in groups:
             if g[0].kind == cand.kind and fuzz.ratio(g[0].text.lower(), cand.text.lower()) >= 90:

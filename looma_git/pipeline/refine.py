@@ -11,7 +11,7 @@ from looma_git.pipeline import confidence as conf
 from looma_git.pipeline.authorship import with_authorship
 from looma_git.pipeline.clusters import Cluster, window_order
 from looma_git.pipeline.extractor import Extractor, HeuristicExtractor
-from looma_git.pipeline.heuristics import Candidate
+from looma_git.pipeline.heuristics import MemoryCandidate
 from looma_git.pipeline.kinds import judge_kind
 from looma_git.pipeline.linking import Target, content_authors, link_commits
 from looma_git.pipeline.memories import expire_done
@@ -123,14 +123,14 @@ def _corroborated(c: Cluster) -> bool:
 
 
 def _windows(inp: RefineInput, extractor: Extractor
-             ) -> tuple[list[WorkSignal], dict[str, list[Candidate]], float, int]:
+             ) -> tuple[list[WorkSignal], dict[str, list[MemoryCandidate]], float, int]:
     """Every window of the pass, its candidates, the replay point and how many were extracted.
 
     Sessions are segmented one at a time (events are dropped after each); a window whose
     signals equal a stored one reuses its candidates (extraction is the costly part)."""
     prior = {sw.signal.key: sw for sw in inp.prior}
     windows: list[WorkSignal] = []
-    cands: dict[str, list[Candidate]] = {}
+    cands: dict[str, list[MemoryCandidate]] = {}
     changed: set[str] = set()
     first_change = float("inf")
     extracted = 0
@@ -146,7 +146,7 @@ def _windows(inp: RefineInput, extractor: Extractor
                 cands[w.key] = list(old.cands)
                 continue
             first_change = min(first_change, window_order(w)[0])
-            found: list[Candidate] = []
+            found: list[MemoryCandidate] = []
             for eid in w.event_ids:
                 ev = by_event[eid]
                 found.extend(extractor.extract(ev.text, event_id=ev.event_id, agent=s.agent,

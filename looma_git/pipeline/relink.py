@@ -30,7 +30,7 @@ class Orphan:
 
 
 @dataclass(frozen=True)
-class Candidate:
+class RewriteCandidate:
     """A reachable commit that could be the rebased, cherry-picked or squashed form."""
 
     sha: str
@@ -74,7 +74,7 @@ def _message_lines(message: str) -> set[str]:
     return out
 
 
-def _subject_hit(subject: str | None, cand: Candidate, lines: set[str]) -> float:
+def _subject_hit(subject: str | None, cand: RewriteCandidate, lines: set[str]) -> float:
     if not subject:
         return 0.0
     subj = _norm(_PR_SUFFIX.sub("", subject))
@@ -90,13 +90,13 @@ def _subject_hit(subject: str | None, cand: Candidate, lines: set[str]) -> float
     return 0.0
 
 
-def match_orphans(orphans: Iterable[Orphan], candidates: Iterable[Candidate]
+def match_orphans(orphans: Iterable[Orphan], candidates: Iterable[RewriteCandidate]
                   ) -> tuple[list[Match], list[Miss]]:
     """For each orphan: the reachable commit with the same patch-id (earliest if several),
     else a later squash that touches all its files and names its subject or carries most of
     its added lines. Deterministic; an orphan with no such commit is reported, never guessed."""
     cands = sorted(candidates, key=lambda c: (c.ts, c.sha))
-    by_pid: dict[str, list[Candidate]] = {}
+    by_pid: dict[str, list[RewriteCandidate]] = {}
     for c in cands:
         if c.patch_id:
             by_pid.setdefault(c.patch_id, []).append(c)
@@ -116,7 +116,8 @@ def match_orphans(orphans: Iterable[Orphan], candidates: Iterable[Candidate]
     return matches, misses
 
 
-def _best_squash(o: Orphan, cands: list[Candidate], lines: dict[str, set[str]]) -> Match | None:
+def _best_squash(o: Orphan, cands: list[RewriteCandidate],
+                 lines: dict[str, set[str]]) -> Match | None:
     if not o.files or (o.subject is None and not o.added):
         return None
     best: tuple[tuple[float, float], Match] | None = None

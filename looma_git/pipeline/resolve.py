@@ -18,10 +18,10 @@ from looma_git.pipeline.signals import WorkSignal
 from looma_git.pipeline.text import path_terms, tokens
 
 # Thresholds on the evidence's score (pipeline/evidence.py), chosen with it (docs/quality.md).
-HIGH = 0.40  # assign to the best cluster at this score
-READONLY_HIGH = 0.25  # the same for a window that only read
+ASSIGN_AT = 0.40  # assign to the best cluster at this score
+READONLY_ASSIGN_AT = 0.25  # the same for a window that only read
 MARGIN = 0.0  # over the runner-up (a near-tie between two clusters still joins the best)
-LOW = 0.20  # between LOW and HIGH: a new cluster with a weak RELATED edge
+LOW = 0.20  # between LOW and ASSIGN_AT: a new cluster with a weak RELATED edge
 RELATED_TERMS = 8  # a window's most distinctive terms that look up clusters beyond its files
 RELATED_POOL = 64  # at most this many such clusters (most recently active first) are scored
 
@@ -186,7 +186,7 @@ class Resolver:
                         key=lambda x: (-x[0], x[1]))
         top = ranked[0] if ranked else None
         second = ranked[1][0] if len(ranked) > 1 else 0.0
-        if top and top[0] >= (READONLY_HIGH if w.is_readonly else HIGH) and (
+        if top and top[0] >= (READONLY_ASSIGN_AT if w.is_readonly else ASSIGN_AT) and (
                 top[0] - second >= MARGIN):
             self._place(w, top[2])
             return top[1], {}

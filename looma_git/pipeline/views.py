@@ -10,7 +10,7 @@ from looma_git.domain import Evidence  # re-exported: the one quote-with-source 
 from looma_git.pipeline import confidence as conf
 from looma_git.pipeline.clusters import Seed
 from looma_git.pipeline.extractor import Extractor
-from looma_git.pipeline.heuristics import Candidate
+from looma_git.pipeline.heuristics import MemoryCandidate
 from looma_git.pipeline.inputs import Session
 from looma_git.pipeline.linking import Content, Link, Target
 from looma_git.pipeline.signals import WorkSignal
@@ -24,7 +24,7 @@ class StoredWindow:
     """A window from an earlier pass: its signals, candidates and where resolution put it."""
 
     signal: WorkSignal
-    cands: tuple[Candidate, ...]
+    cands: tuple[MemoryCandidate, ...]
     cluster: str
     related: tuple[tuple[str, float], ...] = ()
     events: int = 0

@@ -38,8 +38,8 @@ AROUND = {  # each varied alone, the others at their current value
     "W_SESSION": (0.15, 0.3, 0.5), "W_RO_FILES": (0.0, 0.15, 0.3),
     "W_OTHER_BRANCH": (0.6, 1.0, 1.5), "W_NEW_BRANCH": (0.15, 0.25, 0.4),
     "W_TRUNK": (0.1, 0.25, 0.5),
-    "W_READS": (0.0, 0.1, 0.2), "SIBLING": (0.0, 0.5, 1.0), "HIGH": (0.35, 0.4, 0.45),
-    "READONLY_HIGH": (0.2, 0.25, 0.3), "MARGIN": (0.0, 0.05, 0.1),
+    "W_READS": (0.0, 0.1, 0.2), "SIBLING": (0.0, 0.5, 1.0), "ASSIGN_AT": (0.35, 0.4, 0.45),
+    "READONLY_ASSIGN_AT": (0.2, 0.25, 0.3), "MARGIN": (0.0, 0.05, 0.1),
     "IDF_PRIOR": (3, 10, 30), "SHARED_FILE": (0.05, 0.15, 0.5),
     "S_USER_WEIGHT": (1, 2, 4), "S_PATH_WEIGHT": (1, 3, 5),
 }

@@ -155,7 +155,7 @@ each weighted by how distinctive it is:
 | trunk vs branch | -0.25 | every commit the window wrote is on the trunk's first-parent line while every one its cluster wrote reached the trunk only through a merge (the repository's topology, whether or not the branch still exists): a follow-up fix after the merge is often the same effort, other trunk work often is not |
 | a new branch | -0.25 | the window is on a feature branch no cluster has used yet (also beside a cluster's own other branch) |
 
-A window joins the best cluster when its score reaches `HIGH` 0.40 (`READONLY_HIGH` 0.25 for a
+A window joins the best cluster when its score reaches `ASSIGN_AT` 0.40 (`READONLY_ASSIGN_AT` 0.25 for a
 window that only read), else it starts a new one (with a weak RELATED edge above `LOW` 0.20).
 No margin over the runner-up is asked: on these benchmarks the runner-up is most often an
 earlier fragment of the same effort, so a margin only fragments (0.05: minimum F1 0.98; 0.10:
@@ -171,8 +171,8 @@ noise, ids and times) and the real-project benchmark, runs `looma init` and `loo
 each, then re-runs segmentation and resolution in-process for each setting and scores segment
 clustering as above. By default it varies each weight and threshold alone around its value and
 prints the three F1s and their minimum. Measured 2026-12-02: the values above reach F1 1.0 on
-all three; the thresholds sit in the middle of the plateau (`HIGH` 0.35: 0.89, over-merging;
-0.45: 0.92, fragmenting; `READONLY_HIGH` 0.20: 0.90; 0.30: 0.95), and so do the edit and word
+all three; the thresholds sit in the middle of the plateau (`ASSIGN_AT` 0.35: 0.89, over-merging;
+0.45: 0.92, fragmenting; `READONLY_ASSIGN_AT` 0.20: 0.90; 0.30: 0.95), and so do the edit and word
 weights (edits 0.3: 0.96, 0.6: 0.89; words 1.25: 0.85, 1.75: 0.89); the branch, session, link,
 reads and idf-prior weights are flat across their grid (the branch conflict needs at least 0.8:
 at 0.6 the real project's two efforts in one function, `intword` plural and decimal separator,

@@ -5,8 +5,8 @@
 (`refine_signals`), in resolution order, its edited/read file counts, branch and top terms, then
 its resolution score (`pipeline.resolve.score`, with its parts) against an *oracle* cluster per
 effort built from that effort's earlier windows, best first. A window whose best oracle score is
-another effort's, above `resolve.HIGH`, is merged by the score itself; one whose own effort
-scores below `HIGH` is fragmented by it. Reads looma internals, so it may need updating when
+another effort's, above `resolve.ASSIGN_AT`, is merged by the score itself; one whose own effort
+scores below `ASSIGN_AT` is fragmented by it. Reads looma internals, so it may need updating when
 they change; the benchmark's numbers never depend on it."""
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         sid = w.session_id.split("/")[0]
         wins.append((w, effort(sid, w.start_ts), cluster))
     wins.sort(key=lambda x: R.window_order(x[0]))
-    print(f"HIGH {R.HIGH}  LOW {R.LOW}")
+    print(f"ASSIGN_AT {R.ASSIGN_AT}  LOW {R.LOW}")
     for n, (w, effort, cluster) in enumerate(wins):
         print(f"\n{w.key}  effort {effort}  -> {cluster}  branch {w.branch}  edited "
               f"{sorted(w.edited)}  read {len(w.read)}  terms {[t for t, _ in w.terms[:8]]}")

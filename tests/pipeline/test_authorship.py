@@ -9,7 +9,7 @@ from typing import Any
 from looma_git.pipeline.authorship import trunk_line, with_authorship, written_commits
 from looma_git.pipeline.evidence import W_NEW_BRANCH, W_TRUNK, score
 from looma_git.pipeline.linking import link_commits
-from looma_git.pipeline.resolve import HIGH, Resolver
+from looma_git.pipeline.resolve import ASSIGN_AT, Resolver
 from looma_git.pipeline.signals import WorkSignal, parse_ts
 from looma_git.store.gitfacts import CommitInfo
 from tests.pipeline.test_content_links import AUTH, QUEUE, T0, _content, _target
@@ -99,7 +99,7 @@ def test_trunk_work_after_a_merged_branch_needs_more_to_join_its_effort() -> Non
         cid = r.add(ws[0])[0]
         total, parts = score(ws[1], r.by_id[cid], r.rarity())
         assert parts["trunk_vs_branch"] == 1.0
-        assert (total + W_TRUNK >= HIGH) and (total >= HIGH) is joins, (total, parts)
+        assert (total + W_TRUNK >= ASSIGN_AT) and (total >= ASSIGN_AT) is joins, (total, parts)
         assert (r.add(ws[1])[0] == cid) is joins
 
 
@@ -114,7 +114,7 @@ def test_a_new_branch_beside_another_efforts_branch_starts_its_own_work() -> Non
     cid = r.add(first)[0]
     total, parts = score(second, r.by_id[cid], r.rarity(), fresh_branch=True)
     assert parts["other_branch"] == parts["new_branch"] == 1.0
-    assert total + W_NEW_BRANCH >= HIGH > total  # the other branch alone would not hold it
+    assert total + W_NEW_BRANCH >= ASSIGN_AT > total  # the other branch alone would not hold it
     assert r.add(second)[0] != cid
 
 

@@ -14,7 +14,7 @@ from looma_git.errors import UsageError
 from looma_git.gitrepo import find_repo
 from looma_git.index import storedb
 from looma_git.pipeline.extractor import HeuristicExtractor, build_extractor
-from looma_git.pipeline.heuristics import Candidate
+from looma_git.pipeline.heuristics import MemoryCandidate
 from looma_git.pipeline.llm import BREAKER, MIN_CHARS, LLMExtractor, SqliteLLMCache, cache_key
 from looma_git.settings import LLMSettings, llm_settings, load_settings
 from tests.helpers import git
@@ -29,7 +29,7 @@ TABLE = {
 
 
 def run(ex: LLMExtractor, text: str = MSG, event_id: str = "e1",
-        role: str = "assistant") -> list[Candidate]:
+        role: str = "assistant") -> list[MemoryCandidate]:
     return ex.extract(text, event_id=event_id, agent="claude-code", session_id="s1",
                       ts="2026-01-02T10:00:00Z", role=role)
 

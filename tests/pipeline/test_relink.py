@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from looma_git.pipeline.relink import Candidate, Orphan, match_orphans
+from looma_git.pipeline.relink import Orphan, RewriteCandidate, match_orphans
 
 
 def _cand(sha: str, ts: float, message: str = "x", files: tuple[str, ...] = ("a.py",),
-          pid: str | None = None, added: tuple[str, ...] = ()) -> Candidate:
-    return Candidate(sha, ts, message, frozenset(files), pid, frozenset(added))
+          pid: str | None = None, added: tuple[str, ...] = ()) -> RewriteCandidate:
+    return RewriteCandidate(sha, ts, message, frozenset(files), pid, frozenset(added))
 
 
 def _orphan(sha: str = "o1", pid: str | None = "p1", files: tuple[str, ...] = ("a.py",),
