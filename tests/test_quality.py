@@ -505,10 +505,6 @@ def test_holdout2_prompts_are_found_in_what_looma_stored(holdout2: tuple[Any, di
 # --- issue 13's targets, on the real project and on the hold-out (same scorer, same bars) ---
 
 
-_MEASURE_ONLY = pytest.mark.xfail(strict=False, reason="measure-only: the second hold-out "
-                                  "(marshmallow) is reported, not gated (the coordinator decides)")
-
-
 @pytest.fixture(scope="module")
 def realproject_2025q1(clean_env: None, tmp_path_factory: pytest.TempPathFactory
                        ) -> tuple[Any, dict[str, Any]]:
@@ -517,11 +513,10 @@ def realproject_2025q1(clean_env: None, tmp_path_factory: pytest.TempPathFactory
     return bench, rp.measure(bench, env)
 
 
-@pytest.fixture(params=["realproject", "realproject_2025q1", "holdout",
-                        pytest.param("holdout2", marks=_MEASURE_ONLY)])
+@pytest.fixture(params=["realproject", "realproject_2025q1", "holdout", "holdout2"])
 def real_history(request: pytest.FixtureRequest) -> tuple[Any, dict]:
-    """The real-project benchmark, its 2025q1 range, then the hold-outs nobody tuned on
-    (module-scoped builds; holdout2 measured only)."""
+    """The real-project benchmark, its 2025q1 range, then the hold-outs (module-scoped
+    builds; holdout2's shortfalls are strict xfails of their own, see `_short`)."""
     built: tuple[Any, dict] = request.getfixturevalue(request.param)
     return built
 
@@ -538,10 +533,21 @@ def test_real_history_link_precision(real_history: tuple[Any, dict]) -> None:
     assert m["link_precision"] >= rp.TARGETS["link_precision"], m["wrong_links_detail"]
 
 
+def _short(request: pytest.FixtureRequest, history: str, met: bool, what: str) -> None:
+    """A strict xfail for one benchmark's known shortfall: it fails the day the target is met."""
+    if request.node.callspec.params["real_history"] == history:
+        assert not met, f"met on {history}: drop this xfail"
+        pytest.xfail(f"issue 13 on {history}: {what}")
+
+
 @pytest.mark.slow
-def test_real_history_link_recall(real_history: tuple[Any, dict]) -> None:
+def test_real_history_link_recall(real_history: tuple[Any, dict],
+                                  request: pytest.FixtureRequest) -> None:
     m = real_history[1]
-    assert m["link_recall"] >= rp.TARGETS["link_recall"], m["missed_links"]
+    met = m["link_recall"] >= rp.TARGETS["link_recall"]
+    _short(request, "holdout2", met, f"link recall {m['link_recall']} (an ordered-set PR's "
+           "2021-2022 branch commits)")
+    assert met, m["missed_links"]
 
 
 @pytest.mark.slow
@@ -571,7 +577,9 @@ def test_real_history_resume(real_history: tuple[Any, dict],
 
 
 @pytest.mark.slow
-def test_real_history_kinds(real_history: tuple[Any, dict]) -> None:
+def test_real_history_kinds(real_history: tuple[Any, dict],
+                            request: pytest.FixtureRequest) -> None:
     """Issue 13 item 8: every WorkItem's kind is its effort's label (pipeline/kinds.py)."""
     m = real_history[1]
+    _short(request, "holdout2", not m["wrong_kinds"], f"kinds {m['wrong_kinds']}")
     assert not m["wrong_kinds"], m["wrong_kinds"]
