@@ -6,6 +6,7 @@ import contextlib
 import os
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from looma_git.errors import InvalidDataError, ReadOnlyError
 from looma_git.gitrepo import RepoPaths
@@ -14,17 +15,17 @@ from looma_git.hooks import install as install_mod
 from looma_git.hooks import queue, state
 from looma_git.ingest.base import DiscoveryEnv
 from looma_git.store import git
-from looma_git.wire.cli import (
-    DrainResult,
-    HookChangeOut,
-    HookOut,
-    HooksStatus,
-    InstallResult,
-    PrepushOut,
-)
+
+if TYPE_CHECKING:
+    from looma_git.wire.cli import DrainResult, HooksStatus, InstallResult, PrepushOut
+
+# The wire models (pydantic) are imported where they are built: the background drain runs
+# after every commit and must not pay for them unless a JSON answer is printed.
 
 
 def _changes(base: Path, changes: list[install_mod.HookChange]) -> InstallResult:
+    from looma_git.wire.cli import HookChangeOut, InstallResult
+
     return InstallResult(hooks_dir=str(base), changes=[
         HookChangeOut(name=c.name, path=str(c.path), action=c.action, detail=c.detail)
         for c in changes])
@@ -79,6 +80,8 @@ def status(paths: RepoPaths, *, path_fallback: bool) -> HooksStatus:
 
     `path_fallback`: whether `looma`/`git-looma` is on PATH (the edge looks it up).
     """
+    from looma_git.wire.cli import HookOut, HooksStatus
+
     sd = paths.state_dir
     problems: list[str] = []
     hooks = []
@@ -147,10 +150,10 @@ def steps(paths: RepoPaths, env: DiscoveryEnv) -> list[drain_mod.Step]:
     """The drain steps, in order: ingest, rewrites -> ledger ops, link queued commits."""
 
     def ingest(batch: drain_mod.Batch) -> str:
-        from looma_git.api.ingest import ingest as run_ingest
+        from looma_git.api.ingest import ingest_summary
 
         _require_store(paths)
-        return _short(run_ingest(paths, env))
+        return _short(ingest_summary(paths, env))
 
     def rewrites(batch: drain_mod.Batch) -> str:
         if not batch.rewrites:
@@ -185,9 +188,10 @@ def steps(paths: RepoPaths, env: DiscoveryEnv) -> list[drain_mod.Step]:
             drain_mod.Step("link", link, consumes="commits")]
 
 
-def drain(paths: RepoPaths, env: DiscoveryEnv,
-          step_list: list[drain_mod.Step] | None = None) -> DrainResult:
-    """Run one drainer (exits at once when another holds the lock); never raises for a step."""
+def drain_report(paths: RepoPaths, env: DiscoveryEnv,
+                 step_list: list[drain_mod.Step] | None = None) -> drain_mod.DrainReport:
+    """Run one drainer (exits at once when another holds the lock); never raises for a step.
+    The core report: what the background drain uses (no wire model, no pydantic)."""
     sd = paths.state_dir
     try:
         sd.mkdir(parents=True, exist_ok=True)
@@ -199,11 +203,24 @@ def drain(paths: RepoPaths, env: DiscoveryEnv,
     except OSError as exc:
         state.log(sd, f"error: drainer cannot run: {exc}")
         raise ReadOnlyError(f"drainer cannot run in {sd}: {exc.strerror or exc}") from exc
+    return rep
+
+
+def drain_result(rep: drain_mod.DrainReport) -> DrainResult:
+    """The wire form of a drain report (`looma hook drain -v`)."""
+    from looma_git.wire.cli import DrainResult
+
     return DrainResult(ran=rep.ran, passes=rep.passes, commits=rep.commits,
                        rewrites=rep.rewrites, requeued=rep.requeued, dropped=rep.dropped,
                        duration_ms=round(rep.duration_ms, 3),
                        steps=[{"name": s.name, "status": s.status, "ms": s.ms,
                                "detail": s.detail} for s in rep.steps])
+
+
+def drain(paths: RepoPaths, env: DiscoveryEnv,
+          step_list: list[drain_mod.Step] | None = None) -> DrainResult:
+    """Run one drainer (exits at once when another holds the lock); never raises for a step."""
+    return drain_result(drain_report(paths, env, step_list))
 
 
 # The shim detaches the pre-push step from the push, so it can afford to wait: for the push
@@ -224,6 +241,7 @@ def prepush(paths: RepoPaths, env: DiscoveryEnv, remote: str, *,
     from looma_git.hooks import pushwait
     from looma_git.store import share_config
     from looma_git.store import sync as store_sync
+    from looma_git.wire.cli import PrepushOut
 
     sd = paths.state_dir
     try:
@@ -240,7 +258,7 @@ def prepush(paths: RepoPaths, env: DiscoveryEnv, remote: str, *,
         while _pid_alive(sd / drain_mod.LOCK) and time.monotonic() < end:
             time.sleep(0.1)
         if queue.pending(sd / queue.COMMITS) or queue.pending(sd / queue.REWRITES):
-            drain(paths, env)
+            drain_report(paths, env)
         targets = share_config.read_settings(paths).targets_for(remote)
         if not targets:
             out = PrepushOut(status="skipped", message=f"sharing not enabled for {remote}")

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from looma_git.errors import NotFoundError, UsageError
 from looma_git.gitrepo import RepoPaths, require_worktree
 from looma_git.settings import Settings
-from looma_git.wire.cli import RelinkMatchOut, RelinkMissOut, RelinkReport
+
+if TYPE_CHECKING:  # built only by `relink`: the drain's link step loads no wire model
+    from looma_git.wire.cli import RelinkReport
 
 
 @dataclass
@@ -105,6 +107,7 @@ def relink(paths: RepoPaths) -> RelinkReport:
     from looma_git.pipeline.relink import Orphan, RewriteCandidate, match_orphans
     from looma_git.pipeline.signals import parse_ts
     from looma_git.store import gitfacts
+    from looma_git.wire.cli import RelinkMatchOut, RelinkMissOut, RelinkReport
 
     worktree = require_worktree(paths)
     state = ledger.load_state(paths)

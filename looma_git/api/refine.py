@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 from looma_git.gitrepo import RepoPaths, require_worktree
 from looma_git.index.storedb import Connection
-from looma_git.ledger.ops import Op
 from looma_git.ledger.state import LedgerState, WorkItemState
 from looma_git.pipeline.clusters import Seed
 from looma_git.pipeline.promote import (
@@ -24,6 +23,7 @@ from looma_git.pipeline.signals import sha_candidates
 from looma_git.store import gitfacts
 
 if TYPE_CHECKING:
+    from looma_git.ledger.ops import Op  # pydantic envelopes: loaded only to write an op
     from looma_git.pipeline.extractor import Extractor
     from looma_git.settings import Settings
 

@@ -131,9 +131,10 @@ def drain_cmd(ctx: click.Context, verbose: bool) -> None:
     from looma_git.ingest.base import DiscoveryEnv
 
     env = DiscoveryEnv(home=Path.home(), environ=dict(os.environ), platform=sys.platform)
-    result = api.drain(_paths(ctx), env)
+    # The core report; the wire model (pydantic) only when it is printed.
+    rep = api.drain_report(_paths(ctx), env)
     if verbose:
-        click.echo(result.model_dump_json(indent=2))
+        click.echo(api.drain_result(rep).model_dump_json(indent=2))
 
 
 @hook_group.command("post-rewrite")
