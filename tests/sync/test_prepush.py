@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 
 from looma_git.api import sync
-from looma_git.api.hooks import PrepushOut
 from looma_git.api.hooks import prepush as hooks_prepush
 from looma_git.gitrepo import RepoPaths
 from looma_git.ingest.base import DiscoveryEnv
+from looma_git.wire.results import PrepushOut
 from tests.helpers import git
 from tests.sync.util import create, make_clone, make_remote, ref, wt
 
