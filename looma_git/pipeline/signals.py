@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
+from looma_git.isotime import parse_ts
 from looma_git.pipeline.inputs import Session
 from looma_git.pipeline.text import cosine, path_terms, tokens
 
@@ -79,16 +79,6 @@ class WorkSignal:
             event_ids=tuple(d["event_ids"]), mentioned=frozenset(d.get("mentioned", ())),
             cut=d.get("cut", ""), wrote=frozenset(d.get("wrote", ())),
             landed=d.get("landed", ""))
-
-
-def parse_ts(ts: str) -> float:
-    """Seconds since the epoch for an ISO timestamp; 0 when unknown."""
-    if not ts:
-        return 0.0
-    try:
-        return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return 0.0
 
 
 _SHIFT = re.compile(

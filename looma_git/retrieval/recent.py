@@ -2,23 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
+# (not pipeline.signals' name for it: importing signals compiles the segmentation's regexes,
+# 50-150 ms of a fresh resume)
+from looma_git.isotime import parse_ts
 from looma_git.retrieval.records import ItemRecord
 
 NEAR_TIE_S = 3600  # two efforts active within the same hour are a near-tie
 TRUNK = frozenset({"main", "master", "trunk", "develop"})
-
-
-def parse_ts(ts: str) -> float:
-    """Seconds since the epoch for an ISO timestamp; 0 when unknown. (pipeline.signals has
-    the same; importing it compiles the segmentation's regexes: 50-150 ms of a fresh resume.)"""
-    if not ts:
-        return 0.0
-    try:
-        return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return 0.0
 
 
 def most_recent(items: list[ItemRecord], branch: str | None) -> tuple[str, list[ItemRecord]]:
