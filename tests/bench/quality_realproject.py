@@ -23,7 +23,7 @@ TARGETS = {"clustering_f1": 0.90, "link_precision": 0.97, "link_recall": 0.90,
 
 def build(base: Path, variant: str = "2025h2") -> tuple[Any, dict[str, str], dict[str, float]]:
     """Generate the benchmark and run init, ingest, backfill on it (`variant`: 2025h2 or 2025q1,
-    humanize's ranges, or holdout: fixtures/holdout's pipx). Returns (benchmark, env, CPU
+    humanize's ranges, or holdout/holdout2/holdout3: pipx, marshmallow, flask-sqlalchemy). Returns (benchmark, env, CPU
     seconds per step, children included)."""
     sys.path.insert(0, str(ROOT))
     from fixtures.realproject.generate import build_realproject, env_for
@@ -35,6 +35,9 @@ def build(base: Path, variant: str = "2025h2") -> tuple[Any, dict[str, str], dic
     elif variant == "holdout2":
         from fixtures.holdout2.source import source as holdout2
         src, variant = holdout2(), "2025h2"
+    elif variant == "holdout3":  # flask-sqlalchemy; its data are extracted, not committed
+        from fixtures.holdout3.source import source as holdout3
+        src, variant = holdout3(), "2025h2"
 
     def cpu_now() -> float:
         t = os.times()
