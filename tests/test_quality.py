@@ -646,24 +646,33 @@ def realproject_2025q1(clean_env: None, tmp_path_factory: pytest.TempPathFactory
     return bench, rp.measure(bench, env)
 
 
-@pytest.fixture(params=["realproject", "realproject_2025q1", "holdout", "holdout2"])
+@pytest.fixture(params=["realproject", "realproject_2025q1", "holdout", "holdout2", "holdout3"])
 def real_history(request: pytest.FixtureRequest) -> tuple[Any, dict]:
     """The real-project benchmark, its 2025q1 range, then the hold-outs (module-scoped
-    builds; holdout2's shortfalls are strict xfails of their own, see `_short`)."""
+    builds; holdout2's and holdout3's shortfalls are strict xfails of their own, see `_short`;
+    holdout3 skips where its extracted history is absent)."""
     built: tuple[Any, dict] = request.getfixturevalue(request.param)
     return built
 
 
 @pytest.mark.slow
-def test_real_history_clustering_f1(real_history: tuple[Any, dict]) -> None:
+def test_real_history_clustering_f1(real_history: tuple[Any, dict],
+                                    request: pytest.FixtureRequest) -> None:
     m = real_history[1]
-    assert m["clustering_f1"] >= rp.TARGETS["clustering_f1"], m["workitems"]
+    met = m["clustering_f1"] >= rp.TARGETS["clustering_f1"]
+    _short(request, "holdout3", met, f"clustering F1 {m['clustering_f1']} (first contact 0.8375: "
+           "branchless Gemini/OpenCode windows join near-duplicates)")
+    assert met, m["workitems"]
 
 
 @pytest.mark.slow
-def test_real_history_link_precision(real_history: tuple[Any, dict]) -> None:
+def test_real_history_link_precision(real_history: tuple[Any, dict],
+                                     request: pytest.FixtureRequest) -> None:
     m = real_history[1]
-    assert m["link_precision"] >= rp.TARGETS["link_precision"], m["wrong_links_detail"]
+    met = m["link_precision"] >= rp.TARGETS["link_precision"]
+    _short(request, "holdout3", met, f"link precision {m['link_precision']} (first contact "
+           "0.8444)")
+    assert met, m["wrong_links_detail"]
 
 
 def _short(request: pytest.FixtureRequest, history: str, met: bool, what: str) -> None:
@@ -680,19 +689,28 @@ def test_real_history_link_recall(real_history: tuple[Any, dict],
     met = m["link_recall"] >= rp.TARGETS["link_recall"]
     _short(request, "holdout2", met, f"link recall {m['link_recall']} (an ordered-set PR's "
            "2021-2022 branch commits)")
+    _short(request, "holdout3", met, f"link recall {m['link_recall']} (first contact 0.8085: "
+           "OpenCode edits carry no content evidence)")
     assert met, m["missed_links"]
 
 
 @pytest.mark.slow
-def test_real_history_no_chore_or_others_commit_linked(real_history: tuple[Any, dict]) -> None:
+def test_real_history_no_chore_or_others_commit_linked(real_history: tuple[Any, dict],
+                                                       request: pytest.FixtureRequest) -> None:
     m = real_history[1]
-    assert (m["chores_linked"], m["teammate_linked"]) == (0, 0), m["wrong_links_detail"]
+    met = (m["chores_linked"], m["teammate_linked"]) == (0, 0)
+    _short(request, "holdout3", met, f"chores linked {m['chores_linked']}, teammate commits "
+           f"linked {m['teammate_linked']} (first contact 2 releases, 1 teammate)")
+    assert met, m["wrong_links_detail"]
 
 
 @pytest.mark.slow
-def test_real_history_no_mistitled_workitem(real_history: tuple[Any, dict]) -> None:
+def test_real_history_no_mistitled_workitem(real_history: tuple[Any, dict],
+                                            request: pytest.FixtureRequest) -> None:
     m = real_history[1]
-    assert m["mistitled"] == rp.TARGETS["mistitled"], m["mistitled_list"]
+    met = m["mistitled"] == rp.TARGETS["mistitled"]
+    _short(request, "holdout3", met, f"mistitled {m['mistitled_list']}")
+    assert met, m["mistitled_list"]
 
 
 @pytest.mark.slow
@@ -705,6 +723,10 @@ def test_real_history_resume(real_history: tuple[Any, dict],
         assert m["resume_correct"] < rp.TARGETS["resume_correct"], "met: drop this xfail"
         pytest.xfail("issue 13 item 7 on humanize 2025q1: resume "
                      f"{m['resume_correct']}/{m['resume_total']}")
+    # holdout3 has 21 goals: 90% of them is 19
+    _short(request, "holdout3", m["resume_correct"] >= max(
+        rp.TARGETS["resume_correct"], -(-9 * m["resume_total"] // 10)),
+        f"resume {m['resume_correct']}/{m['resume_total']} (first contact 13/21)")
     assert m["resume_correct"] >= rp.TARGETS["resume_correct"], [
         r for r in m["resume"] if not r["ok"]]
 
@@ -715,4 +737,5 @@ def test_real_history_kinds(real_history: tuple[Any, dict],
     """Issue 13 item 8: every WorkItem's kind is its effort's label (pipeline/kinds.py)."""
     m = real_history[1]
     _short(request, "holdout2", not m["wrong_kinds"], f"kinds {m['wrong_kinds']}")
+    _short(request, "holdout3", not m["wrong_kinds"], f"kinds {m['wrong_kinds']}")
     assert not m["wrong_kinds"], m["wrong_kinds"]
