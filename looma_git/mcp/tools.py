@@ -210,8 +210,8 @@ def _bundle(paths: RepoPaths, b: dict[str, Any], budget: int) -> ResumeBundle:
     dirty = [d for d in git.get("dirty") or [] if d not in ours]
     return ResumeBundle.model_validate({
         **b, "budget": budget,
-        "workitem": BundleWorkItem(**{k: w[k] for k in Rated.model_fields}, evidence_summary=summary,
-                                   branch=w.get("branch"),
+        "workitem": BundleWorkItem(**{k: w[k] for k in Rated.model_fields},
+                                   evidence_summary=summary, branch=w.get("branch"),
                                    flags=shape.flags(w.get("title"), summary)),
         "git": GitState.model_validate({**git, "dirty": dirty[:10], "dirty_total": len(dirty),
                                         "looma_files": ours}),
