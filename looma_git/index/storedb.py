@@ -125,6 +125,10 @@ def connect(paths: RepoPaths, *, readonly: bool = False) -> sqlite3.Connection:
         try:
             conn.execute("PRAGMA journal_mode=WAL")
             migrate(conn, db)
+            # A write on every writable open, as before migrations: a store that cannot be
+            # written fails here as ReadOnlyError, not at the caller's first write.
+            conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)",
+                         (SCHEMA_VERSION,))
         except InvalidDataError:
             conn.close()
             raise
@@ -231,9 +235,6 @@ def migrate(conn: sqlite3.Connection, db: Path | str = "store.db") -> list[str]:
             conn.execute("INSERT INTO migrations(name, seq, applied_at) VALUES(?, ?, ?)",
                          (m.name, seq, now))
             ran.append(m.name)
-            if m.name == "meta":  # what older loomas read
-                conn.execute("INSERT OR IGNORE INTO meta(key, value) "
-                             "VALUES('schema_version', ?)", (SCHEMA_VERSION,))
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
 import pytest
 
-from looma_git.errors import InvalidDataError
+from looma_git.errors import InvalidDataError, ReadOnlyError
 from looma_git.gitrepo import RepoPaths
 from looma_git.index import schema, storedb
 
@@ -227,3 +228,18 @@ def test_migration_names_are_unique_and_each_step_does_something():
     names = [m.name for m in schema.MIGRATIONS]
     assert len(names) == len(set(names))
     assert all(m.sql.strip() or m.run is not None for m in schema.MIGRATIONS)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root ignores file permissions")
+def test_a_migrated_store_that_cannot_be_written_fails_at_connect(tmp_path):
+    """Nothing left to migrate is no reason to skip the write check: callers expect a
+    ReadOnlyError from connect, not a raw sqlite error at their first write."""
+    paths = _paths(tmp_path)
+    storedb.connect(paths).close()
+    paths.store_db.chmod(0o444)
+    try:
+        with pytest.raises(ReadOnlyError):
+            storedb.connect(paths)
+        storedb.connect(paths, readonly=True).close()  # reads still work
+    finally:
+        paths.store_db.chmod(0o644)
