@@ -243,3 +243,34 @@ def test_a_migrated_store_that_cannot_be_written_fails_at_connect(tmp_path):
         storedb.connect(paths, readonly=True).close()  # reads still work
     finally:
         paths.store_db.chmod(0o644)
+
+
+def test_concurrent_first_opens_migrate_once(tmp_path):
+    """Two processes opening a new store at once (a hook's drain and an ingest): one applies
+    the steps, the other waits on the write lock, re-reads, and finds nothing left to do."""
+    import threading
+
+    paths = _paths(tmp_path)
+    paths.state_dir.mkdir(parents=True)
+    start = threading.Barrier(4)
+    errors: list[BaseException] = []
+
+    def open_it() -> None:
+        try:
+            start.wait()
+            storedb.connect(paths).close()
+        except BaseException as exc:  # reported below, not lost in the thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=open_it) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    conn = sqlite3.connect(paths.store_db)
+    try:
+        assert [r[0] for r in conn.execute("SELECT name FROM migrations ORDER BY seq")] == [
+            m.name for m in schema.MIGRATIONS]
+    finally:
+        conn.close()
