@@ -215,7 +215,8 @@ class LedgerStore:
                 if actor.kind == "system" and target.is_user:
                     raise UsageError("a system op cannot undo a user op")
             if actor.kind == "user":
-                tmp = Op.model_construct(op=d.op, target=_target(d), payload=payload)
+                tmp = Op(v=0, id="", lamport=0, ts="", actor=actor, clone="", op=d.op,
+                         target=_target(d), payload=payload)
                 touched = _touched(tmp)
                 prev = set(folder.prev_for(touched))
                 prev |= {heads_extra[t] for t in touched if t in heads_extra}
