@@ -193,15 +193,18 @@ def refuse_newer(conn: sqlite3.Connection, db: Path | str = "store.db") -> list[
 
 
 def _statements(sql: str) -> list[str]:
-    """`sql` split into whole statements (executescript would commit the open transaction)."""
-    out, buf = [], ""
-    for line in sql.splitlines(keepends=True):
-        buf += line
-        if sqlite3.complete_statement(buf):
-            out.append(buf.strip())
-            buf = ""
-    if buf.strip():
-        out.append(buf.strip())
+    """`sql` split into whole statements (executescript would commit the open transaction);
+    a `;` inside a string literal does not end one (sqlite3.complete_statement decides)."""
+    out, start = [], 0
+    for i, ch in enumerate(sql):
+        if ch == ";" and sqlite3.complete_statement(sql[start:i + 1]):
+            stmt = sql[start:i + 1].strip()
+            if stmt != ";":
+                out.append(stmt)
+            start = i + 1
+    rest = sql[start:].strip()
+    if rest:
+        out.append(rest)
     return out
 
 

@@ -274,3 +274,36 @@ def test_concurrent_first_opens_migrate_once(tmp_path):
             m.name for m in schema.MIGRATIONS]
     finally:
         conn.close()
+
+
+def test_the_cli_names_the_way_out_of_a_newer_store_and_reindex_takes_it(repo):
+    """Through the real CLI: a command that writes store.db stops with the invalid-data exit
+    code and says what to do; `looma reindex` sets the store aside and builds a new one."""
+    from looma_git.gitrepo import find_repo
+    from tests.helpers import cli
+
+    cli(repo, "init")
+    paths = find_repo(repo)
+    conn = storedb.connect(paths)
+    conn.execute("INSERT INTO migrations VALUES('from_the_future', 99, 0)")
+    conn.close()
+    proc = cli(repo, "ingest", check=False)
+    assert proc.returncode == 5, proc.stdout + proc.stderr
+    assert "newer looma" in proc.stderr and "looma reindex" in proc.stderr
+    proc = cli(repo, "reindex")
+    assert "from_the_future" in proc.stdout and "set aside" in proc.stdout
+    cli(repo, "ingest")
+    conn = storedb.connect(paths, readonly=True)
+    try:
+        assert "from_the_future" not in storedb.applied(conn)
+    finally:
+        conn.close()
+
+
+def test_a_step_is_split_into_statements_wherever_they_end():
+    sql = ("CREATE TABLE a(x TEXT DEFAULT ';'); CREATE TABLE b(y);\n"
+           "INSERT INTO a VALUES('x;y')\n;\nCREATE TABLE c(z)")
+    assert storedb._statements(sql) == ["CREATE TABLE a(x TEXT DEFAULT ';');",
+                                        "CREATE TABLE b(y);", "INSERT INTO a VALUES('x;y')\n;",
+                                        "CREATE TABLE c(z)"]
+    assert [len(storedb._statements(m.sql)) for m in schema.MIGRATIONS[:2]] == [1, 10]
