@@ -6,7 +6,9 @@ So before its ingest step the drainer checks, against the cursors store.db keeps
 source (its size and mtime when last read):
 - every directory holding sources, up to three levels up (`projects/<slug>`, a Codex day,
   its month and year): a new file (a new session, a resumed one, a subagent) makes a
-  directory newer than the newest source read beneath it;
+  directory newer than the last ingest that stored a cursor beneath it (a cursor's
+  `updated_at`, the start of that run, or the source's mtime when later: file times may be
+  set back, as Codex's rollouts are by some tools and by the scale benchmark's generator);
 - the names in each directory holding sources: a transcript-like file without a cursor (one
   that was empty or unreadable when last scanned) means a scan;
 - the `HOT` most recently modified sources: the running sessions are among them.
@@ -45,7 +47,8 @@ def unchanged(paths: RepoPaths) -> str | None:
         return None
     conn = storedb.connect(paths)
     try:
-        rows = conn.execute("SELECT agent, path, size, mtime_ns FROM cursors").fetchall()
+        rows = conn.execute(
+            "SELECT agent, path, size, mtime_ns, updated_at FROM cursors").fetchall()
     except Exception:  # an older or damaged store: the full ingest reports it
         return None
     finally:
@@ -55,16 +58,19 @@ def unchanged(paths: RepoPaths) -> str | None:
     newest: dict[str, int] = {}
     known = {r[1] for r in rows}
     holding = set()
-    for agent, path, size, mtime in rows:
+    for agent, path, size, mtime, seen in rows:
         if agent not in QUIET_AGENTS or not isinstance(path, str) or size is None \
                 or mtime is None:
             return None
+        # `updated_at` has whole seconds: a file created in that second after the run's
+        # discovery is caught by the name check below
+        ref = max(mtime, (seen + 1) * 1_000_000_000 if isinstance(seen, int) else 0)
         d = path
         holding.add(os.path.dirname(path))
         for _ in range(LEVELS):
             d = os.path.dirname(d)
-            if newest.get(d, -1) < mtime:
-                newest[d] = mtime
+            if newest.get(d, -1) < ref:
+                newest[d] = ref
     try:
         for d, mtime in newest.items():
             if os.stat(d).st_mtime_ns > mtime:
@@ -74,7 +80,7 @@ def unchanged(paths: RepoPaths) -> str | None:
                 if name.endswith(_SUFFIXES) and os.path.join(d, name) not in known:
                     return None
         hot = heapq.nlargest(HOT, rows, key=lambda r: r[3])
-        for _, path, size, mtime in hot:
+        for _, path, size, mtime, _ in hot:
             st = os.stat(path)
             if (st.st_size, st.st_mtime_ns) != (size, mtime):
                 return None
