@@ -150,9 +150,16 @@ def steps(paths: RepoPaths, env: DiscoveryEnv) -> list[drain_mod.Step]:
     """The drain steps, in order: ingest, rewrites -> ledger ops, link queued commits."""
 
     def ingest(batch: drain_mod.Batch) -> str:
-        from looma_git.api.ingest import ingest_summary
+        from looma_git.hooks import scan
 
         _require_store(paths)
+        # A few stats first (hooks/scan.py): after a commit, usually no transcript grew, and
+        # a full scan stats every source of the history.
+        quiet = scan.may_skip(paths.state_dir, paths) if not env.overrides else None
+        if quiet is not None:
+            return f"no new transcript lines ({quiet})"
+        from looma_git.api.ingest import ingest_summary
+
         return _short(ingest_summary(paths, env))
 
     def rewrites(batch: drain_mod.Batch) -> str:

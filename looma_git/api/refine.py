@@ -209,6 +209,7 @@ def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
         workmodel.ensure(conn)
         state = ledger.load_state(paths)
         extractor = build_extractor(settings.llm if settings else None, conn, offline=offline)
+        run_seen = _ingest_run_idle(paths, conn)  # before the pass reads the sessions
         result, versions, known, fp, read, mode, prior = run_pass(
             paths, state, conn, commits_revs, no_walk, extractor, incremental)
         report = RefineReport(sessions=len({w.session_key for w in result.windows}),
@@ -254,6 +255,7 @@ def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
                                    _creates(result, id_map, redact_text))
             workmodel.set_meta(conn, "seeds", fp)
             workmodel.set_meta(conn, "pass", mode)
+            workmodel.set_meta(conn, PASS_INGEST_RUN, run_seen or "")
             workmodel.set_meta(conn, "own_authors", json.dumps(
                 sorted(result.own_authors) if result.own_authors is not None else None))
         report.promoted = len(id_map)
@@ -356,6 +358,26 @@ def link_new_commits(paths: RepoPaths, shas: list[str], *, by: str = "hook") -> 
         conn.close()
 
 
+# The ingest run the last pass saw (refine_meta): while store.db's `ingest_run` is still that
+# one, no session can have changed, and the drain need not compare every session's version
+# (a scan of every stored event).
+PASS_INGEST_RUN = "pass_ingest_run"
+
+
+def _ingest_run_idle(paths: RepoPaths, conn: Connection) -> str | None:
+    """store.db's `ingest_run`, or None while an ingest runs (its events are still arriving:
+    a pass that reads now must not claim to have seen that run)."""
+    from looma_git.errors import LockError
+    from looma_git.index import storedb
+    from looma_git.ingest.engine import writer_lock
+
+    try:
+        with writer_lock(paths, 0.0):
+            return storedb.get_meta(conn, "ingest_run")
+    except LockError:
+        return None
+
+
 def sessions_changed(paths: RepoPaths) -> bool:
     """Whether store.db holds sessions the last pass did not see (or saw shorter)."""
     from looma_git.index import storedb, workmodel
@@ -367,6 +389,9 @@ def sessions_changed(paths: RepoPaths) -> bool:
     try:
         storedb.ensure_schema(conn)
         workmodel.ensure(conn)
+        run = storedb.get_meta(conn, "ingest_run")
+        if run and workmodel.get_meta(conn, PASS_INGEST_RUN) == run:
+            return False  # no ingest has run since the last pass read the sessions
         return workmodel.sessions_changed(conn, session_versions(conn))
     finally:
         conn.close()

@@ -1,0 +1,111 @@
+"""The drain's quick look at transcripts: whether any source may hold new lines, from few stats.
+
+A full ingest stats every transcript source (5,000 of them for a heavy user) to find the few
+that grew; after a commit, almost always none did, or only the session that is still running.
+So before its ingest step the drainer checks, against the cursors store.db keeps for every
+source (its size and mtime when last read):
+- every directory holding sources, up to three levels up (`projects/<slug>`, a Codex day,
+  its month and year): a new file (a new session, a resumed one, a subagent) makes a
+  directory newer than the last ingest that stored a cursor beneath it (a cursor's
+  `updated_at`, the start of that run, or the source's mtime when later: file times may be
+  set back, as Codex's rollouts are by some tools and by the scale benchmark's generator);
+- the names in each directory holding sources: a transcript-like file without a cursor (one
+  that was empty or unreadable when last scanned) means a scan;
+- the `HOT` most recently modified sources: the running sessions are among them.
+When all of that is unchanged the step skips the scan. What it can miss: lines appended to a
+source that is not among the `HOT` newest, in a directory that gained no file. Those wait for
+the next full scan: any `looma ingest`, any drain that finds a change, and a drain after
+`FULL_EVERY` skipped ones or `FULL_AFTER_S` seconds. Agents whose sources are databases or
+directories (Cursor, Windsurf, OpenCode) change without a new file: with any of those known
+the step always scans.
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+import time
+from pathlib import Path
+
+from looma_git.gitrepo import RepoPaths
+from looma_git.hooks import state
+
+QUIET_AGENTS = frozenset({"claude-code", "codex", "gemini-cli"})  # plain files: size + mtime
+HOT = 64
+LEVELS = 3
+FULL_EVERY = 20
+FULL_AFTER_S = 3600.0
+_KEY = "scan"
+_SUFFIXES = (".jsonl", ".json", ".zst")
+
+
+def unchanged(paths: RepoPaths) -> str | None:
+    """A one-line account of what was checked when no source can have new lines, else None."""
+    from looma_git.index import storedb
+
+    if not paths.store_db.exists():
+        return None
+    conn = storedb.connect(paths)
+    try:
+        rows = conn.execute(
+            "SELECT agent, path, size, mtime_ns, updated_at FROM cursors").fetchall()
+    except Exception:  # an older or damaged store: the full ingest reports it
+        return None
+    finally:
+        conn.close()
+    if not rows:
+        return None
+    newest: dict[str, int] = {}
+    known = {r[1] for r in rows}
+    holding = set()
+    for agent, path, size, mtime, seen in rows:
+        if agent not in QUIET_AGENTS or not isinstance(path, str) or size is None \
+                or mtime is None:
+            return None
+        # `updated_at` has whole seconds: a file created in that second after the run's
+        # discovery is caught by the name check below
+        ref = max(mtime, (seen + 1) * 1_000_000_000 if isinstance(seen, int) else 0)
+        d = path
+        holding.add(os.path.dirname(path))
+        for _ in range(LEVELS):
+            d = os.path.dirname(d)
+            if newest.get(d, -1) < ref:
+                newest[d] = ref
+    try:
+        for d, mtime in newest.items():
+            if os.stat(d).st_mtime_ns > mtime:
+                return None
+        for d in holding:
+            for name in os.listdir(d):
+                if name.endswith(_SUFFIXES) and os.path.join(d, name) not in known:
+                    return None
+        hot = heapq.nlargest(HOT, rows, key=lambda r: r[3])
+        for _, path, size, mtime, _ in hot:
+            st = os.stat(path)
+            if (st.st_size, st.st_mtime_ns) != (size, mtime):
+                return None
+    except OSError:  # a source or directory went away: the full scan handles it
+        return None
+    return (f"{len(newest)} directories and the {len(hot)} newest of {len(rows)} sources "
+            "unchanged")
+
+
+def may_skip(state_dir: Path, paths: RepoPaths) -> str | None:
+    """Whether this drain may skip its transcript scan (and records the decision): not when
+    FULL_EVERY drains in a row skipped it or the last full scan is FULL_AFTER_S old."""
+    data = state.read_state(state_dir)
+    raw = data.get(_KEY)
+    rec: dict[str, object] = raw if isinstance(raw, dict) else {}
+    count = rec.get("skipped")
+    skipped = count if isinstance(count, int) else 0
+    full_at = rec.get("full_at")
+    due = skipped >= FULL_EVERY or (isinstance(full_at, (int, float))
+                                    and time.time() - full_at > FULL_AFTER_S)
+    why = None if due else unchanged(paths)
+    data[_KEY] = {"skipped": skipped + 1, "full_at": full_at} if why else \
+        {"skipped": 0, "full_at": time.time()}
+    try:
+        state.write_state(state_dir, data)
+    except OSError:
+        pass
+    return why

@@ -1,0 +1,115 @@
+"""The drain's quick look at transcripts (hooks/scan.py): it skips the scan only when no source
+can hold new lines, and a grown, new or cursor-less session still gets ingested."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+from looma_git.api import hooks as api
+from looma_git.gitrepo import find_repo
+from looma_git.hooks import scan
+from looma_git.ingest.base import DiscoveryEnv
+from tests.helpers import commit_file, looma
+
+
+def _line(sid: str, n: int, repo: Path, text: str) -> str:
+    return json.dumps({"sessionId": sid, "cwd": str(repo), "gitBranch": "main",
+                       "version": "2.0.76", "isSidechain": False, "userType": "external",
+                       "type": "user", "uuid": f"{sid}-u{n}",
+                       "parentUuid": f"{sid}-u{n - 1}" if n else None,
+                       "timestamp": f"2026-11-20T10:{n:02d}:00Z",
+                       "message": {"role": "user", "content": text}}) + "\n"
+
+
+def _session(home: Path, repo: Path, sid: str, lines: int = 2) -> Path:
+    d = home / ".claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(repo))
+    d.mkdir(parents=True, exist_ok=True)
+    f = d / f"{sid}.jsonl"
+    f.write_text("".join(_line(sid, n, repo, f"work on the parser, step {n}")
+                         for n in range(lines)))
+    return f
+
+
+def _drain(repo: Path, home: Path, sha: str) -> dict[str, str]:
+    paths = find_repo(repo)
+    with (paths.state_dir / "queue").open("a") as fh:
+        fh.write(f"{sha} 1700000000\n")
+    rep = api.drain_report(paths, DiscoveryEnv(home=home, environ={}, platform=sys.platform))
+    return {s.name: s.detail for s in rep.steps}
+
+
+def test_the_scan_is_skipped_only_while_no_source_changed(repo: Path, scrubbed_env: Path,
+                                                          monkeypatch) -> None:
+    monkeypatch.setenv("LOOMA_DRAIN_SETTLE_S", "0")
+    looma(repo, "init")
+    home = scrubbed_env
+    files = [_session(home, repo, f"s{i}") for i in range(3)]
+    looma(repo, "ingest")
+    paths = find_repo(repo)
+    assert scan.unchanged(paths) is not None
+    sha = commit_file(repo, "a.txt", "1", "one")
+    assert _drain(repo, home, sha)["ingest"].startswith("no new transcript lines")
+
+    # the running session grows: it is among the newest sources, so the drain ingests it
+    with files[-1].open("a") as fh:
+        fh.write(_line("s2", 2, repo, "and the tokenizer"))
+    assert scan.unchanged(paths) is None
+    got = _drain(repo, home, commit_file(repo, "a.txt", "2", "two"))["ingest"]
+    assert "events_added=1" in got, got
+    assert scan.unchanged(paths) is not None
+
+    # a new session (a new file in the project directory) is seen too
+    _session(home, repo, "s3")
+    assert scan.unchanged(paths) is None
+    got = _drain(repo, home, commit_file(repo, "a.txt", "3", "three"))["ingest"]
+    assert "events_added=2" in got, got
+
+    # a transcript-like file without a cursor means a scan, even in a directory that looks
+    # older than its newest source (the name list is checked, not only the mtime)
+    assert scan.unchanged(paths) is not None
+    stray = files[0].with_name("s9.jsonl")
+    stray.write_text("")
+    st = os.stat(files[0])
+    os.utime(stray.parent, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert scan.unchanged(paths) is None
+
+
+def test_a_full_scan_comes_after_enough_skips(repo: Path, scrubbed_env: Path,
+                                              monkeypatch) -> None:
+    """An old session appended to (not among the newest, no new file) waits for a full scan:
+    at most FULL_EVERY drains later."""
+    monkeypatch.setenv("LOOMA_DRAIN_SETTLE_S", "0")
+    monkeypatch.setattr(scan, "HOT", 1)
+    monkeypatch.setattr(scan, "FULL_EVERY", 2)
+    looma(repo, "init")
+    home = scrubbed_env
+    old = _session(home, repo, "old")
+    os.utime(old, (1_700_000_000, 1_700_000_000))
+    _session(home, repo, "new")
+    looma(repo, "ingest")
+    with old.open("a") as fh:
+        fh.write(_line("old", 2, repo, "one more thing"))
+    os.utime(old, (1_700_000_100, 1_700_000_100))  # still older than the newest source
+    details = [_drain(repo, home, commit_file(repo, "a.txt", str(i), f"c{i}"))["ingest"]
+               for i in range(3)]
+    assert details[0].startswith("no new transcript lines")
+    assert details[1].startswith("no new transcript lines")
+    assert "events_added=1" in details[2], details
+
+
+def test_database_backed_agents_always_scan(repo: Path, scrubbed_env: Path) -> None:
+    looma(repo, "init")
+    _session(scrubbed_env, repo, "s0")
+    looma(repo, "ingest")
+    paths = find_repo(repo)
+    import sqlite3
+
+    conn = sqlite3.connect(paths.store_db)
+    with conn:
+        conn.execute("UPDATE cursors SET agent='cursor'")
+    conn.close()
+    assert scan.unchanged(paths) is None
