@@ -406,7 +406,7 @@ def render_holdout(m: dict[str, Any], sh: dict[str, Any], cpu: dict[str, float])
 
 The resolution and linking values above were chosen with the range above among their
 benchmarks (`calibrate_resolve`), so its numbers are in-sample. This second range of humanize
-(`fixtures/realproject/story_2025q1.py`, `data-2025q1/`) is built the same way. It was a
+(`fixtures/realproject/story_2025q1.py`, `source.py`: `2025q1`) is built the same way. It was a
 hold-out until its failures (two merges, a chore linked) were diagnosed to add evidence from the
 repository (what each window wrote and where it landed, a new branch beside another effort's):
 no weight or threshold was set on it, but its numbers are no longer untuned. It has
@@ -425,7 +425,7 @@ def render_2024h2(m: dict[str, Any], sh: dict[str, Any], cpu: dict[str, float]) 
     """The docs/quality.md subsection for the third humanize range (2024h2, untuned)."""
     return _render_range(m, sh, cpu, f"""### A third range, untuned: {sh['first']} to {sh['last']} (`--variant 2024h2`)
 
-Built (`fixtures/realproject/story_2024h2.py`, `data-2024h2/`) after resolution's last change
+Built (`fixtures/realproject/story_2024h2.py`, `source.py`: `2024h2`) after resolution's last change
 and used for no tuning: {sh['efforts']} efforts ({sh['effort_commits']} commits; two
 `naturalsize` fixes in `filesize.py`, beside a contributor's prefix feature there; two
 import-time PRs on one day; a squash-merged feature with a
