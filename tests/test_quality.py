@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from fixtures import realdata  # imported here, before the env scrub: it reads LOOMA_MIRRORS
 from tests.bench import quality_realproject as rp
 from tests.bench import quality_teamwork as tw
 from tests.bench.quality import TARGETS, build, measure
@@ -210,9 +211,19 @@ def test_links_skip_merges_and_unreachable_and_count_chores() -> None:
 # --- the real-project benchmark (fixtures/realproject), built and run once per module --------
 
 
+def _real_data(variant: str) -> Path:
+    """A real history's extracted data (not committed: fixtures/realdata.py finds them or makes
+    them from a local mirror), or a skip that says how to get them."""
+    found, why = realdata.locate(variant)
+    if found is None:
+        pytest.skip(why)
+    return found
+
+
 @pytest.fixture(scope="module")
 def realproject(clean_env: None, tmp_path_factory: pytest.TempPathFactory
                 ) -> tuple[Any, dict[str, Any]]:
+    _real_data("2025h2")
     bench, env, _ = rp.build(Path(tmp_path_factory.mktemp("realproject")))
     return bench, rp.measure(bench, env)
 
@@ -252,8 +263,7 @@ def test_realproject_history_is_the_real_one(realproject: tuple[Any, dict]) -> N
     import subprocess
 
     bench = realproject[0]
-    raw = _json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "realproject" / "data"
-                       / "commits.json").read_text(encoding="utf-8"))
+    raw = _json.loads((_real_data("2025h2") / "commits.json").read_text(encoding="utf-8"))
     log = subprocess.run(["git", "log", "--topo-order", "--reverse", "--format=%an|%aI|%P|%s",
                           "main"], cwd=bench.repo, capture_output=True, text=True,
                          check=True).stdout.splitlines()
@@ -328,6 +338,7 @@ def test_mistitled_counts_titles_of_commits_of_other_efforts_and_chores() -> Non
 @pytest.fixture(scope="module")
 def holdout(clean_env: None, tmp_path_factory: pytest.TempPathFactory
             ) -> tuple[Any, dict[str, Any]]:
+    _real_data("holdout")
     bench, env, _ = rp.build(Path(tmp_path_factory.mktemp("holdout")), "holdout")
     return bench, rp.measure(bench, env)
 
@@ -379,8 +390,7 @@ def test_holdout_history_is_the_real_one(holdout: tuple[Any, dict]) -> None:
     import subprocess
 
     bench = holdout[0]
-    raw = _json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "holdout" / "data"
-                       / "commits.json").read_text(encoding="utf-8"))
+    raw = _json.loads((_real_data("holdout") / "commits.json").read_text(encoding="utf-8"))
     log = subprocess.run(["git", "log", "--topo-order", "--reverse", "--format=%an|%aI|%s",
                           "main"], cwd=bench.repo, capture_output=True, text=True,
                          check=True).stdout.splitlines()
@@ -416,6 +426,7 @@ def test_holdout_prompts_are_found_in_what_looma_stored(holdout: tuple[Any, dict
 @pytest.fixture(scope="module")
 def holdout2(clean_env: None, tmp_path_factory: pytest.TempPathFactory
              ) -> tuple[Any, dict[str, Any]]:
+    _real_data("holdout2")
     bench, env, _ = rp.build(Path(tmp_path_factory.mktemp("holdout2")), "holdout2")
     return bench, rp.measure(bench, env)
 
@@ -460,8 +471,7 @@ def test_holdout2_history_is_the_real_one(holdout2: tuple[Any, dict]) -> None:
     import subprocess
 
     bench = holdout2[0]
-    raw = _json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "holdout2" / "data"
-                       / "commits.json").read_text(encoding="utf-8"))
+    raw = _json.loads((_real_data("holdout2") / "commits.json").read_text(encoding="utf-8"))
     log = subprocess.run(["git", "log", "--topo-order", "--reverse", "--format=%an|%aI|%P|%s",
                           "main"], cwd=bench.repo, capture_output=True, text=True,
                          check=True).stdout.splitlines()
@@ -505,17 +515,13 @@ def test_holdout2_prompts_are_found_in_what_looma_stored(holdout2: tuple[Any, di
 # --- the third hold-out (fixtures/holdout3: flask-sqlalchemy), built and run once per module --
 # Nobody tuned on it: four agents' formats (OpenCode too), merge commits and squash merges, a
 # maintenance branch merged into PR branches, rebased branches, one effort over five sessions, an
-# investigation without commits. Its history is extracted from a clone and not committed
-# (fixtures/holdout3/SOURCES.md): without it these tests skip.
+# investigation without commits.
 
 
 @pytest.fixture(scope="module")
 def holdout3(clean_env: None, tmp_path_factory: pytest.TempPathFactory
              ) -> tuple[Any, dict[str, Any]]:
-    from fixtures.holdout3.source import DATA, available
-
-    if not available():
-        pytest.skip(f"fixtures/holdout3's extracted history is not in {DATA} (SOURCES.md)")
+    _real_data("holdout3")
     bench, env, _ = rp.build(Path(tmp_path_factory.mktemp("holdout3")), "holdout3")
     return bench, rp.measure(bench, env)
 
@@ -591,10 +597,9 @@ def test_holdout3_history_is_the_real_one(holdout3: tuple[Any, dict]) -> None:
     import subprocess
 
     from fixtures.holdout3 import story
-    from fixtures.holdout3.source import DATA
 
     bench = holdout3[0]
-    raw = _json.loads((DATA / "commits.json").read_text(encoding="utf-8"))
+    raw = _json.loads((_real_data("holdout3") / "commits.json").read_text(encoding="utf-8"))
     log = subprocess.run(["git", "log", "--topo-order", "--reverse", "--format=%an|%aI|%P|%s",
                           "main"], cwd=bench.repo, capture_output=True, text=True,
                          check=True).stdout.splitlines()
@@ -642,6 +647,7 @@ def test_holdout3_prompts_are_found_in_what_looma_stored(holdout3: tuple[Any, di
 def realproject_2025q1(clean_env: None, tmp_path_factory: pytest.TempPathFactory
                        ) -> tuple[Any, dict[str, Any]]:
     """humanize's 2025q1 range: once a hold-out, diagnosed since (docs/quality.md)."""
+    _real_data("2025q1")
     bench, env, _ = rp.build(Path(tmp_path_factory.mktemp("realproject_2025q1")), "2025q1")
     return bench, rp.measure(bench, env)
 
@@ -650,7 +656,7 @@ def realproject_2025q1(clean_env: None, tmp_path_factory: pytest.TempPathFactory
 def real_history(request: pytest.FixtureRequest) -> tuple[Any, dict]:
     """The real-project benchmark, its 2025q1 range, then the hold-outs (module-scoped
     builds; holdout2's and holdout3's shortfalls are strict xfails of their own, see `_short`;
-    holdout3 skips where its extracted history is absent)."""
+    each skips where its extracted history cannot be had, see `_real_data`)."""
     built: tuple[Any, dict] = request.getfixturevalue(request.param)
     return built
 

@@ -21,6 +21,16 @@ TARGETS = {"clustering_f1": 0.90, "link_precision": 0.97, "link_recall": 0.90,
            "chores_linked": 0, "mistitled": 0, "resume_correct": 18}
 
 
+def missing(*variants: str) -> list[str]:
+    """Why each of `variants` (2025h2, 2025q1, 2024h2, holdout, holdout2, holdout3) cannot be
+    built here, with the command that gets its data: the real histories are not committed, they
+    are extracted from a local mirror (fixtures/realdata.py)."""
+    sys.path.insert(0, str(ROOT))
+    from fixtures import realdata
+
+    return [why for why in (realdata.locate(v)[1] for v in variants) if why]
+
+
 def build(base: Path, variant: str = "2025h2") -> tuple[Any, dict[str, str], dict[str, float]]:
     """Generate the benchmark and run init, ingest, backfill on it (`variant`: 2025h2 or 2025q1,
     humanize's ranges, or holdout/holdout2/holdout3: pipx, marshmallow, flask-sqlalchemy). Returns (benchmark, env, CPU
@@ -35,7 +45,7 @@ def build(base: Path, variant: str = "2025h2") -> tuple[Any, dict[str, str], dic
     elif variant == "holdout2":
         from fixtures.holdout2.source import source as holdout2
         src, variant = holdout2(), "2025h2"
-    elif variant == "holdout3":  # flask-sqlalchemy; its data are extracted, not committed
+    elif variant == "holdout3":  # flask-sqlalchemy
         from fixtures.holdout3.source import source as holdout3
         src, variant = holdout3(), "2025h2"
 
@@ -396,7 +406,7 @@ def render_holdout(m: dict[str, Any], sh: dict[str, Any], cpu: dict[str, float])
 
 The resolution and linking values above were chosen with the range above among their
 benchmarks (`calibrate_resolve`), so its numbers are in-sample. This second range of humanize
-(`fixtures/realproject/story_2025q1.py`, `data-2025q1/`) is built the same way. It was a
+(`fixtures/realproject/story_2025q1.py`, `source.py`: `2025q1`) is built the same way. It was a
 hold-out until its failures (two merges, a chore linked) were diagnosed to add evidence from the
 repository (what each window wrote and where it landed, a new branch beside another effort's):
 no weight or threshold was set on it, but its numbers are no longer untuned. It has
@@ -415,7 +425,7 @@ def render_2024h2(m: dict[str, Any], sh: dict[str, Any], cpu: dict[str, float]) 
     """The docs/quality.md subsection for the third humanize range (2024h2, untuned)."""
     return _render_range(m, sh, cpu, f"""### A third range, untuned: {sh['first']} to {sh['last']} (`--variant 2024h2`)
 
-Built (`fixtures/realproject/story_2024h2.py`, `data-2024h2/`) after resolution's last change
+Built (`fixtures/realproject/story_2024h2.py`, `source.py`: `2024h2`) after resolution's last change
 and used for no tuning: {sh['efforts']} efforts ({sh['effort_commits']} commits; two
 `naturalsize` fixes in `filesize.py`, beside a contributor's prefix feature there; two
 import-time PRs on one day; a squash-merged feature with a
@@ -505,6 +515,9 @@ def main(argv: list[str] | None = None) -> int:
         variant = args[args.index("--variant") + 1] if "--variant" in args else "2025h2"
         if "--holdout" in args:
             variant = "holdout"
+        if why := missing(variant):
+            print(why[0], file=sys.stderr)
+            return 2
         rp, env, cpu = build(base, variant)
         m = measure(rp, env)
         cpu["wall"] = round(time.perf_counter() - w0, 1)
