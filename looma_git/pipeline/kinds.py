@@ -42,9 +42,18 @@ KIND_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"failing|expires?|race|wrong|incorrect|hotfix|traceback|segfaults?|"
         r"hang(?:s|ing)?(?!\s+(?:on|tight|out|around))|"  # not "hang on, first ..."
         r"leak(?:s|ing)?|tim(?:es|ed|ing)\s+out|stopped\s+working|no\s+longer\s+works?|"
-        r"(?:someone|users?|customers?|people)\s+reported)\b"
+        r"(?:someone|users?|customers?|people)\s+reported|"
+        # an arithmetic overflow, not a UI's "overflow menu"
+        r"(?:over|under)flow(?:s|ed|ing|error)|(?:integer|buffer|stack|arithmetic|numeric)\s+"
+        r"(?:over|under)flow|(?:over|under)flow\s+(?:error|warning|encountered))\b"
         # "doesn't work", "don't work", "is not working"
-        r"|(?:n't|\bnot)\s+work(?:s|ing)?\b", re.I)),
+        r"|(?:n't|\bnot)\s+work(?:s|ing)?\b"
+        # A bug report as people write one: what it gives, then what it should give
+        # ("f(x) gives '1000.0 ZB', should be '1.0 YB'"). Not "X instead of Y", which as
+        # often asks for a capability ("prints a point instead of the locale's comma").
+        r"|\b(?:gives|returns|prints|shows|outputs|displays|produces|yields|renders)\b"
+        r"(?:[^.!?\n]|[.!?](?!\s)){0,80}?(?:[,;]|\bbut)\s*(?:it\s+)?should\s+(?:be|give|"
+        r"return|print|show|read)\b", re.I)),
     ("migration", re.compile(
         r"\b(?:migrat(?:e|es|ed|ing|ion|ions)|upgrad(?:e|es|ed|ing)|port(?:ed|ing)?\s+"
         r"(?:to|from|over)|move\s+\w+\s+(?:to|from)\s+\w+|"
@@ -59,7 +68,8 @@ KIND_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"faster|speed(?:s|ed|ing)?\s+up|speedup|optimi[sz]\w*|importtime|"
         r"(?:improv\w*|better|boost\w*)\s+(?:the\s+|its\s+)?performance|"
         r"(?:startup|start-up|import|load(?:ing)?)\s+(?:time|speed)|"
-        r"lazy(?:-|\s)?(?:load|import)\w*|defer(?:s|red|ring)?\s+(?:the\s+)?import\w*)\b",
+        # "defer the import", "Defer fractions.Fraction import": what is imported may sit between.
+        r"lazy(?:-|\s)?(?:load|import)\w*|defer(?:s|red|ring)?\s+(?:[\w.]+\s+){0,3}?import\w*)\b",
         re.I)),
     ("investigation", re.compile(
         r"\b(?:investigate|investigating|why\s+(?:does|is|do|are)|figure\s+out|look\s+into|"

@@ -131,6 +131,30 @@ def title_from_commit(subject: str, max_words: int = 8) -> str:
     return " ".join([words[0][:1].upper() + words[0][1:], *words[1:]])
 
 
+def own_words(prompt: str, branch: str | None = None) -> frozenset[str]:
+    """The effort's own words: its opening request's and its branch name's content words
+    (`version-at-build` -> version, build)."""
+    words = set(tokens(prompt or ""))
+    if branch:
+        words.update(tokens(re.sub(r"[/_\-.]+", " ", branch.removeprefix("refs/heads/"))))
+    return frozenset(words)
+
+
+def speaks_for(subject: str, own: frozenset[str]) -> bool:
+    """Whether a commit subject shares a content word with the effort's own words: a
+    subject that shares none ("Yamllint", "Add passing test cases", a tooling move made on
+    the way) describes a step, not the work, and titles it only when no subject speaks."""
+    return bool(own) and any(t in own for t in tokens(_CONVENTIONAL.sub("", subject or "")))
+
+
+def creating_first(subjects: list[str], strong: list[bool], own: frozenset[str]) -> list[int]:
+    """The order in which an effort's implementing commits (earliest first) are taken as the
+    commit that created the work: strongly linked ones first, among them those whose subject
+    speaks for the effort's own words first, else the earliest (a stable sort)."""
+    return sorted(range(len(subjects)),
+                  key=lambda i: (not strong[i], not speaks_for(subjects[i], own)))
+
+
 _DANGLING = frozenset({"a", "an", "the", "of", "to", "in", "on", "for", "and", "or", "with",
                        "from", "by", "at", "so", "that", "this", "our", "my", "your", "its"})
 
