@@ -208,3 +208,17 @@ def test_the_fold_reads_branch_fragment_and_commits_in_any_order() -> None:
                      "2026-04-02T10:00:00Z", ["src/cli/list.py"]), 4, clone="c_b")]
     kinds = {fold(list(perm)).workitems[wid].kind for perm in itertools.permutations(ops)}
     assert kinds == {"bugfix"}  # branch + fragment; the later feat: commit does not flip it
+
+
+def test_work_that_changed_only_the_tooling_is_a_chore_unless_asked_as_another_kind() -> None:
+    ci = [".github/workflows/test.yml", "tox.ini", ".pre-commit-config.yaml", "CHANGELOG.md"]
+    plain = "CI spends most of its time creating virtualenvs. switch tox to tox-uv"
+    assert judge_kind(prompts=[plain], files=ci) == "chore"
+    # Code, tests or docs among the files: not upkeep of the tooling alone.
+    assert judge_kind(prompts=[plain], files=[*ci, "src/pkg/core.py"]) == "feature"
+    assert judge_kind(prompts=[plain], files=[*ci, "docs/install.md"]) == "feature"
+    # A request that names its kind outweighs the files ("the release build is broken").
+    assert judge_kind(prompts=["the wheel has no translations, the release build is broken"],
+                      files=[".github/workflows/release.yml"]) == "bugfix"
+    assert judge_kind(prompts=["migrate the packaging from setup.py to pyproject.toml"],
+                      files=["setup.py", "pyproject.toml", "setup.cfg"]) == "migration"
