@@ -19,7 +19,9 @@ from looma_git.ledger.state import LedgerState, LinkState, MemoryState, WorkItem
 from looma_git.pipeline import confidence as conf
 from looma_git.pipeline.kinds import judge_kind
 from looma_git.pipeline.text import (
+    creating_first,
     is_chore,
+    own_words,
     strong_link,
     title_from_commit,
     title_from_prompt,
@@ -109,8 +111,14 @@ def derive(wi: WorkItemState, obs: dict[str, Obs], links: list[LinkState],
     commits = sorted((ln for ln in links), key=lambda ln: (ln.ts or "~", ln.sha))
     real = [ln for ln in commits if ln.subject and not is_chore(ln.subject, "", ln.files)]
     # The commit that created the work: the earliest one linked on strong evidence (content,
-    # branch, a user), else the earliest linked at all.
-    real.sort(key=lambda ln: not _strong(ln))
+    # branch, a user), else the earliest linked at all; first the ones whose subject speaks
+    # the effort's own words (its opening request, its branch: pipeline/text.creating_first).
+    opening = next((o for o in sessions if o["prompt"]), None)
+    prompt = opening["prompt"] if opening else ""
+    on = Counter(o["branch"] for o in sessions if o["branch"] and o["branch"] not in TRUNK)
+    own = own_words(prompt, min(on, key=lambda b: (-on[b], b)) if on else None)
+    real = [real[i] for i in creating_first([ln.subject for ln in real],
+                                            [_strong(ln) for ln in real], own)]
     if not wi.forced and not wi.false_positive:
         observed = {(o["agent"], o["id"]) for o in sessions}
         # Sessions that only read corroborate an effort that changed files nothing; an
@@ -136,8 +144,6 @@ def derive(wi: WorkItemState, obs: dict[str, Obs], links: list[LinkState],
             value = min(value, conf.READONLY_CAP)
         wi.confidence, wi.band = round(value, 2), conf.band(round(value, 2))
         wi.features = {k: round(v, 2) for k, v in c.features}
-    opening = next((o for o in sessions if o["prompt"]), None)
-    prompt = opening["prompt"] if opening else ""
     if title_free:
         # The documented rule (docs/format.md "Derived fields"): the subject of the earliest
         # linked commit that names an effort (strongly linked ones first), else the earliest

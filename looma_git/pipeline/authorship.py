@@ -10,40 +10,15 @@ from looma_git.pipeline.linking import (
     CONTENT_MIN,
     CONTENT_SHARE,
     GENERIC_FILES,
-    TRUNK,
     WRITE_AFTER_S,
     Content,
     written_from,
 )
 from looma_git.pipeline.signals import WorkSignal, parse_ts
+from looma_git.pipeline.topology import trunk_line
 from looma_git.store.gitfacts import CommitInfo
 
 SLACK_S = 60  # a write this close to a window's span is the window's
-
-
-def trunk_line(commits: Iterable[CommitInfo]) -> frozenset[str]:
-    """The commits on a trunk branch's first-parent line: committed (or squashed, rebased,
-    merged) straight onto it. The others reached it, if at all, only through a merge: a
-    feature branch's commits, whether or not the branch's ref still exists."""
-    commits = list(commits)
-    by_sha = {c.sha: c for c in commits}
-    on_trunk = [c for c in commits if _trunk_ref(c.ref)]
-    parents = {p for c in on_trunk for p in c.parents}
-    line: set[str] = set()
-    for tip in (c for c in on_trunk if c.sha not in parents):
-        sha: str | None = tip.sha
-        while sha and sha in by_sha and sha not in line:
-            line.add(sha)
-            ps = by_sha[sha].parents
-            sha = ps[0] if ps else None
-    return frozenset(line)
-
-
-def _trunk_ref(ref: str) -> bool:
-    name = ref.removeprefix("refs/heads/")
-    if name.startswith("refs/remotes/"):
-        name = name.removeprefix("refs/remotes/").partition("/")[2]
-    return bool(name) and name in TRUNK
 
 
 class _Spans:

@@ -46,6 +46,7 @@ class Cluster:
     branches: Counter[str] = field(default_factory=Counter)
     commits: set[str] = field(default_factory=set)
     wrote: set[str] = field(default_factory=set)  # commits its windows wrote (by content)
+    prs: set[str] = field(default_factory=set)  # pull request numbers its windows named
     landed: Counter[str] = field(default_factory=Counter)  # where those landed, per window
     related: dict[str, float] = field(default_factory=dict)
     last_ts: float = 0.0
@@ -71,6 +72,7 @@ class Cluster:
         self.add_terms(dict(w.terms))
         self.commits.update(w.commits)
         self.wrote.update(w.wrote)
+        self.prs.update(w.prs)
         if w.landed:
             self.landed[w.landed] += 1
         if w.branch and w.branch not in TRUNK_BRANCHES:

@@ -147,6 +147,18 @@ def orientation(w: WorkSignal) -> bool:
     return w.is_readonly and bool(_ORIENTATION.search(w.first_prompt[:300]))
 
 
+# A branch name as people write it in a request ("picking up feat/csv-export", "the
+# fix-1-byte branch"): a run of name characters with a separator in it, so that an ordinary
+# word never reads as a branch.
+_BRANCHISH = re.compile(r"(?<![\w./\-])([A-Za-z0-9][\w.\-]*[/\-_][\w./\-]*[A-Za-z0-9])")
+
+
+@functools.lru_cache(maxsize=4096)
+def named_branches(text: str) -> frozenset[str]:
+    """Branch-like names a request names (a window's opening request: `first_prompt`)."""
+    return frozenset(_BRANCHISH.findall(text or ""))
+
+
 def _stem_terms(path: str) -> set[str]:
     """A file's name parts without test markers: tests/test_google_sso.py -> {google, sso}."""
     stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower()
@@ -194,7 +206,11 @@ def score(w: WorkSignal, c: Cluster, idf: Rarity, previous: str | None = None,
     # A commit both name, or both wrote (its lines are theirs): one piece of work, whatever
     # agent or session carried it on.
     shared = (w.commits | w.wrote) & (c.commits | c.wrote)
-    link = 1.0 if (mine and mine in theirs) or shared else 0.0
+    # A continuation names what it continues: the cluster's feature branch in its request
+    # ("picking up feat/csv-export", when the session runs elsewhere), or a pull request the
+    # cluster's sessions named. Identifiers of one piece of work, as the branch itself is.
+    said = bool(theirs and named_branches(w.first_prompt) & theirs) or bool(w.prs & c.prs)
+    link = 1.0 if (mine and mine in theirs) or shared or said else 0.0
     # Work on one feature branch is not work on another: a window on a branch the cluster
     # never used, when the cluster has its own, counts against.
     other = 1.0 if mine and theirs and mine not in theirs and not link else 0.0

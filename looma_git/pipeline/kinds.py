@@ -13,6 +13,7 @@ a weight that says how deliberately somebody classified the work there:
 | the creating commit's conventional type (`fix:`, `feat:`) | 2.5 | an explicit label on the commit that started the work |
 | the opening request asking for something ("we need", "add ...") | 2 | a capability is asked for |
 | the creating commit's subject ("Fix ...", "Add ...", "Replace X with Y") | 1.5 | how the work was first described in history |
+| the work changed only the project's tooling (CI workflows, tox/nox, pre-commit, manifests, lint and type-checker configuration) | 2 | upkeep of the tooling rather than its code is a chore by definition |
 | words of an untyped branch name (`fix-1-byte`) | 1.5 | a name, not a label |
 | the opening request naming nothing | 1 | feature is the unmarked kind |
 | later sessions' opening requests | 0.5 each, at most 1 per kind | follow-ups ("bug from QA: ...") rarely change what the work is |
@@ -42,9 +43,18 @@ KIND_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"failing|expires?|race|wrong|incorrect|hotfix|traceback|segfaults?|"
         r"hang(?:s|ing)?(?!\s+(?:on|tight|out|around))|"  # not "hang on, first ..."
         r"leak(?:s|ing)?|tim(?:es|ed|ing)\s+out|stopped\s+working|no\s+longer\s+works?|"
-        r"(?:someone|users?|customers?|people)\s+reported)\b"
+        r"(?:someone|users?|customers?|people)\s+reported|"
+        # an arithmetic overflow, not a UI's "overflow menu"
+        r"(?:over|under)flow(?:s|ed|ing|error)|(?:integer|buffer|stack|arithmetic|numeric)\s+"
+        r"(?:over|under)flow|(?:over|under)flow\s+(?:error|warning|encountered))\b"
         # "doesn't work", "don't work", "is not working"
-        r"|(?:n't|\bnot)\s+work(?:s|ing)?\b", re.I)),
+        r"|(?:n't|\bnot)\s+work(?:s|ing)?\b"
+        # A bug report as people write one: what it gives, then what it should give
+        # ("f(x) gives '1000.0 ZB', should be '1.0 YB'"). Not "X instead of Y", which as
+        # often asks for a capability ("prints a point instead of the locale's comma").
+        r"|\b(?:gives|returns|prints|shows|outputs|displays|produces|yields|renders)\b"
+        r"(?:[^.!?\n]|[.!?](?!\s)){0,80}?(?:[,;]|\bbut)\s*(?:it\s+)?should\s+(?:be|give|"
+        r"return|print|show|read)\b", re.I)),
     ("migration", re.compile(
         r"\b(?:migrat(?:e|es|ed|ing|ion|ions)|upgrad(?:e|es|ed|ing)|port(?:ed|ing)?\s+"
         r"(?:to|from|over)|move\s+\w+\s+(?:to|from)\s+\w+|"
@@ -59,7 +69,8 @@ KIND_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"faster|speed(?:s|ed|ing)?\s+up|speedup|optimi[sz]\w*|importtime|"
         r"(?:improv\w*|better|boost\w*)\s+(?:the\s+|its\s+)?performance|"
         r"(?:startup|start-up|import|load(?:ing)?)\s+(?:time|speed)|"
-        r"lazy(?:-|\s)?(?:load|import)\w*|defer(?:s|red|ring)?\s+(?:the\s+)?import\w*)\b",
+        # "defer the import", "Defer fractions.Fraction import": what is imported may sit between.
+        r"lazy(?:-|\s)?(?:load|import)\w*|defer(?:s|red|ring)?\s+(?:[\w.]+\s+){0,3}?import\w*)\b",
         re.I)),
     ("investigation", re.compile(
         r"\b(?:investigate|investigating|why\s+(?:does|is|do|are)|figure\s+out|look\s+into|"
@@ -131,6 +142,7 @@ _FRAGMENT_KIND = {"feature": "feature", "features": "feature", "feat": "feature"
 W_FRAGMENT, W_BRANCH_TYPE, W_REQUEST = 4.0, 3.0, 3.0
 W_FIRST_TYPED, W_REQUEST_ASK, W_FIRST_COMMIT, W_BRANCH_WORDS = 2.5, 2.0, 1.5, 1.5
 W_REQUEST_PLAIN = 1.0
+W_TOOLING = 2.0
 W_LATER_SESSION, CAP_LATER_SESSIONS = 0.5, 1.0
 W_LATER_TYPED, W_LATER_PLAIN = 2, 1  # tie-breaking votes only
 
@@ -213,6 +225,33 @@ def fragment_kinds(files: Iterable[str]) -> set[str]:
     return out
 
 
+# The project's tooling: how it is built, tested, linted and released, not what it does.
+_TOOLING = re.compile(
+    r"(?:^|/)(?:\.github/|\.gitlab-ci\.yml$|\.gitlab/|\.circleci/|\.azure-pipelines|"
+    r"azure-pipelines\.yml$|\.travis\.yml$|appveyor\.yml$|\.buildkite/|Jenkinsfile$|"
+    r"tox\.ini$|noxfile\.py$|\.pre-commit-config\.yaml$|\.pre-commit-hooks\.yaml$|"
+    r"pyproject\.toml$|setup\.cfg$|setup\.py$|MANIFEST\.in$|requirements[\w.\-]*\.txt$|"
+    r"constraints\.txt$|Pipfile(?:\.lock)?$|poetry\.lock$|uv\.lock$|package(?:-lock)?\.json$|"
+    r"yarn\.lock$|pnpm-lock\.yaml$|\.gitignore$|\.gitattributes$|\.editorconfig$|"
+    r"mypy\.ini$|\.flake8$|\.pylintrc$|ruff\.toml$|\.ruff\.toml$|\.coveragerc$|pytest\.ini$|"
+    r"\.readthedocs\.ya?ml$|renovate\.json5?$|\.yamllint(?:\.ya?ml)?$|codecov\.ya?ml$)")
+# Files that record the work (changelogs, authors, READMEs): neither tooling nor code.
+_RECORD = re.compile(r"(?:^|/)(?:changelog|changes|history|news|authors|contributors|readme)"
+                     r"(?:\.\w+)?$", re.I)
+
+
+def tooling_only(files: Iterable[str]) -> bool:
+    """The files changed are the project's tooling (and records of the work), no code,
+    tests or docs: upkeep, whatever the request called it."""
+    seen = False
+    for f in files:
+        if _TOOLING.search(f):
+            seen = True
+        elif not _RECORD.search(f):
+            return False
+    return seen
+
+
 def main_branch(branches: Iterable[str | None]) -> str:
     """The branch most of the evidence is on (ties: the smallest name); trunk never counts."""
     counts = Counter(b for b in branches if b and b not in TRUNK)
@@ -229,8 +268,11 @@ def kind_scores(*, prompts: Sequence[str] = (), subjects: Sequence[str] = (),
     commits' subjects (no chores), the commit that created the work first."""
     score = dict.fromkeys(KINDS, 0.0)
     prefer: list[str] = []
+    files = list(files)
     for frag in fragment_kinds(files):
         score[frag] += W_FRAGMENT
+    if tooling_only(files):
+        score["chore"] += W_TOOLING
     branch = main_branch(branches)
     if branch:
         named, typed = branch_kind(branch)

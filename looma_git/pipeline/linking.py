@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from looma_git.pipeline.signals import parse_ts
 from looma_git.pipeline.text import is_chore, is_housekeeping, path_terms, tokens
+from looma_git.pipeline.topology import merged_branches
 from looma_git.store.gitfacts import CommitInfo
 
 # Linking weights and threshold, in one place. File overlap dominates: a commit that touches
@@ -289,12 +290,15 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
                if content is not None else set())
     links: list[Link] = []
     rest: list[CommitInfo] = []
+    # A merged feature branch's commits keep the branch its merge names (the ref that made
+    # them is often deleted, and `git log --source` reaches them through the trunk).
+    merged = merged_branches(commits)
     for c in commits:
         if len(c.parents) > 1 or not c.files or c.sha in settled:
             continue  # merges and empty commits implement nothing by themselves
         if content is not None and is_housekeeping(c.subject, c.author):
             continue  # bots, bumps, formatting and releases implement no effort
-        branch = _branch_of(c)
+        branch = _branch_of(c) or merged.get(c.sha)
         ct = parse_ts(c.ts)
         files = set(c.files)
         judged = bool(content is not None and content.added.get(c.sha))
@@ -328,7 +332,7 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
         if authors:
             own = frozenset(own or ()) | authors
     for c in rest:
-        branch = _branch_of(c)
+        branch = _branch_of(c) or merged.get(c.sha)
         ct = parse_ts(c.ts)
         files = set(c.files)
         judged = bool(content is not None and content.added.get(c.sha))

@@ -19,7 +19,9 @@ from looma_git.pipeline.memories import memories as memory_views
 from looma_git.pipeline.resolve import Resolver
 from looma_git.pipeline.signals import WorkSignal, parse_ts, windows_of
 from looma_git.pipeline.text import (
+    creating_first,
     is_chore,
+    own_words,
     strong_link,
     title_from_commit,
     title_from_prompt,
@@ -234,7 +236,10 @@ def refine(inp: RefineInput) -> RefineResult:
         # The same rule the ledger fold applies (ledger/derive.py): the earliest implementing
         # commit that names an effort, else the opening request; never a chore/fixup/merge.
         real = [x for x in commit_objs if not is_chore(x.subject, "", x.files)]
-        real.sort(key=lambda x: x.sha not in strong)
+        own = own_words(prompt[:PROMPT_OBS], min(c.branches, key=lambda b: (-c.branches[b], b))
+                        if c.branches else (c.seed.branch if c.seed else None))
+        real = [real[i] for i in creating_first([x.subject for x in real],
+                                                [x.sha in strong for x in real], own)]
         from_commit = title_from_commit(real[0].subject) if real else ""
         prompt_title = title_from_prompt(prompt) if prompt else ""
         title = from_commit or (c.seed.title if c.seed else "") or prompt_title or "Untitled work"

@@ -13,7 +13,13 @@ from looma_git.pipeline.clusters import (
     cluster_id,
     window_order,
 )
-from looma_git.pipeline.evidence import Rarity, orientation, parent_session, score
+from looma_git.pipeline.evidence import (
+    Rarity,
+    named_branches,
+    orientation,
+    parent_session,
+    score,
+)
 from looma_git.pipeline.signals import WorkSignal
 from looma_git.pipeline.text import path_terms, tokens
 
@@ -46,6 +52,7 @@ class Resolver:
         self._by_read: dict[str, set[str]] = {}  # clusters that read or named it
         self._by_branch: dict[str, set[str]] = {}
         self._by_commit: dict[str, set[str]] = {}
+        self._by_pr: dict[str, set[str]] = {}
         self._by_term: dict[str, set[str]] = {}
         self._term_df: Counter[str] = Counter()  # windows using each term
         self._windows = 0
@@ -90,6 +97,8 @@ class Resolver:
         branches = {w.branch} if w.branch and w.branch not in TRUNK_BRANCHES else set()
         self._index(c, set(w.edited), {t for t, _ in w.terms}, branches,
                     set(w.commits | w.wrote))
+        for pr in w.prs:
+            self._by_pr.setdefault(pr, set()).add(c.id)
         for f in (w.read | w.mentioned) - w.edited:
             self._by_read.setdefault(f, set()).add(c.id)
 
@@ -138,6 +147,10 @@ class Resolver:
             near.add(prev)
         if w.branch and w.branch not in TRUNK_BRANCHES:
             near |= self._by_branch.get(w.branch, set())
+        for b in named_branches(w.first_prompt):
+            near |= self._by_branch.get(b, set())
+        for pr in w.prs:
+            near |= self._by_pr.get(pr, set())
         for sha in w.commits | w.wrote:
             near |= self._by_commit.get(sha, set())
         pool: set[str] = set()

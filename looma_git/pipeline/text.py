@@ -59,6 +59,14 @@ _CONVENTIONAL = re.compile(r"^(?:feat|fix|chore|refactor|docs|test|perf|build|ci
                            r"(?:\([^)]*\))?!?:\s*", re.I)
 
 
+# A lint or formatting pass, named as such and nothing else ("Lint", "Lint fixes", "Format code
+# with ruff", "lint: fix warnings"): not "Lint and test with tox-uv" (how CI runs) nor "Format
+# the invoice totals as currency" (a feature), which name work beyond the pass.
+_PASS = (r"(?:(?:apply|run)\s+)?(?:lint(?:ing)?|format(?:ting)?|re-?format(?:ting|ted)?)"
+         r"(?:\s+(?:fix(?:es)?|errors?|warnings?|issues?|code|files?|everything|sources?|tests?|"
+         r"all(?:\s+files)?|the\s+(?:code(?:base)?|files?|repo(?:sitory)?|sources?|tests?)))*"
+         r"(?:\s+(?:with|using|via|by)\s+[\w.\-]+)?\s*(?:\(#\d+\))?\s*$|(?:lint|format)\s*:")
+
 # Subjects that name no effort: a title is never taken from them, and a commit carrying one is
 # never linked on file overlap alone (DESIGN §4.1; docs/quality.md "Titles and chores").
 _NO_TITLE = re.compile(
@@ -66,7 +74,7 @@ _NO_TITLE = re.compile(
     r"update\s+dependenc|(?:chore|build|ci|style|release|deps)(?:\([^)]*\))?!?:|"
     r"(?:release|version)\s+v?\d|v?\d+\.\d+(?:\.\d+)?\s*$|"
     r"(?:apply\s+|run\s+)?(?:ruff|black|prettier|isort|gofmt|rustfmt|clang-format)\b|"
-    r"format(?:ting)?\b|reformat|lint\b|fix\s+(?:lint|typos?|formatting)\b)", re.I)
+    + _PASS + r"|fix\s+(?:lint(?:ing)?|typos?|formatting)\b)", re.I)
 _BOT_AUTHOR = re.compile(r"\[bot\]|dependabot|renovate|github-actions|pre-commit-ci", re.I)
 MANIFESTS = re.compile(
     r"(?:^|/)(?:requirements[\w.\-]*\.txt|constraints\.txt|pyproject\.toml|setup\.cfg|"
@@ -82,7 +90,7 @@ _HOUSEKEEPING = re.compile(
     r"^\s*(?:bump\s|update\s+dependenc|(?:chore|build|ci|style|release|deps)(?:\([^)]*\))?!?:|"
     r"(?:release|version)\s+v?\d|v?\d+\.\d+(?:\.\d+)?\s*$|"
     r"(?:apply\s+|run\s+)?(?:ruff|black|prettier|isort|gofmt|rustfmt|clang-format)\b|"
-    r"format(?:ting)?\b|reformat|lint\b|fix\s+(?:lint|typos?|formatting)\b)", re.I)
+    + _PASS + r"|fix\s+(?:lint(?:ing)?|typos?|formatting)\b)", re.I)
 
 
 def is_housekeeping(subject: str, author: str = "") -> bool:
@@ -129,6 +137,30 @@ def title_from_commit(subject: str, max_words: int = 8) -> str:
     if not words:
         return ""
     return " ".join([words[0][:1].upper() + words[0][1:], *words[1:]])
+
+
+def own_words(prompt: str, branch: str | None = None) -> frozenset[str]:
+    """The effort's own words: its opening request's and its branch name's content words
+    (`version-at-build` -> version, build)."""
+    words = set(tokens(prompt or ""))
+    if branch:
+        words.update(tokens(re.sub(r"[/_\-.]+", " ", branch.removeprefix("refs/heads/"))))
+    return frozenset(words)
+
+
+def speaks_for(subject: str, own: frozenset[str]) -> bool:
+    """Whether a commit subject shares a content word with the effort's own words: a
+    subject that shares none ("Yamllint", "Add passing test cases", a tooling move made on
+    the way) describes a step, not the work, and titles it only when no subject speaks."""
+    return bool(own) and any(t in own for t in tokens(_CONVENTIONAL.sub("", subject or "")))
+
+
+def creating_first(subjects: list[str], strong: list[bool], own: frozenset[str]) -> list[int]:
+    """The order in which an effort's implementing commits (earliest first) are taken as the
+    commit that created the work: strongly linked ones first, among them those whose subject
+    speaks for the effort's own words first, else the earliest (a stable sort)."""
+    return sorted(range(len(subjects)),
+                  key=lambda i: (not strong[i], not speaks_for(subjects[i], own)))
 
 
 _DANGLING = frozenset({"a", "an", "the", "of", "to", "in", "on", "for", "and", "or", "with",

@@ -1,7 +1,7 @@
 """Each WorkItem's kind against its effort's label, with the evidence votes behind it, read
 from a benchmark directory left by `--keep` (teamwork, realproject, hold-outs).
 
-`python -m tests.bench.kinds_report DIR [--votes]`: DIR holds `repo/`, `home/` and
+`python -m tests.bench.kinds_report DIR [--votes] [--evidence]`: DIR holds `repo/`, `home/` and
 `truth.json` (e.g. `python -m tests.bench.quality_teamwork --keep DIR`). The kinds are the
 ledger fold's, derived afresh in this process by this checkout's code, so a change to
 `pipeline/kinds.py` shows here without rebuilding the benchmark. On a hold-out, measure only.
@@ -19,7 +19,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def report(base: Path, votes: bool = False) -> tuple[int, int, list[str]]:
+def report(base: Path, votes: bool = False, evidence: bool = False
+           ) -> tuple[int, int, list[str]]:
     """(kinds right, WorkItems with a labelled effort, printable lines)."""
     sys.path.insert(0, str(ROOT))
     from fixtures.scenario.generate import home_env
@@ -63,6 +64,10 @@ def report(base: Path, votes: bool = False) -> tuple[int, int, list[str]]:
             lines.append("      votes " + ", ".join(f"{k} {v:g}" for k, v in score.items() if v)
                          + "; later commits " + ", ".join(f"{k} {v}" for k, v in tie.items()
                                                           if v) + f"; ties: {order[0]}")
+            if evidence:
+                lines.extend(f"      prompt [{o['branch']}] {o['prompt'][:110]!r}"
+                             for o in obs if o["prompt"])
+                lines.extend(f"      commit {ln.subject[:110]!r}" for ln in real)
     lines.append(f"kinds right: {right}/{total}")
     return right, total, lines
 
@@ -72,7 +77,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args:
         print(__doc__)
         return 2
-    _, _, lines = report(Path(args[0]), votes="--votes" in args)
+    _, _, lines = report(Path(args[0]), votes="--votes" in args or "--evidence" in args,
+                         evidence="--evidence" in args)
     print("\n".join(lines))
     return 0
 

@@ -148,7 +148,7 @@ each weighted by how distinctive it is:
 |---|---|---|
 | edits | 0.45 | the idf-weighted share of the window's edited files the cluster also edited; idf over the clusters so far (`log(1 + (n + 10) / (1 + df))`), so a file several efforts edit weighs little, and manifests, lock files, changelogs and READMEs weigh 0.15 of a source file; a file new to the cluster named after one of its files (`tests/test_export.py` for `export.py`) counts half |
 | words | 1.5 | tf-idf cosine (sublinear tf, idf over the windows so far with the same prior of 10) of the window's words (the user's count twice, edited path parts three times) with the cluster's 400 most used words |
-| link | 0.30 | the same feature branch, or a commit both name or both wrote (`pipeline/authorship.py`: lines of the commit that the window alone wrote, at least one and 20% of them; a write belongs to the first commit after it that adds the line, so a restore is nobody's co-author) |
+| link | 0.30 | the same feature branch (or the window's request names the cluster's branch), a pull request both name, or a commit both name or both wrote (`pipeline/authorship.py`: lines of the commit that the window alone wrote, at least one and 20% of them; a write belongs to the first commit after it that adds the line, so a restore is nobody's co-author) |
 | session | 0.30 | the cluster holds the same session's previous window and a pause (not a topic switch) cut them |
 | reads | 0.10 | the share of what an editing window read that the cluster edited |
 | read-only window | 0.15 | for a window that edited nothing: what it read and named, against what the cluster edited or read (idf over both) |
@@ -224,7 +224,11 @@ least one line's worth and 20% of the commit's lines; the note's `why` then hold
   WorkItem's branch only close to its activity (`FALLBACK_TIME`) and never when made more than
   an hour before its first window began (`BEFORE_WORK_S`: its sessions cannot have done it), a
   chore or a stranger's commit only on the branch. A session that does not show its writes keeps this fallback for commits up
-  to two days after its window.
+  to two days after its window. A commit's branch is the ref `git log --source` reached it
+  from, else the branch its merge commit names ("Merge pull request #9 from jane/fix-tz",
+  "Merge branch 'fix-tz'": the merged parent's first-parent line back to the trunk,
+  `pipeline/topology.py`), so a long-lived branch's early commits, made weeks before the
+  session that finished the work, are on the work's branch after the ref is gone.
 
 The published link numbers above are those of looma's WorkItems, so a WorkItem that mixes two
 efforts makes its links wrong whatever the linker did. `tests/bench/links_oracle.py` scores the

@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{sorted(w.edited)}  read {len(w.read)}  terms {[t for t, _ in w.terms[:8]]}")
         rows = []
         oracle: dict[str, Any] = {}
-        for other in sorted({e for _, e, _ in wins}):
+        for other in sorted({e for _, e, _ in wins if e}):
             c = R.Cluster(id=other)
             for x, e, _ in wins[:n]:
                 if e == other:

@@ -142,6 +142,16 @@ def test_housekeeping_never_links_but_a_fixup_or_manifest_commit_with_content_do
     assert not is_housekeeping("fixup! Add OAuth") and not is_housekeeping("wip")
 
 
+def test_a_lint_or_format_pass_is_housekeeping_only_when_it_names_nothing_else() -> None:
+    for subject in ("Lint", "Lint fixes", "lint: fix warnings", "Fix linting", "Formatting",
+                    "Format code with ruff (#31)", "Reformat tests", "Run black"):
+        assert is_housekeeping(subject), subject
+    # Work beyond the pass: how CI lints and tests, a feature about formatting numbers.
+    for subject in ("Lint and test with tox-uv (#212)",
+                    "Format the invoice totals as currency", "Formatting of dates in the export"):
+        assert not is_housekeeping(subject), subject
+
+
 def test_a_line_written_into_many_files_is_no_evidence() -> None:
     auth = _target("auth", "claude-code:s1", {"app/auth.py"})
     common = ["from __future__ import annotations"]

@@ -36,11 +36,20 @@ SYSTEM = Actor(kind="system", name="looma", email="looma@localhost")
     ("what causes the memory growth in the api pods?", "investigation"),
     ("we need a dark mode toggle in the settings page", "feature"),
     ("let users export their saved searches as CSV", "feature"),
+    # A bug report without a bug word: what it does, then what it should do.
+    ("parse_duration('90m') gives '1 hour', should be '1.5 hours'", "bugfix"),
+    ("`status` prints nothing but should print the current branch", "bugfix"),
+    ("the counter overflows at 2**31 and shows negative ids", "bugfix"),
+    ("defer the yaml import until a config file is read", "refactor"),
     # Words that only look like a cue.
     ("hang on, first add a --verbose flag to the sync command", "feature"),
     ("add a performance dashboard for the API team", "feature"),
     ("add a time out option to the HTTP client", "feature"),
     ("export the report as CSV too", "feature"),
+    ("add an overflow menu to the toolbar", "feature"),  # a UI's overflow, no arithmetic
+    ("show the expected delivery date on the order page", "feature"),
+    ("add a flag so that the export returns JSON instead of CSV", "feature"),
+    ("under de_DE the total prints 1.5 with a point instead of a comma", "feature"),
     # A purpose clause and quoted code name no kind.
     ("Add a --strict flag so that bad config values fail at startup", "feature"),
     ("`migrate_db` should print what it would do with --dry-run", "feature"),
@@ -68,6 +77,7 @@ def test_the_first_cue_decides_within_one_text() -> None:
     ("Add a regression test for the crash on empty input", "bugfix", False),  # named wins
     ("Fix off-by-one in pagination cursor", "bugfix", False),
     ("Replace bare Exception with ValueError in parse()", "refactor", False),
+    ("Defer yaml.safe_load import", "refactor", False),  # what is deferred sits between
     ("Make the burst size configurable per plan", None, False),  # an ordinary commit
 ])
 def test_a_commit_subject(subject: str, kind: str | None, typed: bool) -> None:
@@ -198,3 +208,17 @@ def test_the_fold_reads_branch_fragment_and_commits_in_any_order() -> None:
                      "2026-04-02T10:00:00Z", ["src/cli/list.py"]), 4, clone="c_b")]
     kinds = {fold(list(perm)).workitems[wid].kind for perm in itertools.permutations(ops)}
     assert kinds == {"bugfix"}  # branch + fragment; the later feat: commit does not flip it
+
+
+def test_work_that_changed_only_the_tooling_is_a_chore_unless_asked_as_another_kind() -> None:
+    ci = [".github/workflows/test.yml", "tox.ini", ".pre-commit-config.yaml", "CHANGELOG.md"]
+    plain = "CI spends most of its time creating virtualenvs. switch tox to tox-uv"
+    assert judge_kind(prompts=[plain], files=ci) == "chore"
+    # Code, tests or docs among the files: not upkeep of the tooling alone.
+    assert judge_kind(prompts=[plain], files=[*ci, "src/pkg/core.py"]) == "feature"
+    assert judge_kind(prompts=[plain], files=[*ci, "docs/install.md"]) == "feature"
+    # A request that names its kind outweighs the files ("the release build is broken").
+    assert judge_kind(prompts=["the wheel has no translations, the release build is broken"],
+                      files=[".github/workflows/release.yml"]) == "bugfix"
+    assert judge_kind(prompts=["migrate the packaging from setup.py to pyproject.toml"],
+                      files=["setup.py", "pyproject.toml", "setup.cfg"]) == "migration"

@@ -215,3 +215,44 @@ def test_a_turn_that_only_records_the_work_is_no_new_topic() -> None:
     other = session("a dead webhook endpoint is retried forever, cap the attempts",
                     ("webhooks/retry.py",))
     assert [w.cut for w in windows_of(other, KNOWN, {})] == ["", "topic"]
+
+
+def _long_effort() -> Session:
+    """A long Claude Code session on a feature branch that opens a pull request."""
+    noise = ("Reading the module to see how rows are built.", "Running the focused tests.",
+             "The generator yields one row per invoice; memory stays flat.", "ruff is clean.",
+             "Paging by invoice id keeps the query on the primary key index.")
+    evs = [ev(0, _day(1, 9), "user", "the invoice csv export builds the whole file in memory "
+                                     "and times out for big customers; stream it")]
+    evs += [ev(i, _day(1, 9), "assistant", f"{noise[i % 5]} (step {i})",
+               edits=("app/billing/export.py",) if i % 3 == 0 else (),
+               reads=("app/billing/invoice.py", "app/db.py") if i % 4 == 0 else ())
+            for i in range(1, 30)]
+    evs += [ev(30, _day(1, 10), "user", "open a PR for it"),
+            ev(31, _day(1, 10), "assistant", "Opened PR #57 from feat/invoice-stream.",
+               edits=("tests/test_export.py",))]
+    return _on("feat/invoice-stream", sess("claude-code", "cc1", evs))
+
+
+def test_a_continuation_by_another_agent_weeks_later_joins_on_what_it_names() -> None:
+    """Two weeks later a Gemini CLI session on the trunk edits a file the effort only read,
+    in few words of its own: files and words alone do not tie it to the effort (the same
+    request could be new work), but naming the effort's branch or its pull request does."""
+    other = _on("feat/webhook-retry", sess("codex", "cx1", [
+        ev(0, _day(3, 9), "user", "webhook retries: a dead endpoint is retried forever"),
+        ev(1, _day(3, 9), "assistant", "Capped at five.", edits=("app/webhooks/retry.py",))]))
+
+    def later(prompt: str) -> Session:
+        return sess("gemini-cli", "g1", [
+            ev(0, _day(15, 9), "user", prompt),
+            ev(1, _day(15, 9), "assistant", "Added the header row for an empty month.",
+               edits=("app/billing/invoice.py",))])
+
+    ask = "the header row is missing when a month has no invoices"
+    for prompt, joins in ((ask, False),
+                          (f"picking up feat/invoice-stream from two weeks ago: {ask}", True),
+                          (f"review on PR #57: {ask}", True),
+                          (f"unlike feat/webhook-retry, {ask}", False)):
+        got = _clusters([_long_effort(), other, later(prompt)])
+        assert (got["gemini-cli:g1#0"] == got["claude-code:cc1#0"]) is joins, prompt
+        assert got["gemini-cli:g1#0"] != got["codex:cx1#0"]
