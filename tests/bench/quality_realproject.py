@@ -278,7 +278,7 @@ def render(m: dict[str, Any], sh: dict[str, Any], cpu: dict[str, float],
         f"{m['kinds_right'] + len(m['wrong_kinds'])} | all | "
         + ("; ".join(m["wrong_kinds"]) or "none wrong") + " |",
         f"| resume: WorkItem right | {m['resume_correct']}/{m['resume_total']} | ≥ "
-        f"{t['resume_correct']}/{m['resume_total']} | by kind: " + ", ".join(
+        f"{qt.resume_target(m, t)}/{m['resume_total']} | by kind: " + ", ".join(
             f"{k} {v}" for k, v in m["resume_by_kind"].items()) + " |",
         f"| subagent files with their parent | {m['with_parent']}/{m['subagents']} | all | "
         "an Explore subagent's transcript in the parent session's WorkItem |",
