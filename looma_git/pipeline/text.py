@@ -66,7 +66,8 @@ _NO_TITLE = re.compile(
     r"update\s+dependenc|(?:chore|build|ci|style|release|deps)(?:\([^)]*\))?!?:|"
     r"(?:release|version)\s+v?\d|v?\d+\.\d+(?:\.\d+)?\s*$|"
     r"(?:apply\s+|run\s+)?(?:ruff|black|prettier|isort|gofmt|rustfmt|clang-format)\b|"
-    r"format(?:ting)?\b|reformat|lint\b|fix\s+(?:lint|typos?|formatting)\b)", re.I)
+    r"(?:format(?:ting)?|reformat|lint(?:ing)?)\b(?!\s+and\s+(?!format|lint))|"
+    r"fix\s+(?:lint|typos?|formatting)\b)", re.I)
 _BOT_AUTHOR = re.compile(r"\[bot\]|dependabot|renovate|github-actions|pre-commit-ci", re.I)
 MANIFESTS = re.compile(
     r"(?:^|/)(?:requirements[\w.\-]*\.txt|constraints\.txt|pyproject\.toml|setup\.cfg|"
@@ -77,12 +78,14 @@ MANIFESTS = re.compile(
 
 
 # Housekeeping: commits that implement no effort whatever their content says (dependency
-# bots and bumps, formatter/lint passes, releases and version tags).
+# bots and bumps, formatter/lint passes, releases and version tags). A pass is the subject's
+# only work: "Lint and test with tox-uv" (a CI change) names more, "Lint and format" does not.
 _HOUSEKEEPING = re.compile(
     r"^\s*(?:bump\s|update\s+dependenc|(?:chore|build|ci|style|release|deps)(?:\([^)]*\))?!?:|"
     r"(?:release|version)\s+v?\d|v?\d+\.\d+(?:\.\d+)?\s*$|"
     r"(?:apply\s+|run\s+)?(?:ruff|black|prettier|isort|gofmt|rustfmt|clang-format)\b|"
-    r"format(?:ting)?\b|reformat|lint\b|fix\s+(?:lint|typos?|formatting)\b)", re.I)
+    r"(?:format(?:ting)?|reformat|lint(?:ing)?)\b(?!\s+and\s+(?!format|lint))|"
+    r"fix\s+(?:lint|typos?|formatting)\b)", re.I)
 
 
 def is_housekeeping(subject: str, author: str = "") -> bool:
