@@ -250,18 +250,24 @@ otherwise meaning is confident at cosine `SEM_CONFIDENT_AT` with `SEM_MARGIN` ov
 unless the words strongly point elsewhere; otherwise meaning *confirms* a moderate words match:
 words rank one WorkItem first by `MARGIN` at `LEX_WEAK` or more (one clear topic word of a
 paraphrase: "activate(None) like deactivate") and no other WorkItem is closer in meaning by
-`SEM_MARGIN`. Otherwise the near-ties of both channels are shown side by side, ordered by
+`SEM_MARGIN`, nor closer at `SEM_CONFIDENT_AT` (meaning would pick it: "stop one customer from
+flooding the API" has the usage billing's words and the rate limiter's meaning, and both are
+shown); otherwise words and meaning *agree*: both rank the same WorkItem first, words at
+`COLD_BELOW` and the cosine at `AGREE_SEM_AT` or more, each clear of its runner-up by
+`AGREE_MARGIN` / `AGREE_SEM_MARGIN` ("join a list in words": one shared word, and by far the
+closest meaning). Function words (pronouns, auxiliaries, "one", "make") are no goal terms:
+"users who forgot their password" matched the SSO work through "their". Otherwise the near-ties of both channels are shown side by side, ordered by
 reciprocal rank fusion (k = 60), and only WorkItems that match are near-ties (words at
 `COLD_BELOW`, meaning at `SEM_COLD_BELOW`; a words match under `LEX_WEAK` whose cosine is under
 `SEM_COLD_BELOW` counts as none): one weak match alone is no choice to offer, and the goal is
 cold.
 
 The thresholds are chosen with `python -m tests.bench.calibrate_resume --teamwork DIR
---realproject DIR --grid` on the dev set (teamwork and the humanize 2025q1 range, their
-`--keep` dirs; never a hold-out): it computes once per labelled goal every WorkItem's words
+--realproject DIR... --grid [--only K,...]` on the dev set (teamwork and the humanize ranges,
+their `--keep` dirs; never a hold-out): it computes once per labelled goal every WorkItem's words
 score and cosine, adds 16 off-topic goals per benchmark that must stay cold (a mobile app,
 infrastructure, games: the guard against a fusion that makes noise confident), and
-grid-searches the seven thresholds for the number of right outcomes. It prints the plateau of
+grid-searches the thresholds for the number of right outcomes. It prints the plateau of
 settings that reach the best count; the values in `match.py` are taken from inside it, away
 from its edges, not from a single best point. On 2026-12-01 (before the pipeline rewrite of
 issue 13 landed) the current values reached the best count, 21/27 (8 scenario + 19 teamwork
@@ -275,7 +281,25 @@ the grid's best is 62 and its plateau (216 of 2,916 settings) spans every grid v
 `CONFIDENT_AT`, `MARGIN`, `COLD_BELOW` and `SEM_CONFIDENT_AT`, `SEM_COLD_BELOW` 0.30–0.35,
 `SEM_MARGIN` 0.15–0.20 and `LEX_WEAK` 0.34–0.44 (a finer sweep of these two): `LEX_WEAK` is the
 one threshold the new rule leans on, between the off-topic "unity physics jitter" (words 0.33)
-and the paraphrases it confirms (0.45); the values in `match.py` are unchanged. Rerun it after clustering changes and move a threshold only when the plateau moves.
+and the paraphrases it confirms (0.45); the values in `match.py` are unchanged. On 2026-12-02 (session 23) the dev set became every
+tunable benchmark (teamwork, humanize 2025h2, 2025q1 and 2024h2: 88 labelled goals and 64
+off-topic ones), with 21 goals written as a person would ask without looking at looma's titles
+(11 paraphrases and 2 cold goals for teamwork, 8 paraphrases for 2025h2; tuned data since), and
+the grid ranks settings with as many right by fewer confidently wrong outcomes (a wrong bundle
+costs more than a side-by-side). With the rules above: 147/152 right, 1 confidently wrong
+(main before them: 146/152, 2 confidently wrong, on the same stores; the 2024h2 store was
+built before the lint fix below, which makes "tox-uv in CI" right too); the best is 148, and the current
+values sit inside the plateau of each threshold (`AGREE_MARGIN` 0.05–0.15, `AGREE_SEM_MARGIN`
+0.05–0.12, `AGREE_SEM_AT` 0.32–0.36, `SEM_CONFIDENT_AT` 0.38–0.42, `MARGIN` 0.10–0.20), but
+`LEX_WEAK` moved to 0.35, the only grid value at the best count: with "when" no longer a goal
+term, "compile the .mo catalogues when releasing" has words 0.38, and the off-topic "unity
+physics jitter" still 0.33 — a narrow gap. The misses: "tox-uv in CI" (2024h2; its effort's
+commit was read as a lint pass and never linked, so no WorkItem — fixed in `pipeline/text.py`,
+see below), "new interpreter versions in the matrix" (2025q1: words 0.22 on "matrix", cosine
+0.32 against 0.29 for another WorkItem: cold, not a guess), "make intword faster" (two intword
+WorkItems side by side), "users who forgot their password" (ambiguous, the reset WorkItem
+first) and "stop one customer from flooding the API" (ambiguous, rate limiting first). Rerun it
+after clustering changes and move a threshold only when the plateau moves.
 
 ## The scenario (`fixtures/scenario/`)
 
