@@ -319,11 +319,15 @@ def outcome(matches: list[Match]) -> tuple[str, list[Match]]:
         if rival.item.id == top.item.id or lex(rival) < CONFIDENT_AT:
             return "confident", [top]
     lead = by_lex[0]
-    if with_cos and by_sem and by_sem[0].item.id == lead.item.id and \
-            _state(by_lex, lex_scores, COLD_BELOW, AGREE_MARGIN, COLD_BELOW) == "confident" and \
+    # Agreement reads the raw words scores: a word several WorkItems share ("job") puts none of
+    # them ahead, even where meaning has discounted the others.
+    raw = sorted(matches, key=lambda m: (-m.lexical, -m.item.confidence, m.item.id))
+    if with_cos and by_sem and by_sem[0].item.id == raw[0].item.id and \
+            _state(raw, [m.lexical for m in raw], COLD_BELOW, AGREE_MARGIN,
+                   COLD_BELOW) == "confident" and \
             _state(by_sem, sem_scores, AGREE_SEM_AT, AGREE_SEM_MARGIN,
                    SEM_COLD_BELOW) == "confident":
-        return "confident", [lead]
+        return "confident", [raw[0]]
     if with_cos and _state(by_lex, lex_scores, LEX_WEAK, MARGIN, COLD_BELOW) == "confident":
         mine = lead.semantic or 0.0
         closer = [m for m in by_sem if (m.semantic or 0.0) >= SEM_COLD_BELOW and (

@@ -239,3 +239,14 @@ def test_function_words_are_no_topic() -> None:
     ranked = match.rank("users who forgot their password", items)
     assert ranked[0].item.id == "wi_reset"
     assert "their" not in ranked[1].matched_terms
+
+
+def test_a_word_many_workitems_share_is_no_agreement() -> None:
+    """'job' in four WorkItems puts none of them ahead in words, so a close meaning on one of
+    them is not words and meaning agreeing (an off-topic goal stays unconfident)."""
+    jobs = [item("wi_q", "Background job queue", ("app/jobs/queue.py",)),
+            item("wi_o", "Orders job", ("app/orders/report.py",)),
+            item("wi_u", "Usage job for billing", ("app/billing/usage.py",))]
+    goal = "elasticsearch reindex job"
+    ranked = match.rank(goal, jobs, {"wi_o": 0.43, "wi_q": 0.29, "wi_u": 0.05})
+    assert match.outcome(ranked)[0] != "confident"
