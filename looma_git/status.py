@@ -64,8 +64,8 @@ def clone_state(paths: RepoPaths) -> StateOut:
 
 
 def events_state(paths: RepoPaths) -> str:
-    """Whether transcripts were read here: "none" (no store.db, or one without an events
-    table: a health snapshot alone creates it), "empty" (read, nothing kept), "some", or
+    """Whether transcripts were read here: "none" (no store.db, or no ingest run yet: a health
+    snapshot alone creates the file), "empty" (read, nothing kept), "some", or
     "unreadable" (a damaged store.db)."""
     if not paths.store_db.exists():
         return "none"
@@ -80,7 +80,12 @@ def events_state(paths: RepoPaths) -> str:
         if conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='events'"
                         ).fetchone() is None:
             return "none"
-        return "some" if conn.execute("SELECT 1 FROM events LIMIT 1").fetchone() else "empty"
+        if conn.execute("SELECT 1 FROM events LIMIT 1").fetchone():
+            return "some"
+        # Every table exists once store.db is opened for writing (its migrations): an ingest
+        # run is told by the run counter it leaves in meta.
+        ran = conn.execute("SELECT 1 FROM meta WHERE key='ingest_run'").fetchone()
+        return "empty" if ran else "none"
     except Exception:  # a damaged file: reported by the ingestion line, not hidden
         return "unreadable"
     finally:

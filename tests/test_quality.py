@@ -502,6 +502,139 @@ def test_holdout2_prompts_are_found_in_what_looma_stored(holdout2: tuple[Any, di
         [s for s in segs if s["prompts_found"] != 1]
 
 
+# --- the third hold-out (fixtures/holdout3: flask-sqlalchemy), built and run once per module --
+# Nobody tuned on it: four agents' formats (OpenCode too), merge commits and squash merges, a
+# maintenance branch merged into PR branches, rebased branches, one effort over five sessions, an
+# investigation without commits. Its history is extracted from a clone and not committed
+# (fixtures/holdout3/SOURCES.md): without it these tests skip.
+
+
+@pytest.fixture(scope="module")
+def holdout3(clean_env: None, tmp_path_factory: pytest.TempPathFactory
+             ) -> tuple[Any, dict[str, Any]]:
+    from fixtures.holdout3.source import DATA, available
+
+    if not available():
+        pytest.skip(f"fixtures/holdout3's extracted history is not in {DATA} (SOURCES.md)")
+    bench, env, _ = rp.build(Path(tmp_path_factory.mktemp("holdout3")), "holdout3")
+    return bench, rp.measure(bench, env)
+
+
+def _holdout3_session_text(bench: Any, s: dict[str, Any]) -> str:
+    """A session's stored text: the file, or an OpenCode session's rows in its database."""
+    import sqlite3
+
+    path = bench.root / s["path"]
+    if s["agent"] != "opencode":
+        return path.read_text(encoding="utf-8")
+    conn = sqlite3.connect(path)
+    try:
+        rows = conn.execute("SELECT data FROM message WHERE session_id = ? UNION ALL "
+                            "SELECT data FROM part WHERE session_id = ?",
+                            (s["id"], s["id"])).fetchall()
+    finally:
+        conn.close()
+    return "\n".join(r[0] for r in rows)
+
+
+@pytest.mark.slow
+def test_holdout3_has_the_shape_issue_13_asks_for(holdout3: tuple[Any, dict]) -> None:
+    truth = holdout3[0].truth
+    shape = rp.shape(truth)
+    assert shape["efforts"] >= 8 and shape["sessions"] > shape["efforts"]
+    agents = [s["agent"] for s in truth["sessions"]]
+    assert {a: agents.count(a) for a in set(agents)} == {"claude-code": 7, "codex": 3,
+                                                         "gemini-cli": 4, "opencode": 3}
+    assert shape["records_min"] >= 150 and shape["records_max"] <= 2000
+    assert shape["merge_commits"] >= 40 and shape["chore_commits"] >= 50
+    assert shape["teammate_commits"] >= 10
+    kinds = [q["kind"] for q in truth["resume"]]
+    assert set(kinds) == {"direct", "paraphrase", "branch", "file", "vague", "cold"}
+    assert 18 <= len(kinds) <= 24
+    assert all(q["expect"] == {"cold": "cold", "vague": "ambiguous"}.get(q["kind"], "confident")
+               for q in truth["resume"])
+    # squash-merged efforts and efforts merged with a merge commit
+    assert {e["squashed"] for e in truth["efforts"]} == {True, False}
+    # one session switches topic: two efforts, each on its own segment
+    switch = [s for s in truth["sessions"] if len(s["efforts"]) == 2]
+    assert len(switch) == 1
+    # efforts continued in another agent's session days later; one over five sessions
+    continued = [e for e in truth["efforts"] if len(e["sessions"]) >= 2]
+    assert len(continued) >= 3 and max(len(e["sessions"]) for e in continued) == 5
+    assert all(len({a for a, _ in e["sessions"]}) >= 2 for e in continued)
+    # the investigation: a whole session that edits nothing and commits nothing
+    inv = next(s for s in truth["sessions"] if s["key"] == "update-bind-investigation")
+    import json as _json
+
+    calls = [c for line in (holdout3[0].root / inv["path"]).read_text().splitlines()
+             for c in _json.loads(line).get("toolCalls", [])]
+    assert inv["agent"] == "gemini-cli" and len(calls) > 100
+    assert not [c for c in calls if c["name"] in ("replace", "write_file") or "git commit"
+                in c["args"].get("command", "")]
+    # two efforts share session.py; near-duplicate pairs on one function each
+    files = {e["key"]: set(e["files"]) for e in truth["efforts"]}
+    assert "src/flask_sqlalchemy/session.py" in files["polymorphic-bind"] & files["update-bind"]
+    assert "src/flask_sqlalchemy/extension.py" in (files["get-or-404-type"]
+                                                   & files["get-or-404-non-optional"])
+    # a bot commit pushed onto an effort's PR branch stays a chore
+    bot = [c for c in truth["commits"] if c["orig"].startswith("69537a0")]
+    assert bot[0]["role"] == "chore:bot" and bot[0]["effort"] is None
+
+
+@pytest.mark.slow
+def test_holdout3_history_is_the_real_one(holdout3: tuple[Any, dict]) -> None:
+    """The rebuilt repository holds the extracted commits, parents included (read back with
+    git), and each effort commit made in a session has its added lines in the effort's sessions
+    (Claude edits, Codex patches, Gemini replaces, OpenCode edit parts); a commit rewritten
+    after its session (rebased, amended, squashed) is printed there under another sha."""
+    import json as _json
+    import subprocess
+
+    from fixtures.holdout3 import story
+    from fixtures.holdout3.source import DATA
+
+    bench = holdout3[0]
+    raw = _json.loads((DATA / "commits.json").read_text(encoding="utf-8"))
+    log = subprocess.run(["git", "log", "--topo-order", "--reverse", "--format=%an|%aI|%P|%s",
+                          "main"], cwd=bench.repo, capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    got = sorted((ln.split("|")[0], ln.split("|")[1], len(ln.split("|")[2].split()),
+                  ln.split("|", 3)[3]) for ln in log)
+    want = sorted((c["author"][0], c["author"][2], len(c["parents"]),
+                   c["message"].splitlines()[0]) for c in raw)
+    assert got == want
+    prefixes = tuple(x for e in story.EFFORTS for x in e.outside)
+    outside = {c["sha"] for c in bench.truth["commits"] if c["orig"].startswith(prefixes)}
+    assert len(outside) == 1  # #1207's fix edited in the browser
+    rewritten = {c["sha"] for c in bench.truth["commits"] if c["orig"].startswith(
+        story.REWRITTEN)} | {sha for e in bench.truth["efforts"] if e["squashed"]
+                             for sha in e["commits"]}
+    for e in bench.truth["efforts"]:
+        text = "".join(_holdout3_session_text(bench, s) for s in bench.truth["sessions"]
+                       if e["key"] in s["efforts"])
+        for sha in e["commits"]:
+            if sha in outside:
+                continue
+            diff = subprocess.run(["git", "show", "--format=", "--unified=0", sha],
+                                  cwd=bench.repo, capture_output=True, text=True,
+                                  check=True).stdout
+            added = [ln[1:] for ln in diff.splitlines() if ln.startswith("+")
+                     and not ln.startswith("+++") and len(ln.strip()) > 12]
+            gone = [ln[6:] for ln in diff.splitlines() if ln.startswith("--- a/")]
+            assert added or all(f"git rm {p}" in text for p in gone), (e["key"], sha)
+            assert all(_json.dumps(a, ensure_ascii=False)[1:-1] in text
+                       or _json.dumps(a)[1:-1] in text for a in added), (e["key"], sha)
+            printed = f"{sha[:7]}] " in text
+            assert printed != (sha in rewritten), (e["key"], sha)
+
+
+@pytest.mark.slow
+def test_holdout3_prompts_are_found_in_what_looma_stored(holdout3: tuple[Any, dict]) -> None:
+    segs = holdout3[1]["segments"]
+    assert all(s["prompts_found"] == s["prompts"] == 1 for s in segs), \
+        [s for s in segs if s["prompts_found"] != 1]
+
+
 # --- issue 13's targets, on the real project and on the hold-out (same scorer, same bars) ---
 
 
@@ -513,24 +646,33 @@ def realproject_2025q1(clean_env: None, tmp_path_factory: pytest.TempPathFactory
     return bench, rp.measure(bench, env)
 
 
-@pytest.fixture(params=["realproject", "realproject_2025q1", "holdout", "holdout2"])
+@pytest.fixture(params=["realproject", "realproject_2025q1", "holdout", "holdout2", "holdout3"])
 def real_history(request: pytest.FixtureRequest) -> tuple[Any, dict]:
     """The real-project benchmark, its 2025q1 range, then the hold-outs (module-scoped
-    builds; holdout2's shortfalls are strict xfails of their own, see `_short`)."""
+    builds; holdout2's and holdout3's shortfalls are strict xfails of their own, see `_short`;
+    holdout3 skips where its extracted history is absent)."""
     built: tuple[Any, dict] = request.getfixturevalue(request.param)
     return built
 
 
 @pytest.mark.slow
-def test_real_history_clustering_f1(real_history: tuple[Any, dict]) -> None:
+def test_real_history_clustering_f1(real_history: tuple[Any, dict],
+                                    request: pytest.FixtureRequest) -> None:
     m = real_history[1]
-    assert m["clustering_f1"] >= rp.TARGETS["clustering_f1"], m["workitems"]
+    met = m["clustering_f1"] >= rp.TARGETS["clustering_f1"]
+    _short(request, "holdout3", met, f"clustering F1 {m['clustering_f1']} (first contact 0.8375: "
+           "branchless Gemini/OpenCode windows join near-duplicates)")
+    assert met, m["workitems"]
 
 
 @pytest.mark.slow
-def test_real_history_link_precision(real_history: tuple[Any, dict]) -> None:
+def test_real_history_link_precision(real_history: tuple[Any, dict],
+                                     request: pytest.FixtureRequest) -> None:
     m = real_history[1]
-    assert m["link_precision"] >= rp.TARGETS["link_precision"], m["wrong_links_detail"]
+    met = m["link_precision"] >= rp.TARGETS["link_precision"]
+    _short(request, "holdout3", met, f"link precision {m['link_precision']} (first contact "
+           "0.8444)")
+    assert met, m["wrong_links_detail"]
 
 
 def _short(request: pytest.FixtureRequest, history: str, met: bool, what: str) -> None:
@@ -547,19 +689,28 @@ def test_real_history_link_recall(real_history: tuple[Any, dict],
     met = m["link_recall"] >= rp.TARGETS["link_recall"]
     _short(request, "holdout2", met, f"link recall {m['link_recall']} (an ordered-set PR's "
            "2021-2022 branch commits)")
+    _short(request, "holdout3", met, f"link recall {m['link_recall']} (first contact 0.8085: "
+           "OpenCode edits carry no content evidence)")
     assert met, m["missed_links"]
 
 
 @pytest.mark.slow
-def test_real_history_no_chore_or_others_commit_linked(real_history: tuple[Any, dict]) -> None:
+def test_real_history_no_chore_or_others_commit_linked(real_history: tuple[Any, dict],
+                                                       request: pytest.FixtureRequest) -> None:
     m = real_history[1]
-    assert (m["chores_linked"], m["teammate_linked"]) == (0, 0), m["wrong_links_detail"]
+    met = (m["chores_linked"], m["teammate_linked"]) == (0, 0)
+    _short(request, "holdout3", met, f"chores linked {m['chores_linked']}, teammate commits "
+           f"linked {m['teammate_linked']} (first contact 2 releases, 1 teammate)")
+    assert met, m["wrong_links_detail"]
 
 
 @pytest.mark.slow
-def test_real_history_no_mistitled_workitem(real_history: tuple[Any, dict]) -> None:
+def test_real_history_no_mistitled_workitem(real_history: tuple[Any, dict],
+                                            request: pytest.FixtureRequest) -> None:
     m = real_history[1]
-    assert m["mistitled"] == rp.TARGETS["mistitled"], m["mistitled_list"]
+    met = m["mistitled"] == rp.TARGETS["mistitled"]
+    _short(request, "holdout3", met, f"mistitled {m['mistitled_list']}")
+    assert met, m["mistitled_list"]
 
 
 @pytest.mark.slow
@@ -572,6 +723,9 @@ def test_real_history_resume(real_history: tuple[Any, dict],
         assert m["resume_correct"] < rp.TARGETS["resume_correct"], "met: drop this xfail"
         pytest.xfail("issue 13 item 7 on humanize 2025q1: resume "
                      f"{m['resume_correct']}/{m['resume_total']}")
+    # holdout3 has 21 goals: 90% of them is 19
+    _short(request, "holdout3", m["resume_correct"] >= tw.resume_target(m, rp.TARGETS),
+           f"resume {m['resume_correct']}/{m['resume_total']} (first contact 13/21)")
     assert m["resume_correct"] >= tw.resume_target(m, rp.TARGETS), [
         r for r in m["resume"] if not r["ok"]]
 
@@ -582,4 +736,5 @@ def test_real_history_kinds(real_history: tuple[Any, dict],
     """Issue 13 item 8: every WorkItem's kind is its effort's label (pipeline/kinds.py)."""
     m = real_history[1]
     _short(request, "holdout2", not m["wrong_kinds"], f"kinds {m['wrong_kinds']}")
+    _short(request, "holdout3", not m["wrong_kinds"], f"kinds {m['wrong_kinds']}")
     assert not m["wrong_kinds"], m["wrong_kinds"]

@@ -154,6 +154,6 @@ def blame(paths: RepoPaths, ref: str) -> BlameOut:
     store = LedgerStore(paths)
     return BlameOut(ops=[
         BlameOpOut(id=op.id, op=op.op, ts=op.ts, lamport=op.lamport,
-                   actor=ActorOut.model_validate(op.actor.model_dump()),
+                   actor=ActorOut.model_validate(op.actor.as_dict()),
                    rationale=op.rationale, target=op.target.id)
         for op in shaping_ops(store.read().ops, store.state(), item.id)])

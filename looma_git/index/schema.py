@@ -1,14 +1,24 @@
-"""Every table of store.db, in one place: the ingest tables, the work model's, health snapshots.
+"""Every table of store.db, in one place, as named migrations applied in order and recorded.
 
-store.db is a local cache (`looma reindex`/`reprocess` rebuild it): add columns, never rename.
-Who creates what: `storedb.connect` (meta), `storedb.ensure_schema` (INGEST),
-`workmodel.ensure` (WORKMODEL), `index.reads.save_health` (HEALTH); the LLM answer cache
-(pipeline/llm.py) keeps its own table next to them, and vectors live in their own file.
+store.db is a local cache (`looma reindex`/`reprocess` rebuild it): add tables and columns,
+never rename or drop. `storedb.connect` applies the migrations a writable store has not seen
+yet and records each name in the `migrations` table; a store that records a name this list
+does not hold was written by a newer looma, and is refused with the way out (upgrade, or
+`looma reindex`, which sets it aside and rebuilds). To add a table: write its DDL here and
+append one `Migration(...)` line to MIGRATIONS (CONTRIBUTING.md, "how to add a store.db
+table"). Vectors live in their own file (index/vectors.py), not here.
 """
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+
 META = "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT)"
+# What `connect` reads to know which migrations a store has seen (`seq`: the order applied).
+MIGRATIONS_TABLE = ("CREATE TABLE IF NOT EXISTS migrations(name TEXT PRIMARY KEY, seq INTEGER, "
+                    "applied_at INTEGER)")
 
 # The refinery reads these tables: keep names and columns stable (add columns, never rename).
 INGEST = """
@@ -54,3 +64,55 @@ CREATE INDEX IF NOT EXISTS refine_target_keys_key ON refine_target_keys(key);
 # `looma health`: one metrics snapshot per run, the time series its trends are read from.
 HEALTH = """CREATE TABLE IF NOT EXISTS health_snapshots(ts INTEGER PRIMARY KEY,
   json TEXT)"""
+
+# What sessions wrote and commits added, as line keys (index/written.py).
+WRITTEN = """
+CREATE TABLE IF NOT EXISTS written_lines(h INTEGER, file TEXT, session TEXT, ts REAL,
+  event_id TEXT);
+CREATE INDEX IF NOT EXISTS written_lines_h ON written_lines(h);
+CREATE INDEX IF NOT EXISTS written_lines_event ON written_lines(event_id);
+CREATE TABLE IF NOT EXISTS written_seen(event_id TEXT PRIMARY KEY, ingested_at INTEGER,
+  session TEXT, n INTEGER);
+CREATE TABLE IF NOT EXISTS commit_lines(sha TEXT, file TEXT, h INTEGER);
+CREATE INDEX IF NOT EXISTS commit_lines_sha ON commit_lines(sha);
+CREATE TABLE IF NOT EXISTS commit_seen(sha TEXT PRIMARY KEY, n INTEGER);
+"""
+
+# Raw LLM extraction replies by cache key (pipeline/llm.py).
+LLM_CACHE = ("CREATE TABLE IF NOT EXISTS llm_cache(key TEXT PRIMARY KEY, model TEXT, "
+             "response TEXT, created INTEGER)")
+
+
+def _events_late_columns(conn: sqlite3.Connection) -> None:
+    # Stores from before these columns existed have an events table without them; CREATE
+    # TABLE IF NOT EXISTS leaves such a table as it is, so they are added one by one.
+    cols = {row[1] for row in conn.execute("PRAGMA table_info(events)")}
+    for col in ("extra", "content_sig", "raw_ref"):
+        if col not in cols:
+            conn.execute(f"ALTER TABLE events ADD COLUMN {col} TEXT")
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One named step: DDL (statements separated by `;`) or a function of the connection.
+
+    Applied once per store, in list order, inside one write transaction with its record in
+    `migrations`. The steps up to `llm_cache` are the schema stores had before migrations
+    were named; they are written to be harmless on such a store (IF NOT EXISTS, columns
+    checked first), which is how an old store upgrades in place."""
+
+    name: str
+    sql: str = ""
+    run: Callable[[sqlite3.Connection], None] | None = None
+
+
+# Append only: never edit, reorder, rename or remove a step another clone may have applied.
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration("meta", META),
+    Migration("ingest", INGEST),
+    Migration("events_late_columns", run=_events_late_columns),
+    Migration("workmodel", WORKMODEL),
+    Migration("health", HEALTH),
+    Migration("written", WRITTEN),
+    Migration("llm_cache", LLM_CACHE),
+)

@@ -1,4 +1,4 @@
-"""The local store.db connection (stdlib sqlite3, WAL) and the ingest tables' schema."""
+"""The local store.db connection (stdlib sqlite3, WAL) and applying index/schema.py's migrations."""
 
 from __future__ import annotations
 
@@ -13,11 +13,10 @@ from looma_git.index import schema
 # The connection type the layers above annotate with (they never import sqlite3 themselves).
 Connection = sqlite3.Connection
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "1"  # the meta row older loomas wrote; the migrations table supersedes it
 BUSY_TIMEOUT_MS = 10_000
-
-_META = schema.META
-_INGEST_SCHEMA = schema.INGEST
+NEWER_HINT = ("upgrade looma to the version that wrote it, or run `looma reindex`: it sets "
+              "this store.db aside and rebuilds the local cache with this version")
 
 
 _MAGIC = b"SQLite format 3\x00"
@@ -63,8 +62,9 @@ def set_aside(db: Path) -> Path:
 
 
 def check_integrity(paths: RepoPaths) -> str | None:
-    """`looma reindex`'s deeper check: damage() plus SQLite's own `PRAGMA quick_check`; sets a
-    damaged store aside (a new one is built) and returns what was wrong, or None."""
+    """`looma reindex`'s deeper check: damage(), SQLite's own `PRAGMA quick_check` and
+    migrations this version does not know; sets such a store aside (a new one is built) and
+    returns what was wrong, or None."""
     db = paths.store_db
     problem = damage(db)
     if problem is None and db.exists() and db.stat().st_size:
@@ -72,10 +72,13 @@ def check_integrity(paths: RepoPaths) -> str | None:
             conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
             try:
                 row = conn.execute("PRAGMA quick_check(1)").fetchone()
+                names = applied(conn)
             finally:
                 conn.close()
             if row is None or row[0] != "ok":
                 problem = f"{db} is damaged ({row[0] if row else 'no answer'})"
+            else:  # a store a newer looma wrote: set aside too, this version rebuilds its own
+                problem = _newer_problem(db, names)
         except sqlite3.DatabaseError as exc:
             problem = f"{db} is damaged ({exc})"
     if problem:
@@ -103,6 +106,11 @@ def connect(paths: RepoPaths, *, readonly: bool = False) -> sqlite3.Connection:
             raise InvalidDataError(problem, hint="run `looma reindex`: it rebuilds the local "
                                                  "cache from the refs (and re-reads transcripts)")
         conn = _open(f"file:{db}?mode=ro", uri=True)
+        try:
+            refuse_newer(conn, db)
+        except InvalidDataError:
+            conn.close()
+            raise
     else:
         if problem:
             try:
@@ -116,10 +124,14 @@ def connect(paths: RepoPaths, *, readonly: bool = False) -> sqlite3.Connection:
         conn = _open(str(db))
         try:
             conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute(_META)
+            migrate(conn, db)
+            # A write on every writable open, as before migrations: a store that cannot be
+            # written fails here as ReadOnlyError, not at the caller's first write.
             conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)",
                          (SCHEMA_VERSION,))
-            conn.commit()
+        except InvalidDataError:
+            conn.close()
+            raise
         except sqlite3.OperationalError as exc:
             conn.close()
             if "readonly" in str(exc) or "read-only" in str(exc):
@@ -146,12 +158,89 @@ def _open(target: str, *, uri: bool = False) -> sqlite3.Connection:
 
 
 def ensure_schema(conn: sqlite3.Connection) -> None:
-    """Create the ingest tables (sessions, events, tool_calls, tool_files, cursors, counts)."""
-    conn.executescript(_INGEST_SCHEMA)
-    cols = {row[1] for row in conn.execute("PRAGMA table_info(events)")}
-    for col in ("extra", "content_sig", "raw_ref"):  # stores created before these existed
-        if col not in cols:
-            conn.execute(f"ALTER TABLE events ADD COLUMN {col} TEXT")
+    """Every table of store.db exists (a writable `connect` already saw to it; kept for the
+    callers that open a connection some other way, e.g. tests on `:memory:`)."""
+    migrate(conn)
+
+
+def applied(conn: sqlite3.Connection) -> list[str]:
+    """Names of the migrations this store has seen, in the order applied (empty: a store from
+    before named migrations, or a new one)."""
+    try:
+        rows = conn.execute("SELECT name FROM migrations ORDER BY seq").fetchall()
+    except sqlite3.OperationalError:  # no migrations table
+        return []
+    return [str(r[0]) for r in rows]
+
+
+def _newer_problem(db: Path | str, names: list[str]) -> str | None:
+    known = {m.name for m in schema.MIGRATIONS}
+    unknown = [n for n in names if n not in known]
+    if not unknown:
+        return None
+    return (f"{db} was written by a newer looma: it has store.db migrations this version does "
+            f"not know ({', '.join(unknown)})")
+
+
+def refuse_newer(conn: sqlite3.Connection, db: Path | str = "store.db") -> list[str]:
+    """The applied migration names; InvalidDataError when one of them is not in this
+    version's schema.MIGRATIONS (a newer looma wrote the store)."""
+    names = applied(conn)
+    problem = _newer_problem(db, names)
+    if problem:
+        raise InvalidDataError(problem, hint=NEWER_HINT)
+    return names
+
+
+def _statements(sql: str) -> list[str]:
+    """`sql` split into whole statements (executescript would commit the open transaction)."""
+    out, buf = [], ""
+    for line in sql.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            out.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        out.append(buf.strip())
+    return out
+
+
+def migrate(conn: sqlite3.Connection, db: Path | str = "store.db") -> list[str]:
+    """Apply the migrations this store has not seen, in order, each recorded in `migrations`
+    in the same transaction; returns the names applied now (usually none: one SELECT).
+
+    A store from before named migrations has no `migrations` table: every step runs, and the
+    early ones are written to leave its tables and rows as they are. Concurrent openers
+    serialise on the write lock and re-read what is applied once they hold it."""
+    import time
+
+    done = set(refuse_newer(conn, db))
+    if all(m.name in done for m in schema.MIGRATIONS):
+        return []
+    if conn.in_transaction:  # as executescript did when this was one script
+        conn.commit()
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute(schema.MIGRATIONS_TABLE)
+        done = set(refuse_newer(conn, db))  # another process may have migrated meanwhile
+        now = int(time.time())
+        ran = []
+        for seq, m in enumerate(schema.MIGRATIONS, 1):
+            if m.name in done:
+                continue
+            for stmt in _statements(m.sql):
+                conn.execute(stmt)
+            if m.run is not None:
+                m.run(conn)
+            conn.execute("INSERT INTO migrations(name, seq, applied_at) VALUES(?, ?, ?)",
+                         (m.name, seq, now))
+            ran.append(m.name)
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return ran
 
 
 def get_meta(conn: sqlite3.Connection, key: str) -> str | None:

@@ -13,22 +13,13 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from looma_git.index import schema
 from looma_git.index.events import stored_raw_many
 from looma_git.pipeline.content import line_key, written_keys
 from looma_git.pipeline.linking import Content, Write
 from looma_git.pipeline.signals import parse_ts
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS written_lines(h INTEGER, file TEXT, session TEXT, ts REAL,
-  event_id TEXT);
-CREATE INDEX IF NOT EXISTS written_lines_h ON written_lines(h);
-CREATE INDEX IF NOT EXISTS written_lines_event ON written_lines(event_id);
-CREATE TABLE IF NOT EXISTS written_seen(event_id TEXT PRIMARY KEY, ingested_at INTEGER,
-  session TEXT, n INTEGER);
-CREATE TABLE IF NOT EXISTS commit_lines(sha TEXT, file TEXT, h INTEGER);
-CREATE INDEX IF NOT EXISTS commit_lines_sha ON commit_lines(sha);
-CREATE TABLE IF NOT EXISTS commit_seen(sha TEXT PRIMARY KEY, n INTEGER);
-"""
+SCHEMA = schema.WRITTEN  # every store.db table is declared in index/schema.py
 _CHUNK = 500
 MARK = "written_mark"  # store.db meta: "<largest ingested_at> <largest event rowid>" last run
 _EVENTS = 2000  # edit events read back and written per batch (bounded memory)

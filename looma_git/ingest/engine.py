@@ -20,6 +20,7 @@ from looma_git.ingest.attribution import Attributor, load_identity
 from looma_git.ingest.base import Adapter, Cursor, DiscoveryEnv, Skip, Source
 from looma_git.ingest.paths import PathResolver
 from looma_git.ingest.prepare import Prepared, prepare
+from looma_git.ingest.prepare import warm as warm_redactor
 from looma_git.ingest.registry import AdapterUnavailable, all_adapters, get_adapter
 
 Progress = Callable[[int, int, str], None]
@@ -241,6 +242,8 @@ class _Runner:
         self.items = items
         par = [i for i, it in enumerate(items) if not it.unchanged and it.agent in _PARALLEL]
         pooled = workers > 1 and len(par) >= _MIN_PARALLEL and parallel.fork_available()
+        if pooled:
+            warm_redactor()
         results = parallel.ordered_map(self.prepare_item, par, workers, close_fds) \
             if pooled else None
         with contextlib.ExitStack() as stack:

@@ -6,6 +6,7 @@ import dataclasses
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from looma_git.index.event_writer import CursorRow, EventRow, SessionUpsert, extra_json, raw_ref
 from looma_git.ingest import noise
@@ -14,7 +15,6 @@ from looma_git.ingest.base import ReadResult, Skip, Source
 from looma_git.ingest.ide_common import cursor_slug, cursor_slug_ascii
 from looma_git.ingest.paths import PathResolver
 from looma_git.model import NormalizedEvent
-from looma_git.redact import redact
 
 _FILE_OPS = frozenset({"edit", "write", "read"})
 
@@ -120,10 +120,25 @@ def _slug_root(ev: NormalizedEvent, attr: Attributor) -> NormalizedEvent:
     return dataclasses.replace(ev, project_root=root) if root else ev
 
 
+# looma_git.redact.redact, imported on first use: its rules compile on import (~0.3 CPU-s),
+# and a run that finds nothing new (every hook drain after a commit) never needs them.
+_REDACT: list[Callable[[str], Any]] = []
+
+
+def warm() -> None:
+    """Import the redactor now (before forking readers, so each does not import it)."""
+    if not _REDACT:
+        from looma_git.redact import redact
+
+        _REDACT.append(redact)
+
+
 def _redact(text: str, hits: dict[str, int]) -> str:
     if not text:
         return text
-    red = redact(text)
+    if not _REDACT:
+        warm()
+    red = _REDACT[0](text)
     for kind, n in red.hits.items():
         hits[kind] = hits.get(kind, 0) + n
     return red.text

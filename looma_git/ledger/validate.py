@@ -5,11 +5,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pydantic import ValidationError
-
 from looma_git.errors import InvalidDataError
 from looma_git.ledger import yamlio
 from looma_git.ledger.ops import FORMAT_VERSION, LAMPORT_JUMP_LIMIT, LEDGER_FORMAT, OP_TYPES, Op
+from looma_git.ledger.ops.envelope import OpFieldError
 
 MAX_OP_BYTES = 256 * 1024
 MAX_PROJECTION_BYTES = 1024 * 1024
@@ -71,11 +70,9 @@ def parse_op_file(path: str, blob: str, data: bytes) -> Parsed:
         return KeptFile(path, blob, version,
                         lam if isinstance(lam, int) and not isinstance(lam, bool) else None)
     try:
-        op = Op.model_validate(doc)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err.get("loc", ()))
-        return Rejected(path, name_id, f"invalid op field {where}: {err.get('msg')}")
+        op = Op.from_dict(doc)
+    except OpFieldError as exc:
+        return Rejected(path, name_id, f"invalid op field {exc.loc}: {exc.msg}")
     if op.op not in OP_TYPES:
         return Rejected(path, name_id, f"unknown op type {op.op!r}")
     if op.id != name_id:

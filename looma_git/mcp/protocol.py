@@ -43,7 +43,7 @@ def negotiate(requested: Any) -> str:
     return requested if requested in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[0]
 
 
-class Session:
+class ClientSession:
     """One client connection: state from `initialize`, the roots the client offered."""
 
     def __init__(self) -> None:
@@ -54,7 +54,7 @@ class Session:
         self.initialized = False
 
 
-Handler = Callable[[Session, dict[str, Any]], dict[str, Any]]
+Handler = Callable[[ClientSession, dict[str, Any]], dict[str, Any]]
 
 
 class Dispatcher:
@@ -65,7 +65,7 @@ class Dispatcher:
         self.server_info = server_info
         self.instructions = instructions
         self.handlers = handlers
-        self.session = Session()
+        self.session = ClientSession()
         self.outgoing: list[dict[str, Any]] = []  # server -> client requests to send
         self._pending: dict[Any, str] = {}  # our request id -> method
         self._next_id = 0

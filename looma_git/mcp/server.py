@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
 from looma_git import __version__
-from looma_git.mcp.protocol import INVALID_PARAMS, Dispatcher, RpcError, Session, serve
+from looma_git.mcp.protocol import INVALID_PARAMS, ClientSession, Dispatcher, RpcError, serve
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -79,35 +79,35 @@ def _tools() -> dict[str, Tool]:
     from looma_git.mcp import inputs, render, tools
     from looma_git.wire import mcp as models
 
-    def resume_work(paths: Any, a: Any, s: Session) -> Any:
+    def resume_work(paths: Any, a: Any, s: ClientSession) -> Any:
         """Pick up work: 'confident' returns one bundle (git state, open todos/bugs,
         decisions, commits, sessions, files); 'ambiguous' shows near-ties side by side (call
         again with `work`); 'cold' says nothing matches and lists recent work. Without a goal:
         the most recently active work."""
         return tools.resume_work(paths, a.goal, a.work, a.budget)
 
-    def ask(paths: Any, a: Any, s: Session) -> Any:
+    def ask(paths: Any, a: Any, s: ClientSession) -> Any:
         """Facts (decisions, todos, bugs, WorkItems, messages) answering a question, each
         with provenance, confidence, band and lifecycle; unpromoted ones are marked
         unconfirmed, superseded decisions are labelled."""
         return tools.ask(paths, a.query, a.limit)
 
-    def list_work(paths: Any, a: Any, s: Session) -> Any:
+    def list_work(paths: Any, a: Any, s: ClientSession) -> Any:
         """Live WorkItems, most confident first, with files, commits and sessions (a few of
         each, with totals); paged with `cursor`."""
         return tools.list_work(paths, a.status, a.limit, a.cursor)
 
-    def timeline(paths: Any, a: Any, s: Session) -> Any:
+    def timeline(paths: Any, a: Any, s: ClientSession) -> Any:
         """One WorkItem's history in time order: ledger ops, sessions, commits, memories;
         paged with `cursor`."""
         return tools.timeline(paths, a.work, a.limit, a.cursor)
 
-    def recall(paths: Any, a: Any, s: Session) -> Any:
+    def recall(paths: Any, a: Any, s: ClientSession) -> Any:
         """WorkItems and memories that mention a file, commit, branch, session or term, and
         why each matched; paged with `cursor`."""
         return tools.recall(paths, a.entity, a.limit, a.cursor)
 
-    def correct(paths: Any, a: Any, s: Session) -> Any:
+    def correct(paths: Any, a: Any, s: ClientSession) -> Any:
         """Record a human-grade correction as an undoable user op in refs/looma/ledger, with
         this MCP client as the actor. The only tool that writes."""
         return tools.correct(paths, a.action, list(a.refs), actor_name=client_name(
@@ -173,7 +173,7 @@ class LoomaServer:
                                  for t in tools.values()]
             return self._listing
 
-    def repo(self, session: Session) -> Any:
+    def repo(self, session: ClientSession) -> Any:
         """The repository: -C if given, else the client's first file:// root, else the cwd.
         Resolved per call: the server may outlive `git init` / `looma init` there."""
         from looma_git.gitrepo import find_repo
@@ -186,7 +186,7 @@ class LoomaServer:
                 return find_repo(unquote(u.path))
         return find_repo(None)
 
-    def call(self, session: Session, params: dict[str, Any]) -> dict[str, Any]:
+    def call(self, session: ClientSession, params: dict[str, Any]) -> dict[str, Any]:
         """`tools/call`: validate arguments, run the tool, shape the result (never raises for
         a domain or argument problem: those are tool errors the model can act on)."""
         from pydantic import ValidationError

@@ -1,5 +1,8 @@
-"""MCP result shaping: api outputs as bounded rows, evidence flagged, whole results fitted to a
-token budget in both their forms (structured JSON and text)."""
+"""MCP result shaping: the api's typed values (wire/plain.py, what the CLI renders) as bounded
+rows, evidence flagged, whole results fitted to a token budget in both their forms (structured
+JSON and text). Rows are built from those values' attributes through the wire heads the CLI and
+MCP models both extend; nothing is dumped to JSON and read back (`size` serialises only to
+measure)."""
 
 from __future__ import annotations
 
@@ -9,7 +12,19 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from looma_git.mcp.text import clean, suspicious
+from looma_git.mcp.text import strip_invisible, suspicious
+from looma_git.wire import plain
+from looma_git.wire.mcp import (
+    AskFact,
+    MemoryFact,
+    Provenance,
+    RecallHit,
+    RecallMemory,
+    ResumeMatchRow,
+    TimelineRow,
+    WorkItemRow,
+)
+from looma_git.wire.read import FactHead, MemoryHead, Rated, SessionRef, TimelineEntry
 
 # Token estimate for budgets: JSON with ids and SHAs tokenizes at roughly 3-4 bytes a token;
 # counting 4 errs on the side of the model's context only if the text is mostly words, so
@@ -20,6 +35,7 @@ CANDIDATE_CAP = 3  # candidates sit side by side: fewer entries each
 SHA_LEN = 12  # enough for git to resolve in any real repository; full ids are in list_work
 DEFAULT_BUDGET = 4000  # tokens, for tools without a budget argument
 PAGE_DEFAULT = 20
+MEMORY_KINDS = frozenset({"decision", "todo", "bug", "architecture"})
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -39,39 +55,95 @@ def capped(values: list[Any], cap: int = LIST_CAP) -> tuple[list[Any], int]:
     return list(values[:cap]), len(values)
 
 
-def work_row(w: dict[str, Any]) -> dict[str, Any]:
-    """A WorkItem (the `work --json` shape) as a bounded MCP row."""
-    files, nf = capped(w.get("files") or [])
-    commits, nc = capped(w.get("commits") or [])
-    sessions, ns = capped(w.get("sessions") or [])
-    summary = w.get("summary") or ""
-    return {"id": w["id"], "title": w["title"], "kind": w["kind"], "status": w["status"],
-            "lifecycle": w.get("lifecycle") or "active", "confidence": w["confidence"],
-            "band": w["band"], "files": files, "files_total": nf, "commits": commits,
-            "commits_total": nc, "sessions": sessions, "sessions_total": ns,
-            "branch": w.get("branch"), "evidence_summary": summary,
-            "flags": flags(w["title"], summary)}
+def head(value: Any, base: type[BaseModel]) -> dict[str, Any]:
+    """The fields of `base` (a wire head the CLI row and the MCP row both extend), read from
+    the CLI's value by attribute: the shared fields pass through as they are."""
+    return {k: getattr(value, k) for k in base.model_fields}
 
 
-def candidate_row(c: dict[str, Any]) -> dict[str, Any]:
+def sessions_of(refs: list[plain.SessionRef]) -> list[SessionRef]:
+    return [SessionRef(agent=r.agent, id=r.id) for r in refs]
+
+
+def work_row(w: plain.WorkItemOut) -> WorkItemRow:
+    """A WorkItem as `looma work --json` carries it, as a bounded MCP row."""
+    files, nf = capped(w.files)
+    commits, nc = capped(w.commits)
+    sessions, ns = capped(sessions_of(w.sessions))
+    summary = w.summary or ""
+    return WorkItemRow(**head(w, Rated), lifecycle=w.lifecycle or "active", files=files,
+                       files_total=nf, commits=commits, commits_total=nc, sessions=sessions,
+                       sessions_total=ns, branch=w.branch, evidence_summary=summary,
+                       flags=flags(w.title, summary))
+
+
+def candidate_row(c: plain.ResumeMatchOut) -> ResumeMatchRow:
     """A resume candidate as a bounded MCP row."""
-    files, nf = capped(c.get("files") or [], CANDIDATE_CAP)
-    commits, nc = capped([s[:SHA_LEN] for s in c.get("commits") or []], CANDIDATE_CAP)
-    sessions, ns = capped(c.get("sessions") or [], CANDIDATE_CAP)
-    return {"id": c["id"], "title": c["title"], "kind": c["kind"], "status": c["status"],
-            "confidence": c["confidence"], "band": c["band"], "match": c["match"],
-            "matched_terms": list(c.get("matched_terms") or [])[:10], "files": files,
-            "files_total": nf, "commits": commits, "commits_total": nc, "sessions": sessions,
-            "sessions_total": ns, "last_active": c.get("last_active") or "",
-            "flags": flags(c["title"])}
+    files, nf = capped(c.files, CANDIDATE_CAP)
+    commits, nc = capped([s[:SHA_LEN] for s in c.commits], CANDIDATE_CAP)
+    sessions, ns = capped(sessions_of(c.sessions), CANDIDATE_CAP)
+    return ResumeMatchRow(**head(c, Rated), match=c.match,
+                          matched_terms=list(c.matched_terms)[:10], files=files,
+                          files_total=nf, commits=commits, commits_total=nc,
+                          sessions=sessions, sessions_total=ns,
+                          last_active=c.last_active or "", flags=flags(c.title))
 
 
-def memory_fact(m: dict[str, Any]) -> dict[str, Any]:
-    """A bundle memory (`text`) as an MCP evidence fact."""
+def memory_fact(m: dict[str, Any]) -> MemoryFact:
+    """A bundle memory (`text`; the bundle is the CLI's plain mapping) as an evidence fact."""
     text = m.get("text") or ""
-    return {"id": m["id"], "evidence": text, "confidence": m["confidence"], "band": m["band"],
-            "promoted": m.get("promoted", True), "source": m.get("source") or {},
-            "flags": flags(text)}
+    return MemoryFact(id=m["id"], evidence=text, confidence=m["confidence"], band=m["band"],
+                      promoted=m.get("promoted", True),
+                      source=Provenance.model_validate(m.get("source") or {}),
+                      flags=flags(text))
+
+
+def ask_fact(f: plain.FactOut) -> AskFact:
+    """One `ask --json` fact; its `text` is MCP's `evidence`, its source four strings."""
+    text = f.text or ""
+    src = f.source or {}
+    return AskFact(**head(f, FactHead), evidence=text, flags=flags(text),
+                   source=Provenance(**{k: (str(src[k]) if src.get(k) is not None else None)
+                                        for k in ("agent", "session", "event", "hash")}))
+
+
+def timeline_row(e: plain.TimelineEntry) -> TimelineRow:
+    """One `timeline --json` entry: a memory's text is quoted evidence, the rest looma's own."""
+    text = e.text or ""
+    if e.kind in MEMORY_KINDS:
+        return TimelineRow(**{**head(e, TimelineEntry), "text": ""}, evidence=text,
+                           flags=flags(text))
+    return TimelineRow(**{**head(e, TimelineEntry), "text": text})
+
+
+def recall_memory(m: plain.RecallMemoryOut) -> RecallMemory:
+    return RecallMemory(**{**head(m, MemoryHead), "confidence": round(float(m.confidence), 2)},
+                        evidence=m.text, flags=flags(m.text))
+
+
+def recall_hit(hit: plain.RecallHit) -> RecallHit:
+    """One `recall --json` result: the WorkItem as a bounded row, its memories as evidence."""
+    return RecallHit(workitem=work_row(hit.workitem), why=list(hit.why),
+                     memories=[recall_memory(m) for m in hit.memories])
+
+
+def _cleaned(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_copy(update={k: _cleaned(getattr(value, k))
+                                        for k in type(value).model_fields})
+    if isinstance(value, str):
+        return strip_invisible(value)
+    if isinstance(value, dict):
+        return {_cleaned(k): _cleaned(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_cleaned(v) for v in value]
+    return value
+
+
+def cleaned(model: M) -> M:
+    """`model` with invisible characters stripped from every string in it (a typed walk)."""
+    out: M = _cleaned(model)
+    return out
 
 
 def size(obj: Any) -> int:
@@ -87,31 +159,31 @@ def fits(model: BaseModel, render: Callable[[Any], str], budget: int) -> bool:
     return size(model) <= cap and len(render(model).encode("utf-8")) <= cap
 
 
-def validated(model: type[M], data: Any) -> M:
-    """`data` (invisible characters stripped) as `model`."""
-    return model.model_validate(clean(data))
-
-
-def fit_list(model: type[M], data: dict[str, Any], key: str, render: Callable[[Any], str],
-             budget: int, offset: int) -> M:
-    """Drop items from the end of `data[key]` until both forms fit; `next_cursor` then points
-    at the first item left out (so nothing is lost, only paged)."""
-    items = list(data[key])
-    lo, hi = 0, len(items)
-    out = validated(model, {**data, key: items})
+def fit_list(out: M, key: str, render: Callable[[Any], str], budget: int, offset: int) -> M:
+    """Drop items from the end of `out.<key>` until both forms fit; `next_cursor` (when the
+    result has one) then points at the first item left out, so nothing is lost, only paged."""
+    items = list(getattr(out, key))
     if fits(out, render, budget):
         return out
+
+    def prefix(n: int) -> M:
+        return out.model_copy(update={key: items[:n]})
+
     # Binary search for the longest prefix that fits; at least one item is always returned
     # so paging makes progress even when one item alone is over budget.
+    lo, hi = 0, len(items)
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if fits(validated(model, {**data, key: items[:mid]}), render, budget):
+        if fits(prefix(mid), render, budget):
             lo = mid
         else:
             hi = mid - 1
     keep = max(lo, 1)
-    nxt = str(offset + keep) if keep < len(items) or data.get("next_cursor") else None
-    return validated(model, {**data, key: items[:keep], "next_cursor": nxt})
+    if "next_cursor" not in type(out).model_fields:
+        return prefix(keep)
+    more = keep < len(items) or getattr(out, "next_cursor", None)
+    return out.model_copy(update={key: items[:keep],
+                                  "next_cursor": str(offset + keep) if more else None})
 
 
 def page(items: list[Any], cursor: str | None, limit: int) -> tuple[list[Any], int, str | None]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
+from pydantic import BaseModel
+
 from looma_git.errors import (
     LoomaError,
     NotFoundError,
@@ -13,16 +15,21 @@ from looma_git.errors import (
 )
 from looma_git.gitrepo import RepoPaths
 from looma_git.mcp import render, shape
+from looma_git.wire.ledger import CorrectionOut
 from looma_git.wire.mcp import (
     AskResult,
+    BundleWorkItem,
     CorrectResult,
+    GitState,
     ListWorkResult,
     RecallResult,
+    ResumeBundle,
     ResumeResult,
     SplitPart,
     TimelineResult,
     ToolErrorOut,
 )
+from looma_git.wire.read import Rated, ResumeHead
 
 Action = Literal["merge", "split", "rename", "false_positive", "promote", "reject", "undo"]
 
@@ -118,10 +125,11 @@ def list_work(paths: RepoPaths, status: str | None = None, limit: int = shape.PA
 
     require_ready(paths)
     _cursor(cursor)
-    rows = [shape.work_row(w) for w in query.work(paths, status=status).model_dump()["workitems"]]
+    rows = [shape.work_row(w) for w in query.work(paths, status=status).workitems]
     chunk, offset, nxt = shape.page(rows, cursor, limit)
-    data = {"status_filter": status, "count": len(rows), "workitems": chunk, "next_cursor": nxt}
-    return shape.fit_list(ListWorkResult, data, "workitems", render.list_work,
+    out = ListWorkResult(status_filter=status, count=len(rows), workitems=chunk,
+                         next_cursor=nxt)
+    return shape.fit_list(shape.cleaned(out), "workitems", render.list_work,
                           shape.DEFAULT_BUDGET, offset)
 
 
@@ -130,39 +138,40 @@ def _fit_resume(out: ResumeResult, budget: int) -> ResumeResult:
     optional sections, then candidates beyond the first; every cut is counted."""
     if shape.fits(out, render.resume, budget):
         return out
-    data = out.model_dump(mode="json")
-    cut: dict[str, int] = dict(data.get("cut") or {})
+    res = out.model_copy(deep=True)  # cut from a copy: `out` stays whole
+    cut: dict[str, int] = dict(res.cut)
 
     def cur() -> ResumeResult:
-        return shape.validated(ResumeResult, {**data, "cut": cut})
+        return res.model_copy(update={"cut": dict(cut)})
 
-    def drop(container: dict[str, Any], key: str, label: str, keep: int = 0) -> bool:
-        while len(container.get(key) or []) > keep:
-            container[key].pop()
+    def drop(container: BaseModel, key: str, label: str, keep: int = 0) -> bool:
+        items = getattr(container, key)
+        while len(items) > keep:
+            items.pop()
             cut[label] = cut.get(label, 0) + 1
             if shape.fits(cur(), render.resume, budget):
                 return True
         return False
 
-    if drop(data, "recent", "recent"):
+    if drop(res, "recent", "recent"):
         return cur()
-    b = data.get("bundle")
+    b = res.bundle
     if b is not None:
-        if drop(b["git"], "dirty", "bundle.git.dirty"):
+        if drop(b.git, "dirty", "bundle.git.dirty"):
             return cur()
         for key in ("files", "sessions", "commits", "architecture"):
             if drop(b, key, f"bundle.{key}"):
                 return cur()
-    if drop(data, "candidates", "candidates", keep=1):
+    if drop(res, "candidates", "candidates", keep=1):
         return cur()
     if b is not None:  # protected items last, and only because the budget cannot hold them
         for key in ("decisions", "bugs", "todos"):
             if drop(b, key, f"bundle.{key}"):
                 return cur()
-        w = b["workitem"]
+        w = b.workitem
         for limit in (400, 160, 0):  # the summary is prose; its head carries the gist
-            if len(w["evidence_summary"]) > limit:
-                w["evidence_summary"] = w["evidence_summary"][:limit].rstrip() + "…"
+            if len(w.evidence_summary) > limit:
+                w.evidence_summary = w.evidence_summary[:limit].rstrip() + "…"
                 cut["bundle.summary_chars"] = 1
                 if shape.fits(cur(), render.resume, budget):
                     return cur()
@@ -191,6 +200,25 @@ def _looma_config_files(paths: RepoPaths, dirty: list[str]) -> list[str]:
     return out
 
 
+def _bundle(paths: RepoPaths, b: dict[str, Any], budget: int) -> ResumeBundle:
+    """The CLI's resume bundle (retrieval/bundle.py's mapping) as MCP's: memories as evidence
+    facts, the summary as evidence, dirty paths bounded and looma's own config set apart."""
+    w = b["workitem"]
+    summary = w.get("summary", "") or ""
+    git = b["git"]
+    ours = _looma_config_files(paths, git.get("dirty") or [])
+    dirty = [d for d in git.get("dirty") or [] if d not in ours]
+    return ResumeBundle.model_validate({
+        **b, "budget": budget,
+        "workitem": BundleWorkItem(**{k: w[k] for k in Rated.model_fields},
+                                   evidence_summary=summary, branch=w.get("branch"),
+                                   flags=shape.flags(w.get("title"), summary)),
+        "git": GitState.model_validate({**git, "dirty": dirty[:10], "dirty_total": len(dirty),
+                                        "looma_files": ours}),
+        **{key: [shape.memory_fact(m) for m in b.get(key) or []]
+           for key in ("decisions", "todos", "bugs", "architecture")}})
+
+
 def resume_work(paths: RepoPaths, goal: str | None = None, work: str | None = None,
                 budget: int = 2000) -> ResumeResult:
     """The resume outcome (confident / ambiguous / cold) for a goal or one WorkItem."""
@@ -200,28 +228,18 @@ def resume_work(paths: RepoPaths, goal: str | None = None, work: str | None = No
     work_ref = _work_id(paths, work) if work else None
     # The bundle's own budget leaves room for the envelope (candidates, notice, message).
     out = query.resume(paths, goal or None, work_ref=work_ref, budget=max(100, budget * 3 // 4))
-    data = out.model_dump()
-    data["budget"] = budget
-    data["candidates"] = [shape.candidate_row(c) for c in data["candidates"]]
-    data["recent"] = [shape.candidate_row(c) for c in data.get("recent") or []]
-    b = data.get("bundle")
-    if b is not None:
-        b.pop("evidence_notice", None)
-        w = b["workitem"]
-        w["evidence_summary"] = w.pop("summary", "") or ""
-        w["flags"] = shape.flags(w.get("title"), w["evidence_summary"])
-        for key in ("decisions", "todos", "bugs", "architecture"):
-            b[key] = [shape.memory_fact(m) for m in b.get(key) or []]
-        b["budget"] = budget
-        ours = _looma_config_files(paths, b["git"].get("dirty") or [])
-        dirty = [d for d in b["git"].get("dirty") or [] if d not in ours]
-        b["git"].update(dirty=dirty[:10], dirty_total=len(dirty), looma_files=ours)
+    message = out.message
     if out.state == "ambiguous":
         ids = [c.id for c in out.candidates]
-        data["message"] = ("Several WorkItems match; they are shown side by side, not blended. "
-                           f"Call resume_work with work={ids[0]!r} (or another candidate id), "
-                           "or merge duplicates with correct(action='merge', refs=[from, into]).")
-    return _fit_resume(shape.validated(ResumeResult, data), budget)
+        message = ("Several WorkItems match; they are shown side by side, not blended. "
+                   f"Call resume_work with work={ids[0]!r} (or another candidate id), "
+                   "or merge duplicates with correct(action='merge', refs=[from, into]).")
+    result = ResumeResult(
+        **{**shape.head(out, ResumeHead), "message": message}, budget=budget,
+        candidates=[shape.candidate_row(c) for c in out.candidates],
+        recent=[shape.candidate_row(c) for c in out.recent or []],
+        bundle=None if out.bundle is None else _bundle(paths, out.bundle, budget))
+    return _fit_resume(shape.cleaned(result), budget)
 
 
 def ask(paths: RepoPaths, query_text: str, limit: int = 10) -> AskResult:
@@ -230,18 +248,8 @@ def ask(paths: RepoPaths, query_text: str, limit: int = 10) -> AskResult:
 
     require_ready(paths)
     out = facts.ask(paths, query_text, limit=limit)
-    rows = []
-    for f in out.model_dump()["facts"]:
-        src = f.get("source") or {}
-        text = f.pop("text", "") or ""
-        rows.append({**f, "evidence": text, "flags": shape.flags(text),
-                     "source": {k: (str(src[k]) if src.get(k) is not None else None)
-                                for k in ("agent", "session", "event", "hash")}})
-    return shape.fit_list(AskResult, {"query": query_text, "facts": rows}, "facts", render.ask,
-                          shape.DEFAULT_BUDGET, 0)
-
-
-_MEMORY_KINDS = {"decision", "todo", "bug", "architecture"}
+    result = AskResult(query=query_text, facts=[shape.ask_fact(f) for f in out.facts])
+    return shape.fit_list(shape.cleaned(result), "facts", render.ask, shape.DEFAULT_BUDGET, 0)
 
 
 def timeline(paths: RepoPaths, work: str, limit: int = 50,
@@ -254,18 +262,12 @@ def timeline(paths: RepoPaths, work: str, limit: int = 50,
     wid = _work_id(paths, work)
     item = query.resolve_workitem(paths, wid)
     out = facts.timeline(paths, wid)
-    rows = []
-    for e in out.model_dump()["entries"]:
-        text = e.pop("text", "") or ""
-        if e["kind"] in _MEMORY_KINDS:
-            rows.append({**e, "evidence": text, "flags": shape.flags(text)})
-        else:
-            rows.append({**e, "text": text})
+    rows = [shape.timeline_row(e) for e in out.entries]
     chunk, offset, nxt = shape.page(rows, cursor, limit)
-    data = {"workitem": out.workitem, "title": out.title,
-            "confidence": round(item.confidence, 2), "band": item.band, "total": len(rows),
-            "entries": chunk, "next_cursor": nxt}
-    return shape.fit_list(TimelineResult, data, "entries", render.timeline,
+    result = TimelineResult(workitem=out.workitem, title=out.title,
+                            confidence=round(item.confidence, 2), band=item.band,
+                            total=len(rows), entries=chunk, next_cursor=nxt)
+    return shape.fit_list(shape.cleaned(result), "entries", render.timeline,
                           shape.DEFAULT_BUDGET, offset)
 
 
@@ -276,19 +278,13 @@ def recall(paths: RepoPaths, entity: str, limit: int = 10,
 
     require_ready(paths)
     _cursor(cursor)
-    out = facts.recall(paths, entity).model_dump()  # the `recall --json` document
-    hits = []
-    for hit in out["results"]:
-        mems = [{**{k: m[k] for k in ("id", "kind", "band", "lifecycle")},
-                 "confidence": round(float(m["confidence"]), 2), "evidence": m["text"],
-                 "flags": shape.flags(m["text"])} for m in hit["memories"]]
-        hits.append({"workitem": shape.work_row(hit["workitem"]), "why": hit["why"],
-                     "memories": mems})
+    out = facts.recall(paths, entity)  # what `recall --json` dumps
+    hits = [shape.recall_hit(hit) for hit in out.results]
     chunk, offset, nxt = shape.page(hits, cursor, limit)
-    data = {"entity": out["entity"], "total": len(hits), "results": chunk,
-            "resolved": out["resolved"], "next_cursor": nxt}
-    return shape.fit_list(RecallResult, data, "results", render.recall, shape.DEFAULT_BUDGET,
-                          offset)
+    result = RecallResult(entity=out.entity, total=len(hits), results=chunk,
+                          resolved=list(out.resolved), next_cursor=nxt)
+    return shape.fit_list(shape.cleaned(result), "results", render.recall,
+                          shape.DEFAULT_BUDGET, offset)
 
 
 # ------------------------------------------------------------------ the one writing tool
@@ -342,7 +338,6 @@ def correct(paths: RepoPaths, action: Action, refs: list[str], *, actor_name: st
               "reject": api.reject}[action]
         c = fn(paths, ref, **kw)
     # The CLI's `correct --json` document, with the actor and this tool's own undo call.
-    return CorrectResult.model_validate({
-        **c.model_dump(), "actor": actor_name,
-        "undo": f"correct(action='undo', refs=['{c.op_id[:12]}'])"})
+    return CorrectResult(**{**shape.head(c, CorrectionOut), "actor": actor_name,
+                            "undo": f"correct(action='undo', refs=['{c.op_id[:12]}'])"})
 

@@ -12,6 +12,7 @@ import urllib.request
 from collections import Counter
 from typing import Protocol
 
+from looma_git.index import schema
 from looma_git.pipeline.heuristics import KINDS, MemoryCandidate
 from looma_git.redact import redact_text
 from looma_git.settings import LLMSettings
@@ -38,8 +39,7 @@ SYSTEM_PROMPT = (
     "sentence or less. Reply {\"items\": []} when there is nothing."
 )
 
-CACHE_SCHEMA = ("CREATE TABLE IF NOT EXISTS llm_cache(key TEXT PRIMARY KEY, model TEXT, "
-                "response TEXT, created INTEGER)")
+CACHE_SCHEMA = schema.LLM_CACHE  # every store.db table is declared in index/schema.py
 
 
 class LLMCache(Protocol):

@@ -4,12 +4,12 @@ ones and the full-text index."""
 
 from __future__ import annotations
 
+from looma_git.domain import Memory
 from looma_git.errors import ReadOnlyError
 from looma_git.gitrepo import RepoPaths
 from looma_git.index.reads import local_rows
-from looma_git.pipeline.confidence import band
 from looma_git.retrieval import answer, match
-from looma_git.retrieval.records import ItemRecord, MemoryRecord
+from looma_git.retrieval.records import ItemRecord, MemoryRecord, local_memory, local_work_item
 from looma_git.retrieval.semantic import query_cosines, rank_goal
 from looma_git.wire.plain import AskOut, FactOut
 
@@ -51,32 +51,16 @@ def ask(paths: RepoPaths, query: str, records: list[ItemRecord], *, limit: int =
 
 def unpromoted_records(paths: RepoPaths) -> list[ItemRecord]:
     """The last refinery pass's unpromoted WorkItems with their memories (local only: the
-    DESIGN's "unconfirmed" high scorers), as records; [] on a clone without transcripts."""
-    mems: dict[str, list[MemoryRecord]] = {}
+    DESIGN's "unconfirmed" high scorers), as records; [] on a clone without transcripts.
+    Each row becomes a domain value first (records.local_*), then the one projection."""
+    mems: dict[str, list[Memory]] = {}
     for mid, m, promoted in local_rows(paths, "refine_memories"):
         if promoted or not m.get("text") or not m.get("workitem"):
             continue
-        conf = m.get("confidence") or {}
-        value = float(conf.get("value", 0.0)) if isinstance(conf, dict) else 0.0
-        mems.setdefault(str(m["workitem"]), []).append(MemoryRecord(
-            id=mid, kind=str(m.get("kind", "decision")), text=str(m["text"]),
-            workitem=str(m["workitem"]), confidence=value, band=band(value),
-            lifecycle=str(m.get("lifecycle") or "active"), promoted=False,
-            evidence=tuple(dict(e) for e in (m.get("evidence") or [])[:1]),
-            said_at=str(m.get("ts") or ""), superseded_by=m.get("superseded_by")))
-    out = []
-    for wid, w, promoted in local_rows(paths, "refine_workitems") if mems else ():
-        if promoted or w.get("quarantined") or wid not in mems:
-            continue
-        out.append(ItemRecord(
-            id=wid, title=str(w.get("title", "")), kind=str(w.get("kind", "feature")),
-            status="candidate", lifecycle="active", confidence=0.0, band="low",
-            files=tuple(w.get("files") or ()), aliases=tuple(w.get("aliases") or ()),
-            branch=w.get("branch"), summary=str(w.get("summary", "")), sessions=(),
-            commits=(), memories=tuple(mems[wid]), updated="", promoted=False,
-            prompts=tuple(str(e.get("quote", ""))[:300] for e in (w.get("evidence") or [])
-                          if isinstance(e, dict) and e.get("quote"))[:3]))
-    return out
+        mems.setdefault(str(m["workitem"]), []).append(local_memory(mid, m))
+    return [ItemRecord.of(local_work_item(wid, w, tuple(mems[wid])))
+            for wid, w, promoted in (local_rows(paths, "refine_workitems") if mems else ())
+            if not promoted and not w.get("quarantined") and wid in mems]
 
 
 def _memory_fact(m: MemoryRecord, wi: ItemRecord | None, score: float, how: str) -> FactOut:

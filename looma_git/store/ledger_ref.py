@@ -2,27 +2,25 @@
 
 from __future__ import annotations
 
-import stat
 import time
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import cached_property
-from pathlib import Path
 from typing import Any
 
-from looma_git.errors import InvalidDataError, NotFoundError, UsageError
+from looma_git.errors import NotFoundError, UsageError
 from looma_git.gitrepo import RepoPaths
-from looma_git.ledger import validate
 from looma_git.ledger.fold import Folder, _touched, effective_ops
 from looma_git.ledger.ops import OP_TYPES, Actor, Op, OpDraft, build_op, op_path
 from looma_git.ledger.projections import FORMAT_FILE, memory_bytes, workitem_bytes
 from looma_git.ledger.state import LedgerState
-from looma_git.store import ops_cache
+from looma_git.store import fold_cache, ledger_read, ops_cache
 from looma_git.store.clone import SYSTEM_ACTOR, read_clone_id, user_actor
+from looma_git.store.ledger_read import _PARSED, ReadResult, read_tree  # noqa: F401 (tests reset _PARSED here)
 from looma_git.store.ledger_tree import (
     DIR_MODE,
     FILE_MODE,
     LedgerTree,
+    entry_is_dir,
+    entry_sha,
     serialize,
 )
 from looma_git.store.ledger_tree import (
@@ -32,8 +30,6 @@ from looma_git.store.locking import cas_update
 from looma_git.store.objects import RawObject, raw_object
 from looma_git.store.refnames import LEDGER_REF_B
 from looma_git.store.repo import (
-    get_blob_data,
-    get_tree,
     make_commit,
     open_repo,
     ref_value,
@@ -46,25 +42,9 @@ _FORMAT = raw_object(b"blob", FORMAT_FILE)
 _ID_KEYS = {"prev", "workitem", "from", "patch_id", "old", "new", "superseded_by", "by",
             "kind", "lifecycle", "status", "band", "agent", "session", "event", "hash", "id"}
 
-_PARSED: dict[tuple[bytes, str], validate.Parsed] = {}  # (blob id, path) -> parse result
 _FOLDS: dict[str, tuple[bytes, Folder, ReadResult]] = {}  # common dir -> last fold
+_ENTRIES: dict[str, fold_cache.Entry] = {}  # common dir -> the fold-cache entry of _FOLDS
 _TREES: dict[str, LedgerTree] = {}  # common dir -> tree of the last commit this process wrote
-
-
-@dataclass
-class ReadResult:
-    """What the ledger ref holds at `head`."""
-
-    head: bytes | None
-    ops: list[Op] = field(default_factory=list)
-    kept: list[validate.KeptFile] = field(default_factory=list)
-    rejected: list[validate.Rejected] = field(default_factory=list)
-
-    @cached_property
-    def max_lamport(self) -> int:
-        lams = [o.lamport for o in self.ops] + [k.lamport for k in self.kept
-                                                 if k.lamport is not None]
-        return max(lams, default=0)
 
 
 # Free text (and what it nests: evidence quotes, alias lists) passes the stricter shared gate:
@@ -111,29 +91,80 @@ class LedgerStore:
             return read_tree(repo, head)
 
     def folded(self) -> tuple[ReadResult, Folder]:
-        """The read result and the fold at the current head (cached per process)."""
+        """The read result and the fold at the current head: from this process's memory or
+        the state dir's fold cache when they hold that head (no git object is read then),
+        else folded (incrementally when it can be, see `store/ledger_read.py`)."""
+        from looma_git.store import git
+
+        found = git.resolve_ref(self.paths.common_dir, LEDGER_REF.decode())
+        head = found.encode() if found else None
+        hit = self._cached(head)
+        if hit is not None:
+            return hit
         with open_repo(self.paths) as repo:
-            head = ref_value(repo, LEDGER_REF)
-            return self._folded(repo, head)
+            return self._folded(repo, ref_value(repo, LEDGER_REF))
 
     def state(self) -> LedgerState:
+        """The folded state at the current head (the cheap call every pass may make)."""
         return self.folded()[1].state
 
-    def _folded(self, repo: Any, head: bytes | None) -> tuple[ReadResult, Folder]:
+    def _cached(self, head: bytes | None) -> tuple[ReadResult, Folder] | None:
+        """The fold at `head` from memory or the fold cache, without reading the ref."""
+        if head is None:
+            return None
         key = str(self.paths.common_dir)
         cached = _FOLDS.get(key)
-        if cached is not None and cached[0] == head and head is not None:
+        if cached is not None and cached[0] == head:
             return cached[2], cached[1]
-        result = read_tree(repo, head)
-        folder = Folder()
-        folder.apply(effective_ops(result.ops))
-        folder.finish()
-        folder.dirty_workitems = set(folder.state.workitems)
-        folder.dirty_memories = set(folder.state.memories)
-        folder.full = True  # type: ignore[attr-defined]
-        if head is not None:
-            _FOLDS[key] = (head, folder, result)
+        if fold_cache.peek_head(self.paths.state_dir) != head:
+            return None
+        entry = fold_cache.load(self.paths.state_dir)
+        return self._use(entry) if entry is not None and entry.head == head else None
+
+    def _use(self, entry: fold_cache.Entry, result: ReadResult | None = None
+             ) -> tuple[ReadResult, Folder]:
+        """Make `entry` this process's fold of its head."""
+        key = str(self.paths.common_dir)
+        paths, head = self.paths, entry.head
+        if result is None:
+            def load_ops() -> list[Op]:
+                with open_repo(paths) as repo:
+                    return read_tree(repo, head).ops
+
+            result = ReadResult(head, None, entry.kept, entry.rejected, loader=load_ops,
+                                max_lamport=entry.max_lamport)
+        folder = entry.folder
+        if entry.projections_match:
+            folder.dirty_workitems, folder.dirty_memories = set(), set()
+            folder.full = False  # type: ignore[attr-defined]
+        else:  # the head's projections were not written from this fold: render all once
+            folder.dirty_workitems = set(folder.state.workitems)
+            folder.dirty_memories = set(folder.state.memories)
+            folder.full = True  # type: ignore[attr-defined]
+        if entry.tree is not None and entry.tree.commit == head:
+            _TREES[key] = entry.tree
+        _FOLDS[key] = (head, folder, result)
+        _ENTRIES[key] = entry
         return result, folder
+
+    def _folded(self, repo: Any, head: bytes | None) -> tuple[ReadResult, Folder]:
+        if head is None:
+            empty = Folder()
+            empty.finish()
+            empty.full = True  # type: ignore[attr-defined]
+            return ReadResult(head=None), empty
+        hit = self._cached(head)
+        if hit is not None:
+            return hit
+        sd = self.paths.state_dir
+        entry = fold_cache.load(sd)
+        if entry is not None:
+            entry = ledger_read.advance(repo, entry, head)
+        result: ReadResult | None = None
+        if entry is None:
+            entry, result = ledger_read.full_entry(repo, head)
+        fold_cache.save(sd, entry)
+        return self._use(entry, result)
 
     # ---------------------------------------------------------------- writing
     def append(self, drafts: list[OpDraft], actor_kind: str = "user",
@@ -158,16 +189,21 @@ class LedgerStore:
         # (blob id, op, fields) of the op files written: the parsed-op cache learns them, so
         # the next process reading the ledger does not parse what this one just sealed
         self._cache_pending: list[tuple[bytes, Op, dict[str, Any]]] = []
+        key = str(self.paths.common_dir)
         with open_repo(self.paths) as repo:
             def build(old: bytes | None) -> bytes:
                 written.clear()
                 self._cache_pending.clear()
                 result, folder = self._folded(repo, old)
-                if old is not None and _FOLDS.get(str(self.paths.common_dir), (None,))[0] == old:
-                    del _FOLDS[str(self.paths.common_dir)]  # we are about to mutate it
+                base = _ENTRIES.pop(key, None)
+                if base is not None and base.head != old:
+                    base = None
+                if old is not None and _FOLDS.get(key, (None,))[0] == old:
+                    del _FOLDS[key]  # we are about to mutate it
                 ops = self._seal(drafts, result, folder, actor, clone)
                 written.extend(ops)
                 if any(o.op == "undo" for o in ops):
+                    base = None  # undo changes what is effective: the next reader folds anew
                     folder = Folder()
                     folder.apply(effective_ops([*result.ops, *ops]))
                     folder.dirty_workitems = set(folder.state.workitems)
@@ -178,18 +214,20 @@ class LedgerStore:
                 folder.finish()
                 commit_id, objects, tree = self._commit(repo, old, ops, folder, actor)
                 write_objects(repo, objects)
-                after = ReadResult(commit_id, [*result.ops, *ops], result.kept, result.rejected)
-                after.__dict__["max_lamport"] = max(  # cached_property, without a rescan
-                    [result.max_lamport, *(o.lamport for o in ops)])
+                after = result.extended(commit_id, ops)
                 self._pending = (commit_id, folder, after)
                 self._pending_tree = tree
+                self._pending_entry = _next_entry(base, commit_id, ops, folder, tree)
                 return commit_id
 
             msg = f"looma: {len(drafts)} op(s) by {actor.kind}"
             _, new = cas_update(repo, LEDGER_REF, build, message=msg.encode())
             if new is not None and self._pending[0] == new:
-                _FOLDS[str(self.paths.common_dir)] = self._pending
-                _TREES[str(self.paths.common_dir)] = self._pending_tree
+                _FOLDS[key] = self._pending
+                _TREES[key] = self._pending_tree
+                if self._pending_entry is not None:
+                    _ENTRIES[key] = self._pending_entry
+                    fold_cache.save(self.paths.state_dir, self._pending_entry)
                 disk = ops_cache.for_state_dir(self.paths.state_dir)
                 for blob_id, op, fields in self._cache_pending:
                     disk.put(blob_id, op, fields)
@@ -215,7 +253,8 @@ class LedgerStore:
                 if actor.kind == "system" and target.is_user:
                     raise UsageError("a system op cannot undo a user op")
             if actor.kind == "user":
-                tmp = Op.model_construct(op=d.op, target=_target(d), payload=payload)
+                tmp = Op(v=0, id="", lamport=0, ts="", actor=actor, clone="", op=d.op,
+                         target=_target(d), payload=payload)
                 touched = _touched(tmp)
                 prev = set(folder.prev_for(touched))
                 prev |= {heads_extra[t] for t in touched if t in heads_extra}
@@ -308,68 +347,29 @@ class LedgerStore:
         return commit.id, objects, tree
 
 
+def _next_entry(base: fold_cache.Entry | None, head: bytes, ops: list[Op], folder: Folder,
+                tree: LedgerTree) -> fold_cache.Entry | None:
+    """The fold-cache entry of the commit an append wrote on top of `base`'s head."""
+    if base is None or not ops:
+        return None
+    top = max(o.lamport for o in ops)
+    keys = max(o.sort_key for o in ops)
+    # the tree as the next append patches it, without the ops/<xx> subtrees it loaded (those
+    # are read again on demand: keeping them would grow the cache with every op)
+    kept_tree = LedgerTree(tree.commit, dict(tree.ops), {}, tree.projections, tree.root,
+                           {p for p in tree.plain if not p.startswith(b"ops/")})
+    return fold_cache.Entry(
+        head=head, folder=folder, max_lamport=max(base.max_lamport, top),
+        count=base.count + len(ops), last_key=max(base.last_key, keys),
+        ops_tree={n: entry_sha(line) for n, line in tree.ops.items() if entry_is_dir(line)},
+        kept=base.kept, rejected=base.rejected, projections_match=True, tree=kept_tree,
+        valid_max=max(base.valid_max, top), dangling=base.dangling)
+
+
 def _target(d: OpDraft) -> Any:
     from looma_git.ledger.ops import OpTarget
 
     return OpTarget(type=str(d.target.get("type")), id=d.target.get("id"))
-
-
-def read_tree(repo: Any, head: bytes | None) -> ReadResult:
-    """Parse every op file of the ledger commit `head` (format.yaml checked first)."""
-    result = ReadResult(head=head)
-    if head is None:
-        return result
-    try:
-        root = get_tree(repo, head)
-    except KeyError as exc:
-        raise InvalidDataError(f"refs/looma/ledger points at a missing object: {exc}") from exc
-    if b"format.yaml" not in root:
-        raise InvalidDataError("refs/looma/ledger has no format.yaml at its root",
-                               hint="this ref was not written by looma")
-    validate.check_format(get_blob_data(repo, root[b"format.yaml"][1]))
-    if b"ops" not in root:
-        return result
-    ops_tree = get_tree(repo, root[b"ops"][1])
-    valid: list[Op] = []
-    count = 0
-    disk: ops_cache.OpsCache | None = None  # opened on the first op not parsed in-process
-    for prefix in ops_tree.items():
-        if not stat.S_ISDIR(prefix.mode):
-            continue
-        for entry in get_tree(repo, prefix.sha).items():
-            count += 1
-            if count > validate.MAX_OPS_PER_TREE:
-                raise InvalidDataError(
-                    f"refs/looma/ledger holds more than {validate.MAX_OPS_PER_TREE} op files")
-            path = f"ops/{prefix.path.decode('utf-8', 'replace')}/" \
-                   f"{entry.path.decode('utf-8', 'replace')}"
-            key = (entry.sha, path)
-            parsed = _PARSED.get(key)
-            if parsed is None:
-                if disk is None:
-                    disk = ops_cache.for_state_dir(Path(repo.controldir()) / "looma")
-                parsed = disk.get(entry.sha, path)
-                if parsed is None:
-                    try:
-                        data = get_blob_data(repo, entry.sha)
-                        parsed = validate.parse_op_file(path, entry.sha.decode(), data)
-                    except KeyError:
-                        parsed = validate.Rejected(path, path.rsplit("/", 1)[-1][:64],
-                                                   "not a readable file")
-                    if isinstance(parsed, Op):
-                        disk.put(entry.sha, parsed)
-                _PARSED[key] = parsed
-            if isinstance(parsed, Op):
-                valid.append(parsed)
-            elif isinstance(parsed, validate.KeptFile):
-                result.kept.append(parsed)
-            else:
-                result.rejected.append(parsed)
-    if disk is not None:
-        disk.flush()
-    result.ops, jumps = validate.reject_lamport_jumps(valid)
-    result.rejected.extend(jumps)
-    return result
 
 
 def op_file_path(op: Op) -> str:

@@ -65,8 +65,8 @@ class OpsCache:
         if raw is None:
             return None
         try:
-            op = Op.model_validate_json(raw)
-        except ValueError:
+            op = Op.from_dict(json.loads(raw))
+        except ValueError:  # bad JSON or a bad envelope (OpFieldError)
             op = None
         if op is None or op.computed_id() != op.id:
             self._lines.pop(blob, None)  # type: ignore[union-attr]

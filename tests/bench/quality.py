@@ -160,6 +160,9 @@ def main(argv: list[str] | None = None) -> int:
     h24 = rp.run("2024h2") if only in (None, "realproject") else None
     pipx = rp.run("holdout") if only in (None, "holdout") else None
     mm = rp.run("holdout2") if only in (None, "holdout") else None
+    from fixtures.holdout3.source import available  # its history is extracted, not committed
+
+    h3 = rp.run("holdout3") if only in (None, "holdout") and available() else None
     if scen:
         print(_scenario_table(scen))
         for r in scen["resume"]:
@@ -180,6 +183,8 @@ def main(argv: list[str] | None = None) -> int:
         print(rp.summary(pipx[0], pipx[2], "holdout"))
     if mm:
         print(rp.summary(mm[0], mm[2], "holdout2"))
+    if h3:
+        print(rp.summary(h3[0], h3[2], "holdout3"))
     if "--write-docs" in args:
         if not (scen and team and real and hold and h24 and pipx and mm):
             print("--write-docs needs every benchmark (drop --only)", file=sys.stderr)
@@ -187,7 +192,8 @@ def main(argv: list[str] | None = None) -> int:
         doc = ROOT / "docs" / "quality.md"
         doc.write_text(render(scen, _scenario_table(scen), *team, real=rp.render(*real) + rp.render_holdout(*hold)
                               + rp.render_2024h2(*h24) + rp.render(*pipx, source="holdout")
-                              + rp.render_holdout2(*mm)),
+                              + rp.render_holdout2(*mm)
+                              + (rp.render_holdout3(*h3) if h3 else "")),
                        encoding="utf-8")
         print(f"wrote {doc}")
     if "--json" in args:

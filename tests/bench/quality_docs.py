@@ -58,9 +58,10 @@ def render(scen: dict[str, Any], scen_table: str, m: dict[str, Any], shape: dict
             for a in m["ask"]]
     return f"""# Quality
 
-Labelled benchmarks (the scenario, the teamwork history, three ranges of humanize and two
-hold-outs of other projects), measured by `python -m tests.bench.quality --write-docs` (this file
-is its output). All are generated in the repository, deterministically, with the ground truth
+Labelled benchmarks (the scenario, the teamwork history, three ranges of humanize and three
+hold-outs of other projects, the third where its extracted history is present), measured by
+`python -m tests.bench.quality --write-docs` (this file is its output). All are generated in the
+repository, deterministically, with the ground truth
 derived from how the data was generated, never from what looma outputs. Each run goes through the
 commands a user runs (`looma init`, `looma ingest`, `looma backfill`, then `work`, `resume`, `ask`
 as subprocesses) in a temporary directory with a fake `HOME`.

@@ -106,3 +106,24 @@ def test_resume_and_errors_carry_the_cli_values(seeded: Seeded) -> None:
                      .splitlines()[-1])["error"]
     assert (got["code"], got["message"], got["matches"]) == \
         (want["code"], want["message"], want["matches"])
+
+
+def test_mcp_reads_the_api_values_without_dumping_them(seeded: Seeded, monkeypatch) -> None:
+    """The tools shape the api's typed values (wire/plain.py, what the CLI renders) by
+    attribute: no `model_dump` of them and no JSON read back, yet the same rows come out."""
+    from looma_git.wire import plain
+
+    before = {name: call(seeded.path, name, args).structured_content for name, args in (
+        ("list_work", {}), ("resume_work", {"goal": "oauth login"}), ("ask", {"query": "PKCE"}),
+        ("timeline", {"work": seeded.oauth}), ("recall", {"entity": "auth/oauth.py"}))}
+
+    def refuse(self: object, **kw: object) -> None:
+        raise AssertionError(f"MCP dumped {type(self).__name__} instead of reading it")
+
+    monkeypatch.setattr(plain._Wire, "model_dump", refuse)
+    for name, args in (("list_work", {}), ("resume_work", {"goal": "oauth login"}),
+                       ("ask", {"query": "PKCE"}), ("timeline", {"work": seeded.oauth}),
+                       ("recall", {"entity": "auth/oauth.py"})):
+        r = call(seeded.path, name, args)
+        assert not r.is_error, r.content
+        assert r.structured_content == before[name], name
