@@ -718,8 +718,9 @@ def test_real_history_resume(real_history: tuple[Any, dict],
                              request: pytest.FixtureRequest) -> None:
     m = real_history[1]
     if request.node.callspec.params["real_history"] == "realproject_2025q1":
-        # A strict xfail for this range only (retrieval's paraphrase matching: 14/18, two
-        # paraphrases still ambiguous): it fails the day the target is met.
+        # A strict xfail for this range only (17/18: "new interpreter versions in the matrix"
+        # shares only "matrix" with the Python 3.14 work and stays cold): it fails the day the
+        # target is met.
         assert m["resume_correct"] < rp.TARGETS["resume_correct"], "met: drop this xfail"
         pytest.xfail("issue 13 item 7 on humanize 2025q1: resume "
                      f"{m['resume_correct']}/{m['resume_total']}")
