@@ -74,7 +74,7 @@ def test_teamwork_has_the_shape_issue_13_asks_for(teamwork: tuple[Any, dict]) ->
     assert shape["chore_commits"] >= 6 and shape["teammate_commits"] >= 3
     kinds = {r["kind"] for r in truth["resume"]}
     assert kinds >= {"direct", "paraphrase", "vague", "cold", "file", "branch", "none"}
-    assert len(truth["resume"]) == 20 and len(truth["ask"]) == 8
+    assert len(truth["resume"]) >= 20 and len(truth["ask"]) == 8
     efforts = {e["key"]: e for e in truth["efforts"]}
     assert efforts["orders-slow"]["commits"] == [] and len(efforts["orders-slow"]["sessions"]) >= 3
     assert any(m["superseded"] for m in truth["memories"])
@@ -160,7 +160,7 @@ def test_teamwork_linker_alone_meets_the_link_targets(teamwork: tuple[Any, dict]
 @pytest.mark.slow
 def test_teamwork_resume(teamwork: tuple[Any, dict]) -> None:
     m = teamwork[1]
-    assert m["resume_correct"] >= tw.TARGETS["resume_correct"], [
+    assert m["resume_correct"] >= tw.resume_target(m, tw.TARGETS), [
         r for r in m["resume"] if not r["ok"]]
 
 
@@ -724,16 +724,16 @@ def test_real_history_resume(real_history: tuple[Any, dict],
                              request: pytest.FixtureRequest) -> None:
     m = real_history[1]
     if request.node.callspec.params["real_history"] == "realproject_2025q1":
-        # A strict xfail for this range only (retrieval's paraphrase matching: 14/18, two
-        # paraphrases still ambiguous): it fails the day the target is met.
+        # A strict xfail for this range only (17/18: "new interpreter versions in the matrix"
+        # shares only "matrix" with the Python 3.14 work and stays cold): it fails the day the
+        # target is met.
         assert m["resume_correct"] < rp.TARGETS["resume_correct"], "met: drop this xfail"
         pytest.xfail("issue 13 item 7 on humanize 2025q1: resume "
                      f"{m['resume_correct']}/{m['resume_total']}")
     # holdout3 has 21 goals: 90% of them is 19
-    _short(request, "holdout3", m["resume_correct"] >= max(
-        rp.TARGETS["resume_correct"], -(-9 * m["resume_total"] // 10)),
-        f"resume {m['resume_correct']}/{m['resume_total']} (first contact 13/21)")
-    assert m["resume_correct"] >= rp.TARGETS["resume_correct"], [
+    _short(request, "holdout3", m["resume_correct"] >= tw.resume_target(m, rp.TARGETS),
+           f"resume {m['resume_correct']}/{m['resume_total']} (first contact 13/21)")
+    assert m["resume_correct"] >= tw.resume_target(m, rp.TARGETS), [
         r for r in m["resume"] if not r["ok"]]
 
 

@@ -85,7 +85,8 @@ MANIFESTS = re.compile(
 
 
 # Housekeeping: commits that implement no effort whatever their content says (dependency
-# bots and bumps, formatter/lint passes, releases and version tags).
+# bots and bumps, formatter/lint passes, releases and version tags). A pass is the subject's
+# only work: "Lint and test with tox-uv" (a CI change) names more, "Lint and format" does not.
 _HOUSEKEEPING = re.compile(
     r"^\s*(?:bump\s|update\s+dependenc|(?:chore|build|ci|style|release|deps)(?:\([^)]*\))?!?:|"
     r"(?:release|version)\s+v?\d|v?\d+\.\d+(?:\.\d+)?\s*$|"

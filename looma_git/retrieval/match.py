@@ -25,7 +25,16 @@ SEM_COLD_BELOW = 0.30
 # A words match this weak (one common word of several) needs meaning not to contradict it:
 # with a cosine under SEM_COLD_BELOW it is no match ("batch pick lists by zone" vs a WorkItem
 # that once said "picks up").
-LEX_WEAK = 0.40
+LEX_WEAK = 0.35
+# Both channels put the same WorkItem first, each at its cold line or more and clear of its own
+# runner-up by these (smaller) margins: two independent weak signals that agree are a match
+# ("join a list in words": one shared word, and by far the closest meaning).
+# The cosine must then reach AGREE_SEM_AT: a cosine just over the cold line is often the same
+# shared word seen again by the embedder ("unity physics jitter" vs the webhook retries' "full
+# jitter": words 0.33, cosine 0.32), not a second, independent signal.
+AGREE_MARGIN = 0.10
+AGREE_SEM_MARGIN = 0.08
+AGREE_SEM_AT = 0.34
 MAX_SIDE_BY_SIDE = 4
 RRF_K = 60  # reciprocal rank fusion constant (the usual 60)
 
@@ -37,9 +46,15 @@ FILE_SCORE = 0.9  # the goal names one of the item's files (or a directory of th
 ENTITY_OTHERS = 0.5  # ...then the words score of the items that do not have it is scaled
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9+#]*")
-_STOP = frozenset("the a an of to in on for and or with is are was what whats where how do does "
-                  "did my our we i me about work working resume status on it that this by from "
-                  "into onto at as via than then".split())
+# Function words (pronouns, auxiliaries, quantifiers) name no topic but are in most texts, so
+# in a goal they match WorkItems at random: "users who forgot their password" met the SSO work
+# through "their" and the audit log through "who".
+_STOP = frozenset("the a an of to in on for and or with is are was were be been being what whats "
+                  "where how do does did my our we i me about work working resume status it its "
+                  "that this these those by from into onto at as via than then there here who "
+                  "whom which when why their them they you your he she his her us one some any "
+                  "all also just so if but not no can could should would will shall may might "
+                  "must has have had get got make".split())
 # "continue building the authentication" asks for the authentication: the lead-in is no topic.
 _LEAD_IN = re.compile(
     r"^\s*(?:(?:let's|lets|please|ok|okay|so)\s+)*(?:continue|resume|finish|keep|carry on|"
@@ -268,9 +283,14 @@ def outcome(matches: list[Match]) -> tuple[str, list[Match]]:
     - meaning carries the goal on its own thresholds (cosine SEM_CONFIDENT_AT with
       SEM_MARGIN over the runner-up), unless the words strongly (CONFIDENT_AT) point
       elsewhere;
+    - words and meaning agree: both rank the same WorkItem first, words at COLD_BELOW and
+      meaning at AGREE_SEM_AT or more, each clear of its runner-up by AGREE_MARGIN /
+      AGREE_SEM_MARGIN;
     - meaning confirms a moderate words match: words rank one WorkItem first by MARGIN at
       LEX_WEAK or more (one clear topic word of a paraphrase, "activate(None)", ".mo ...
-      releasing") and no other WorkItem is closer in meaning by SEM_MARGIN;
+      releasing") and no other WorkItem is closer in meaning by SEM_MARGIN, or closer at
+      SEM_CONFIDENT_AT (meaning would pick it: "stop one customer from flooding the API" has
+      the words of the usage billing, the meaning of the rate limiter; both are shown);
     - otherwise the near-ties of both channels are shown side by side, never blended, and
       only WorkItems that really match (words at COLD_BELOW, meaning at SEM_COLD_BELOW) are
       near-ties: one weak match alone is no choice to offer, so the goal is cold."""
@@ -299,9 +319,20 @@ def outcome(matches: list[Match]) -> tuple[str, list[Match]]:
         if rival.item.id == top.item.id or lex(rival) < CONFIDENT_AT:
             return "confident", [top]
     lead = by_lex[0]
+    # Agreement reads the raw words scores: a word several WorkItems share ("job") puts none of
+    # them ahead, even where meaning has discounted the others.
+    raw = sorted(matches, key=lambda m: (-m.lexical, -m.item.confidence, m.item.id))
+    if with_cos and by_sem and by_sem[0].item.id == raw[0].item.id and \
+            _state(raw, [m.lexical for m in raw], COLD_BELOW, AGREE_MARGIN,
+                   COLD_BELOW) == "confident" and \
+            _state(by_sem, sem_scores, AGREE_SEM_AT, AGREE_SEM_MARGIN,
+                   SEM_COLD_BELOW) == "confident":
+        return "confident", [raw[0]]
     if with_cos and _state(by_lex, lex_scores, LEX_WEAK, MARGIN, COLD_BELOW) == "confident":
-        closer = [m for m in by_sem if (m.semantic or 0.0) >= SEM_COLD_BELOW
-                  and (m.semantic or 0.0) - (lead.semantic or 0.0) >= SEM_MARGIN]
+        mine = lead.semantic or 0.0
+        closer = [m for m in by_sem if (m.semantic or 0.0) >= SEM_COLD_BELOW and (
+            (m.semantic or 0.0) - mine >= SEM_MARGIN
+            or ((m.semantic or 0.0) >= SEM_CONFIDENT_AT and (m.semantic or 0.0) > mine))]
         if not closer:
             return "confident", [lead]
     lex_ties = [m for m in by_lex if lex(m) >= COLD_BELOW

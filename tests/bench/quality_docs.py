@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.bench.quality_teamwork import TARGETS as TEAM_TARGETS
+from tests.bench.quality_teamwork import resume_target
 
 
 def _row(name: str, value: Any, target: str, meaning: str) -> str:
@@ -37,7 +38,7 @@ def render(scen: dict[str, Any], scen_table: str, m: dict[str, Any], shape: dict
         _row("teammate commits linked", f"{m['teammate_linked']}/{m['teammate_total']}", "0",
              "a teammate with no sessions (metrics in a file rate limiting also edits)"),
         _row("resume: state + WorkItem right", f"{m['resume_correct']}/{m['resume_total']}",
-             f"≥ {t['resume_correct']}/20", "by kind: " + ", ".join(
+             f"≥ {resume_target(m, t)}/{m['resume_total']}", "by kind: " + ", ".join(
                  f"{k} {v}" for k, v in m["resume_by_kind"].items())),
         _row("`ask`: expected decision in the top 3", f"{m['ask_top3']}/{m['ask_total']}",
              f"≥ {t['ask_top3']}/8", f"as a memory fact (the text is somewhere in the 10 facts "
@@ -254,18 +255,24 @@ otherwise meaning is confident at cosine `SEM_CONFIDENT_AT` with `SEM_MARGIN` ov
 unless the words strongly point elsewhere; otherwise meaning *confirms* a moderate words match:
 words rank one WorkItem first by `MARGIN` at `LEX_WEAK` or more (one clear topic word of a
 paraphrase: "activate(None) like deactivate") and no other WorkItem is closer in meaning by
-`SEM_MARGIN`. Otherwise the near-ties of both channels are shown side by side, ordered by
+`SEM_MARGIN`, nor closer at `SEM_CONFIDENT_AT` (meaning would pick it: "stop one customer from
+flooding the API" has the usage billing's words and the rate limiter's meaning, and both are
+shown); otherwise words and meaning *agree*: both rank the same WorkItem first, words at
+`COLD_BELOW` and the cosine at `AGREE_SEM_AT` or more, each clear of its runner-up by
+`AGREE_MARGIN` / `AGREE_SEM_MARGIN` ("join a list in words": one shared word, and by far the
+closest meaning). Function words (pronouns, auxiliaries, "one", "make") are no goal terms:
+"users who forgot their password" matched the SSO work through "their". Otherwise the near-ties of both channels are shown side by side, ordered by
 reciprocal rank fusion (k = 60), and only WorkItems that match are near-ties (words at
 `COLD_BELOW`, meaning at `SEM_COLD_BELOW`; a words match under `LEX_WEAK` whose cosine is under
 `SEM_COLD_BELOW` counts as none): one weak match alone is no choice to offer, and the goal is
 cold.
 
 The thresholds are chosen with `python -m tests.bench.calibrate_resume --teamwork DIR
---realproject DIR --grid` on the dev set (teamwork and the humanize 2025q1 range, their
-`--keep` dirs; never a hold-out): it computes once per labelled goal every WorkItem's words
+--realproject DIR... --grid [--only K,...]` on the dev set (teamwork and the humanize ranges,
+their `--keep` dirs; never a hold-out): it computes once per labelled goal every WorkItem's words
 score and cosine, adds 16 off-topic goals per benchmark that must stay cold (a mobile app,
 infrastructure, games: the guard against a fusion that makes noise confident), and
-grid-searches the seven thresholds for the number of right outcomes. It prints the plateau of
+grid-searches the thresholds for the number of right outcomes. It prints the plateau of
 settings that reach the best count; the values in `match.py` are taken from inside it, away
 from its edges, not from a single best point. On 2026-12-01 (before the pipeline rewrite of
 issue 13 landed) the current values reached the best count, 21/27 (8 scenario + 19 teamwork
@@ -279,7 +286,23 @@ the grid's best is 62 and its plateau (216 of 2,916 settings) spans every grid v
 `CONFIDENT_AT`, `MARGIN`, `COLD_BELOW` and `SEM_CONFIDENT_AT`, `SEM_COLD_BELOW` 0.30–0.35,
 `SEM_MARGIN` 0.15–0.20 and `LEX_WEAK` 0.34–0.44 (a finer sweep of these two): `LEX_WEAK` is the
 one threshold the new rule leans on, between the off-topic "unity physics jitter" (words 0.33)
-and the paraphrases it confirms (0.45); the values in `match.py` are unchanged. Rerun it after clustering changes and move a threshold only when the plateau moves.
+and the paraphrases it confirms (0.45); the values in `match.py` are unchanged. On 2026-12-02 (session 23) the dev set became every
+tunable benchmark (teamwork, humanize 2025h2, 2025q1 and 2024h2: 88 labelled goals and 64
+off-topic ones), with 21 goals written as a person would ask without looking at looma's titles
+(11 paraphrases and 2 cold goals for teamwork, 8 paraphrases for 2025h2; tuned data since);
+`calibrate_resume` now embeds every pending text first (`looma reindex --all-vectors`: under
+load an ingest leaves window texts for a later top-up, 22 of 83 in one teamwork build, and the
+cosines of a goal then depend on the machine's load), and ranks settings with as many right by
+fewer confidently wrong outcomes (a wrong bundle costs more than a side-by-side). With the
+rules above: 150/152 right, none confidently wrong (main before them: 148/152, none wrong, on
+the same stores); that is the grid's best, and the current values sit inside the plateau of
+each threshold (`AGREE_MARGIN` 0.05–0.15, `AGREE_SEM_MARGIN` 0.05–0.12, `AGREE_SEM_AT`
+0.30–0.36, `SEM_CONFIDENT_AT` 0.38–0.46, `MARGIN` 0.10–0.20); `LEX_WEAK` moved to 0.35, inside
+a narrow plateau (0.34–0.37): with "when" no longer a goal term, "compile the .mo catalogues
+when releasing" has words 0.38, and the off-topic "unity physics jitter" 0.33. The two misses:
+"new interpreter versions in the matrix" (2025q1: words 0.22 on "matrix", cosine 0.32 against
+0.29 for another WorkItem: cold, not a guess) and "make intword faster" (two intword WorkItems
+side by side, the right one first). Rerun it after clustering changes and move a threshold only when the plateau moves.
 
 ## The scenario (`fixtures/scenario/`)
 

@@ -291,7 +291,7 @@ def render(m: dict[str, Any], sh: dict[str, Any], cpu: dict[str, float],
         f"{m['kinds_right'] + len(m['wrong_kinds'])} | all | "
         + ("; ".join(m["wrong_kinds"]) or "none wrong") + " |",
         f"| resume: WorkItem right | {m['resume_correct']}/{m['resume_total']} | ≥ "
-        f"{t['resume_correct']}/{m['resume_total']} | by kind: " + ", ".join(
+        f"{qt.resume_target(m, t)}/{m['resume_total']} | by kind: " + ", ".join(
             f"{k} {v}" for k, v in m["resume_by_kind"].items()) + " |",
         f"| subagent files with their parent | {m['with_parent']}/{m['subagents']} | all | "
         "an Explore subagent's transcript in the parent session's WorkItem |",
@@ -429,7 +429,7 @@ Built (`fixtures/realproject/story_2024h2.py`, `source.py`: `2024h2`) after reso
 and first measured untuned (links 1.0 / 0.93, kinds 4 of 7 published WorkItems, two titles
 taken from a step on the way); session 23 diagnosed it to change the kind cues, the commit that
 titles an effort, what a lint pass is and the tooling-only chore vote, so its numbers are no
-longer untuned: {sh['efforts']} efforts ({sh['effort_commits']} commits; two
+longer untuned (retrieval also took it into the resume thresholds' dev set): {sh['efforts']} efforts ({sh['effort_commits']} commits; two
 `naturalsize` fixes in `filesize.py`, beside a contributor's prefix feature there; two
 import-time PRs on one day; a squash-merged feature with a
 maintainer's trunk follow-up; the contributor's branch dates from 2023),

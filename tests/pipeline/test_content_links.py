@@ -140,6 +140,9 @@ def test_housekeeping_never_links_but_a_fixup_or_manifest_commit_with_content_do
     assert sorted(ln.sha for ln in links) == ["a1", "x1"]
     assert is_housekeeping("Release 1.4.0") and is_housekeeping("x", "renovate[bot]")
     assert not is_housekeeping("fixup! Add OAuth") and not is_housekeeping("wip")
+    assert is_housekeeping("Lint") and is_housekeeping("Formatting with black")
+    assert is_housekeeping("lint and format") and is_housekeeping("Fix lint")
+    assert not is_housekeeping("Lint and test with tox-uv (#212)")  # a CI change
 
 
 def test_a_lint_or_format_pass_is_housekeeping_only_when_it_names_nothing_else() -> None:

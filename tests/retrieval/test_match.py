@@ -190,3 +190,63 @@ def test_a_list_changed_after_ranking_is_indexed_again() -> None:
     assert [m.item.id for m in match.rank("search", items) if m.score > 0] == []
     items.append(ITEMS[2])  # the same list object, new contents
     assert match.rank("search", items)[0].item.id == "wi_e1"
+
+
+LISTS = [
+    item("wi_list", "Add natural_list", ("src/humanize/lists.py", "docs/lists.md")),
+    item("wi_roll", "naturalsize rollover", ("src/humanize/filesize.py",)),
+    item("wi_loc", "Default locale path", ("src/humanize/i18n.py",)),
+]
+
+
+def test_words_and_meaning_that_agree_make_a_match() -> None:
+    """One shared word (under LEX_WEAK) and the clearly closest meaning, on the same WorkItem:
+    two independent weak signals that agree are confident; either alone is cold."""
+    goal = "join a list in words"
+    top = match.rank(goal, LISTS)[0]
+    assert top.item.id == "wi_list" and match.COLD_BELOW <= top.lexical < match.LEX_WEAK
+    agree = {"wi_list": 0.37, "wi_roll": 0.05, "wi_loc": 0.07}
+    state, chosen = match.outcome(match.rank(goal, LISTS, agree))
+    assert (state, [m.item.id for m in chosen]) == ("confident", ["wi_list"])
+    # Words alone (no model): a lone weak match is no choice to offer.
+    assert match.outcome(match.rank(goal, LISTS))[0] == "cold"
+    # A cosine barely over the cold line is the same word seen again, not agreement.
+    echo = {"wi_list": match.SEM_COLD_BELOW + 0.01, "wi_roll": 0.05, "wi_loc": 0.07}
+    assert match.outcome(match.rank(goal, LISTS, echo))[0] == "cold"
+    # Meaning close to a second WorkItem too: no clear agreement.
+    near = {"wi_list": 0.37, "wi_roll": 0.33, "wi_loc": 0.07}
+    assert match.outcome(match.rank(goal, LISTS, near))[0] != "confident"
+
+
+def test_meaning_that_would_pick_another_workitem_blocks_the_words() -> None:
+    """A moderate words match is confirmed by meaning only when meaning does not itself pick
+    another WorkItem (closer, at SEM_CONFIDENT_AT): then both are shown."""
+    goal = "binaries on every tag for the release"
+    assert match.rank(goal, PARA)[0].item.id == "wi_mo"
+    rival = {"wi_mo": 0.36, "wi_loc": match.SEM_CONFIDENT_AT + 0.02, "wi_py": 0.1}
+    state, got = _out(goal, rival)
+    assert state == "ambiguous" and set(got) == {"wi_mo", "wi_loc"}
+    weak_rival = {"wi_mo": 0.30, "wi_loc": 0.38, "wi_py": 0.1}  # closer, but not by much
+    assert _out(goal, weak_rival) == ("confident", ["wi_mo"])
+
+
+def test_function_words_are_no_topic() -> None:
+    """'their' or 'who' in a goal must not match WorkItems whose texts happen to use them."""
+    items = [item("wi_reset", "Forgot password: reset emails", ("app/auth/reset.py",)),
+             item("wi_sso", "Google sign-in: their accounts, who may keep a password",
+                  ("app/auth/google.py",))]
+    assert match.goal_terms("users who forgot their password") == ["user", "forgot", "password"]
+    ranked = match.rank("users who forgot their password", items)
+    assert ranked[0].item.id == "wi_reset"
+    assert "their" not in ranked[1].matched_terms
+
+
+def test_a_word_many_workitems_share_is_no_agreement() -> None:
+    """'job' in four WorkItems puts none of them ahead in words, so a close meaning on one of
+    them is not words and meaning agreeing (an off-topic goal stays unconfident)."""
+    jobs = [item("wi_q", "Background job queue", ("app/jobs/queue.py",)),
+            item("wi_o", "Orders job", ("app/orders/report.py",)),
+            item("wi_u", "Usage job for billing", ("app/billing/usage.py",))]
+    goal = "elasticsearch reindex job"
+    ranked = match.rank(goal, jobs, {"wi_o": 0.43, "wi_q": 0.29, "wi_u": 0.05})
+    assert match.outcome(ranked)[0] != "confident"
