@@ -140,25 +140,38 @@ def save_windows(conn: sqlite3.Connection, stored: tuple[StoredWindow, ...],
 
 
 # ----------------------------------------------------------------- targets
+_FEW_TARGETS = 32  # more changed targets than this: their keys are rewritten whole
+
+
 def save_targets(conn: sqlite3.Connection, targets: Iterable[LinkTarget],
                  ledger_ids: dict[str, str], creates: dict[str, dict[str, Any]]) -> None:
-    """What the per-commit linker scores against, indexed by file, branch and session."""
-    conn.execute("DELETE FROM refine_targets")
-    conn.execute("DELETE FROM refine_target_keys")
-    rows, keys = [], []
+    """What the per-commit linker scores against, indexed by file, branch and session; only
+    the targets that changed are rewritten (with their keys)."""
+    rows, keys = {}, {}
     for t in targets:
-        rows.append((t.id, ledger_ids.get(t.id), json.dumps({
+        rows[t.id] = (t.id, ledger_ids.get(t.id), json.dumps({
             "id": t.id, "title": t.title, "files": sorted(t.files),
             "branches": sorted(t.branches), "spans": [list(s) for s in t.spans],
             "terms": [list(x) for x in t.terms],
             "windows": [list(w) for w in t.windows]}, sort_keys=True),
-            json.dumps(creates[t.id], sort_keys=True) if t.id in creates else None))
-        keys += [("f:" + f, t.id) for f in sorted(t.files)]
-        keys += [("b:" + b, t.id) for b in sorted(t.branches)]
-        keys += [("s:" + s, t.id) for s in sorted({w[0] for w in t.windows})]
+            json.dumps(creates[t.id], sort_keys=True) if t.id in creates else None)
+        keys[t.id] = ([("f:" + f, t.id) for f in sorted(t.files)]
+                      + [("b:" + b, t.id) for b in sorted(t.branches)]
+                      + [("s:" + s, t.id) for s in sorted({w[0] for w in t.windows})])
+    have = {r[0]: tuple(r) for r in conn.execute(
+        "SELECT id, ledger_id, json, create_json FROM refine_targets")}
+    stale = [(k,) for k, r in have.items() if rows.get(k) != r]
+    fresh = [k for k, r in rows.items() if have.get(k) != r]
+    conn.executemany("DELETE FROM refine_targets WHERE id=?", stale)
     conn.executemany("INSERT INTO refine_targets(id, ledger_id, json, create_json) "
-                     "VALUES (?,?,?,?)", rows)
-    conn.executemany("INSERT INTO refine_target_keys(key, id) VALUES (?,?)", keys)
+                     "VALUES (?,?,?,?)", [rows[k] for k in fresh])
+    if len(stale) > _FEW_TARGETS:  # (the keys have no index by id: one scan per delete)
+        conn.execute("DELETE FROM refine_target_keys")
+        fresh = list(rows)
+    else:
+        conn.executemany("DELETE FROM refine_target_keys WHERE id=?", stale)
+    conn.executemany("INSERT INTO refine_target_keys(key, id) VALUES (?,?)",
+                     [kv for k in fresh for kv in keys[k]])
 
 
 def targets_near(conn: sqlite3.Connection, files: Iterable[str], branches: Iterable[str],

@@ -64,3 +64,28 @@ def test_published_clusters_are_stored_under_their_ledger_ids() -> None:
                                                          for sw in res.stored]
     same, changed = _published_names(res.stored, {local: local})
     assert same == res.stored and not changed  # seeds keep their names: no rename
+
+
+def test_targets_rewrite_only_what_changed_and_read_back_the_same() -> None:
+    from looma_git.pipeline.linking import Target
+
+    def tgt(i: int, files: tuple[str, ...]) -> Target:
+        return Target(id=f"lw_{i}", title=f"t{i}", files=frozenset(files),
+                      branches=frozenset({f"feat/{i}"}), spans=((1.0, 2.0),),
+                      terms=(("x", 1),), windows=((f"claude-code:s{i}", 1.0, 2.0),))
+
+    def table(conn: sqlite3.Connection) -> tuple[list, list]:
+        return (sorted(conn.execute("SELECT * FROM refine_targets").fetchall()),
+                sorted(conn.execute("SELECT * FROM refine_target_keys").fetchall()))
+
+    for n in (3, 40):  # a few changed targets, then more than _FEW_TARGETS
+        conn, fresh = _conn(), _conn()
+        old = [tgt(i, (f"a{i}.py",)) for i in range(n)]
+        new = [tgt(i, (f"b{i}.py",)) if i % 2 == 0 or i == n else old[i]
+               for i in range(1, n + 1)]
+        workmodel.save_targets(conn, old, {"lw_1": "wi_1"}, {"lw_2": {"title": "t2"}})
+        workmodel.save_targets(conn, new, {}, {"lw_3": {"title": "t3"}})
+        workmodel.save_targets(fresh, new, {}, {"lw_3": {"title": "t3"}})
+        assert table(conn) == table(fresh)
+        near = workmodel.targets_near(conn, {"b2.py", "a1.py"}, set())
+        assert [t.id for t, _, _ in near] == ["lw_1", "lw_2"]
