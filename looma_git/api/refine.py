@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Iterator
@@ -18,7 +19,7 @@ from looma_git.pipeline.promote import (
     plan_memories,
     plan_workitems,
 )
-from looma_git.pipeline.refine import RefineInput, RefineResult, refine
+from looma_git.pipeline.refine import RefineInput, RefineResult, StoredWindow, refine
 from looma_git.pipeline.signals import sha_candidates
 from looma_git.store import gitfacts
 
@@ -117,7 +118,6 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
     from looma_git.index import workmodel
     from looma_git.pipeline.clusters import window_order
     from looma_git.pipeline.inputs import session_versions
-    from looma_git.pipeline.refine import StoredWindow
     from looma_git.store.clone import user_actor
 
     worktree = require_worktree(paths)
@@ -201,7 +201,11 @@ def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
     from looma_git.index import storedb, workmodel
     from looma_git.ledger.ops import OpDraft
     from looma_git.pipeline.extractor import build_extractor, extractor_stats
-    from looma_git.redact import redact_text
+    from looma_git.redact import redact_text as _redact_text
+
+    # One pass redacts each text once: the planners see every memory and observation of the
+    # history each pass, and most of their texts recur (redaction is a pure function).
+    redact_text = functools.lru_cache(maxsize=None)(_redact_text)
 
     conn = storedb.connect(paths)
     try:
@@ -250,10 +254,13 @@ def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
         with conn:
             workmodel.save_graph(conn, result.workitems, result.memories, result.windows,
                                  id_map, window_text)
-            workmodel.save_windows(conn, result.stored, versions, known, prior)
+            stored, renamed = _published_names(result.stored, id_map)
+            workmodel.save_windows(conn, stored, versions, known, prior)
             workmodel.save_targets(conn, result.targets, id_map,
                                    _creates(result, id_map, redact_text))
-            workmodel.set_meta(conn, "seeds", fp)
+            # Windows stored under their published names are no replay of this pass's
+            # resolution (it ran before those WorkItems were seeds): never replayed.
+            workmodel.set_meta(conn, "seeds", "renamed" if renamed else fp)
             workmodel.set_meta(conn, "pass", mode)
             workmodel.set_meta(conn, PASS_INGEST_RUN, run_seen or "")
             workmodel.set_meta(conn, "own_authors", json.dumps(
@@ -266,6 +273,24 @@ def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
         return report
     finally:
         conn.close()
+
+
+def _published_names(stored: tuple[StoredWindow, ...], id_map: dict[str, str]
+                     ) -> tuple[tuple[StoredWindow, ...], bool]:
+    """The windows with each cluster this pass published named by its new ledger id (and
+    whether any was renamed). The next pass resolves against those WorkItems as seeds, which
+    places their windows under those ids: stored so, its rows are unchanged and not rewritten
+    (a pass after one that published WorkItems otherwise rewrote every window it placed)."""
+    fresh = {k: v for k, v in id_map.items() if k != v}
+    if not fresh:
+        return stored, False
+    out = []
+    for sw in stored:
+        related = tuple((fresh.get(c, c), s) for c, s in sw.related)
+        cluster = fresh.get(sw.cluster, sw.cluster)
+        out.append(sw if (cluster, related) == (sw.cluster, sw.related)
+                   else replace(sw, cluster=cluster, related=related))
+    return tuple(out), True
 
 
 def _creates(result: RefineResult, id_map: dict[str, str],

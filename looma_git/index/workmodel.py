@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import asdict
+from dataclasses import fields, is_dataclass
 from typing import Any
 
 from looma_git.index import schema
@@ -30,6 +30,35 @@ def get_meta(conn: sqlite3.Connection, key: str) -> str | None:
 
 def set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
     conn.execute("INSERT OR REPLACE INTO refine_meta(key, value) VALUES(?,?)", (key, value))
+
+
+# ----------------------------------------------------------------- serialisation
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def plain(value: Any) -> Any:
+    """`dataclasses.asdict` for the views stored here, without its deep copies: the same JSON
+    once dumped (tuples and lists both become arrays; any other value is left for `default`).
+    asdict of every WorkItem, memory and window candidate was most of a pass's store time."""
+    t = type(value)
+    if t is str or t is int or t is float or t is bool or value is None:
+        return value
+    if t is tuple or t is list:
+        return [plain(v) for v in value]
+    if t is dict:
+        return {k: plain(v) for k, v in value.items()}
+    names = _FIELDS.get(t)
+    if names is None and is_dataclass(value) and not isinstance(value, type):
+        names = _FIELDS[t] = tuple(f.name for f in fields(value))
+    if names is not None:
+        return {n: plain(getattr(value, n)) for n in names}
+    return value
+
+
+def _window_json(sw: StoredWindow) -> str:
+    return json.dumps({"signal": sw.signal.to_json(), "cands": [plain(c) for c in sw.cands],
+                       "related": [list(r) for r in sw.related], "events": sw.events},
+                      sort_keys=True)
 
 
 # ----------------------------------------------------------------- windows
@@ -97,13 +126,13 @@ def save_windows(conn: sqlite3.Connection, stored: tuple[StoredWindow, ...],
         conn.execute("DELETE FROM refine_signals")
     conn.executemany(
         "INSERT INTO refine_signals(key, session, cluster, json) VALUES (?,?,?,?)",
-        [(sw.signal.key, sw.signal.session_key, sw.cluster, json.dumps(
-            {"signal": sw.signal.to_json(), "cands": [asdict(c) for c in sw.cands],
-             "related": [list(r) for r in sw.related], "events": sw.events},
-            sort_keys=True)) for sw in stored if sw.signal.key not in same])
-    conn.execute("DELETE FROM refine_sessions")
-    conn.executemany("INSERT INTO refine_sessions(key, version) VALUES (?,?)",
-                     sorted(versions.items()))
+        [(sw.signal.key, sw.signal.session_key, sw.cluster, _window_json(sw))
+         for sw in stored if sw.signal.key not in same])
+    before = stored_sessions(conn)
+    conn.executemany("DELETE FROM refine_sessions WHERE key=?",
+                     [(k,) for k in sorted(set(before) - set(versions))])
+    conn.executemany("INSERT OR REPLACE INTO refine_sessions(key, version) VALUES (?,?)",
+                     sorted((k, v) for k, v in versions.items() if before.get(k) != v))
     have = known_paths(conn)
     conn.executemany("DELETE FROM refine_known WHERE path=?", [(p,) for p in have - known])
     conn.executemany("INSERT OR IGNORE INTO refine_known(path) VALUES (?)",
@@ -111,25 +140,38 @@ def save_windows(conn: sqlite3.Connection, stored: tuple[StoredWindow, ...],
 
 
 # ----------------------------------------------------------------- targets
+_FEW_TARGETS = 32  # more changed targets than this: their keys are rewritten whole
+
+
 def save_targets(conn: sqlite3.Connection, targets: Iterable[LinkTarget],
                  ledger_ids: dict[str, str], creates: dict[str, dict[str, Any]]) -> None:
-    """What the per-commit linker scores against, indexed by file, branch and session."""
-    conn.execute("DELETE FROM refine_targets")
-    conn.execute("DELETE FROM refine_target_keys")
-    rows, keys = [], []
+    """What the per-commit linker scores against, indexed by file, branch and session; only
+    the targets that changed are rewritten (with their keys)."""
+    rows, keys = {}, {}
     for t in targets:
-        rows.append((t.id, ledger_ids.get(t.id), json.dumps({
+        rows[t.id] = (t.id, ledger_ids.get(t.id), json.dumps({
             "id": t.id, "title": t.title, "files": sorted(t.files),
             "branches": sorted(t.branches), "spans": [list(s) for s in t.spans],
             "terms": [list(x) for x in t.terms],
             "windows": [list(w) for w in t.windows]}, sort_keys=True),
-            json.dumps(creates[t.id], sort_keys=True) if t.id in creates else None))
-        keys += [("f:" + f, t.id) for f in sorted(t.files)]
-        keys += [("b:" + b, t.id) for b in sorted(t.branches)]
-        keys += [("s:" + s, t.id) for s in sorted({w[0] for w in t.windows})]
+            json.dumps(creates[t.id], sort_keys=True) if t.id in creates else None)
+        keys[t.id] = ([("f:" + f, t.id) for f in sorted(t.files)]
+                      + [("b:" + b, t.id) for b in sorted(t.branches)]
+                      + [("s:" + s, t.id) for s in sorted({w[0] for w in t.windows})])
+    have = {r[0]: tuple(r) for r in conn.execute(
+        "SELECT id, ledger_id, json, create_json FROM refine_targets")}
+    stale = [(k,) for k, r in have.items() if rows.get(k) != r]
+    fresh = [k for k, r in rows.items() if have.get(k) != r]
+    conn.executemany("DELETE FROM refine_targets WHERE id=?", stale)
     conn.executemany("INSERT INTO refine_targets(id, ledger_id, json, create_json) "
-                     "VALUES (?,?,?,?)", rows)
-    conn.executemany("INSERT INTO refine_target_keys(key, id) VALUES (?,?)", keys)
+                     "VALUES (?,?,?,?)", [rows[k] for k in fresh])
+    if len(stale) > _FEW_TARGETS:  # (the keys have no index by id: one scan per delete)
+        conn.execute("DELETE FROM refine_target_keys")
+        fresh = list(rows)
+    else:
+        conn.executemany("DELETE FROM refine_target_keys WHERE id=?", stale)
+    conn.executemany("INSERT INTO refine_target_keys(key, id) VALUES (?,?)",
+                     [kv for k in fresh for kv in keys[k]])
 
 
 def targets_near(conn: sqlite3.Connection, files: Iterable[str], branches: Iterable[str],
@@ -189,10 +231,10 @@ def save_graph(conn: sqlite3.Connection, workitems: Iterable[Any], memories: Ite
                 for w in windows])
     _sync_rows(conn, "refine_workitems", ("id", "ledger_id", "promoted", "json"),
                [(w.id, id_map.get(w.id), int(w.id in id_map),
-                 json.dumps(asdict(w), sort_keys=True, default=str)) for w in wis])
+                 json.dumps(plain(w), sort_keys=True, default=str)) for w in wis])
     _sync_rows(conn, "refine_memories", ("id", "ledger_id", "workitem", "promoted", "json"),
                [(m.id, None, id_map.get(m.workitem or "", m.workitem),
-                 int(m.workitem in id_map), json.dumps(asdict(m), sort_keys=True, default=str))
+                 int(m.workitem in id_map), json.dumps(plain(m), sort_keys=True, default=str))
                 for m in memories])
     # What this model was built from, so `looma status` can say "work model stale".
     conn.execute("INSERT OR REPLACE INTO refine_meta(key, value) SELECT "
