@@ -233,4 +233,4 @@ def extra_json(extra: tuple[tuple[str, str], ...]) -> str | None:
 
 # json.dumps(..., sort_keys=True, ensure_ascii=False) without building an encoder per call.
 _EXTRA = json.JSONEncoder(sort_keys=True, ensure_ascii=False)
-_STR_JSON = json.encoder.encode_basestring  # type: ignore[attr-defined]
+_STR_JSON = json.encoder.encode_basestring
