@@ -218,9 +218,19 @@ def _path_json(path: str) -> str:
 
 
 def extra_json(extra: tuple[tuple[str, str], ...]) -> str | None:
-    """The stored form of NormalizedEvent.extra (None when empty)."""
-    return _EXTRA.encode(dict(extra)) if extra else None
+    """The stored form of NormalizedEvent.extra (None when empty): the text of
+    json.dumps(dict(extra), sort_keys=True, ensure_ascii=False)."""
+    if not extra:
+        return None
+    items = sorted(dict(extra).items())
+    for k, v in items:
+        if type(k) is not str or type(v) is not str:
+            return _EXTRA.encode(dict(extra))
+    # All strings (every adapter's usual case): written directly, as the encoder would with
+    # its default separators; JSONEncoder.encode sets up a new C encoder on every call.
+    return "{" + ", ".join([_STR_JSON(k) + ": " + _STR_JSON(v) for k, v in items]) + "}"
 
 
 # json.dumps(..., sort_keys=True, ensure_ascii=False) without building an encoder per call.
 _EXTRA = json.JSONEncoder(sort_keys=True, ensure_ascii=False)
+_STR_JSON = json.encoder.encode_basestring

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import os
+import pickle
 import signal
 import sys
-from collections import deque
 from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
@@ -48,40 +48,110 @@ def fork_available() -> bool:
 
 
 def ordered_map(task: Callable[[int], Any], indices: Sequence[int], workers: int,
-                close_fds: tuple[int, ...] = (), window: int = 0) -> Generator[tuple[int, Any], None, None]:
+                close_fds: tuple[int, ...] = (), window: int = 0
+                ) -> Generator[tuple[int, Any], None, None]:
     """Yield `(i, task(i))` for `indices` in order, computed by `workers` forked processes.
 
-    At most `window` results are in flight (bounded memory). The task sees the parent's
-    state as of this call (fork); exceptions inside it re-raise here. Closing the generator
-    terminates the workers.
+    Worker k computes indices[k::workers] in order and streams each result down its own pipe;
+    the parent reads them back round-robin, so they arrive in order. No pool: a
+    multiprocessing.Pool's three helper threads in the parent (result unpickling, task
+    feeding, worker watching) cost ~40% of the parent's CPU on a bulk ingest (1,000 sources:
+    2.9 of 6.9 CPU-s), contending for the GIL with the thread that stores. Memory stays
+    bounded: a worker blocks once its pipe holds `window` bytes (default 1 MiB) nobody read.
+    The task sees the parent's state as of this call (fork); an exception inside it
+    re-raises here. Closing the generator kills the workers.
     """
     global _TASK
-    import multiprocessing
-
-    window = window or 4 * workers
+    order = list(indices)
+    if not order:
+        return
+    workers = max(1, min(workers, len(order)))
     for stream in (sys.stdout, sys.stderr):  # a fork must not inherit unflushed output
         try:
             stream.flush()
         except (OSError, ValueError, AttributeError):
             pass
     _TASK = task
-    ctx = multiprocessing.get_context("fork")
-    pool = ctx.Pool(workers, initializer=_child_init, initargs=(close_fds, os.getpid()))
+    parent = os.getpid()
+    pids: list[int] = []
+    reads: list[int] = []
     try:
-        pending: deque[tuple[int, Any]] = deque()
-        it = iter(indices)
-        for i in it:
-            pending.append((i, pool.apply_async(_run, (i,))))
-            if len(pending) >= window:
-                break
-        while pending:
-            i, res = pending.popleft()
-            value = res.get()
-            nxt = next(it, None)
-            if nxt is not None:
-                pending.append((nxt, pool.apply_async(_run, (nxt,))))
-            yield i, value
+        for k in range(workers):
+            r, w = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # the worker: never returns
+                code = 1
+                try:
+                    os.close(r)
+                    for fd in reads:  # the read ends of earlier workers' pipes
+                        os.close(fd)
+                    _child_init(close_fds, parent)
+                    _grow_pipe(w, window or _PIPE_BYTES)
+                    _serve(order[k::workers], w)
+                    code = 0
+                finally:
+                    os._exit(code)
+            os.close(w)
+            pids.append(pid)
+            reads.append(r)
+        streams = [os.fdopen(fd, "rb", buffering=_BUF) for fd in reads]
+        reads = []  # the streams own the descriptors now
+        try:
+            for j, i in enumerate(order):
+                try:
+                    ok, value = pickle.load(streams[j % workers])
+                except EOFError:
+                    raise RuntimeError("an ingest reader process died") from None
+                if not ok:
+                    raise value
+                yield i, value
+        finally:
+            for st in streams:
+                st.close()
     finally:
         _TASK = None
-        pool.terminate()
-        pool.join()
+        for fd in reads:
+            os.close(fd)
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)  # a no-op for one that already exited
+            except ProcessLookupError:
+                pass
+            try:
+                os.waitpid(pid, 0)  # reaped: its CPU time counts as this process's
+            except ChildProcessError:
+                pass
+
+
+_PIPE_BYTES = 1 << 20
+_BUF = 1 << 16
+_F_SETPIPE_SZ = 1031  # Linux fcntl
+
+
+def _grow_pipe(fd: int, size: int) -> None:
+    """Let a worker run ahead of the parent by up to `size` bytes of results."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, _F_SETPIPE_SZ, size)
+    except (OSError, ImportError):
+        pass  # the default 64 KiB: a worker waits for the parent sooner, nothing breaks
+
+
+def _serve(mine: list[int], fd: int) -> None:
+    """Compute each index and write (ok, value) pickles to `fd` in order."""
+    with os.fdopen(fd, "wb", buffering=_BUF) as out:
+        for i in mine:
+            try:
+                payload: tuple[bool, Any] = (True, _run(i))
+            except Exception as exc:  # re-raised in the parent
+                payload = (False, exc)
+            try:
+                blob = pickle.dumps(payload, pickle.HIGHEST_PROTOCOL)
+            except Exception as exc:  # an unpicklable result or exception
+                blob = pickle.dumps((False, RuntimeError(f"{type(exc).__name__}: {exc}")))
+            try:
+                out.write(blob)
+                out.flush()  # the parent reads result by result
+            except BrokenPipeError:
+                return  # the parent stopped reading

@@ -49,6 +49,9 @@ class Reader:
         self.layout_parent = parent
         self.agent_id = agent_id
         self.sub_meta = meta
+        # _session's answers by (record sessionId, ctx.sid): asked for on every message record,
+        # they depend on nothing else that changes within a read.
+        self._sessions: dict[tuple[str | None, str], tuple[str, dict[str, str]]] = {}
 
     # -- bookkeeping -----------------------------------------------------------------------
     def _noise(self, reason: str) -> None:
@@ -58,7 +61,15 @@ class Reader:
         self.skips.append(Skip(reason, f"{self.path}:{line.lineno if line.start == 0 else line.start}"))
 
     def _session(self, rec_sid: str | None) -> tuple[str, dict[str, str]]:
-        """Session id and the extra facts every event of this file carries."""
+        """Session id and the extra facts every event of this file carries (callers copy the
+        dict before adding to it: one answer is shared by every record asking the same)."""
+        key = (rec_sid, self.ctx.sid)
+        got = self._sessions.get(key)
+        if got is None:
+            got = self._sessions[key] = self._session_of(rec_sid)
+        return got
+
+    def _session_of(self, rec_sid: str | None) -> tuple[str, dict[str, str]]:
         if self.is_sub:
             parent = self.layout_parent or rec_sid or self.ctx.sid or self.path.parent.name
             extra = {"parent_session": parent, "is_subagent": "1",
