@@ -117,7 +117,7 @@ def bench_fulltext(args, tmp: Path, lines: list[str]) -> None:
         RESULTS[f"query p50, {label}"] = (_pct(times, 0.5) * 1000, "ms")
 
     ups = []
-    for i in range(20):
+    for i in range(args.upserts):
         t = time.perf_counter()
         ix.upsert(Doc(f"msg-{i:06d}", "message", "updated", " ".join(sample(40))))
         ups.append(time.perf_counter() - t)
@@ -153,13 +153,13 @@ def bench_vectors(args, tmp: Path, lines: list[str]) -> None:
                  f"knn k=10: {_ms(times)}; with kind filter: {_ms(ftimes)}")
 
 
-def bench_embedder(lines: list[str]) -> None:
+def bench_embedder(lines: list[str], n: int = 256) -> None:
     embedder, reason = emb.load_default_with_reason()
     if embedder is None:
         lines.append(f"- embedder: unavailable ({reason})")
         return
     rng = random.Random(3)
-    sentences = [" ".join(rng.choices(REAL_WORDS, k=rng.randint(8, 30))) for _ in range(256)]
+    sentences = [" ".join(rng.choices(REAL_WORDS, k=rng.randint(8, 30))) for _ in range(n)]
     embedder.embed(sentences[:8])  # warm
     rates = []
     for _ in range(3):  # neighbours on a shared host swing this by 2x: report best and median
@@ -197,6 +197,8 @@ def main() -> None:
     ap.add_argument("--messages", type=int, default=150_000)
     ap.add_argument("--workitems", type=int, default=500)
     ap.add_argument("--vectors", type=int, default=5_000)
+    ap.add_argument("--upserts", type=int, default=20, help="single-doc upserts timed")
+    ap.add_argument("--sentences", type=int, default=256, help="embedder round size")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
     lines = [f"Measured {time.strftime('%Y-%m-%d')} by `tests/bench/bench_index.py` on "
@@ -205,7 +207,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         bench_fulltext(args, Path(tmp), lines)
         bench_vectors(args, Path(tmp), lines)
-    bench_embedder(lines)
+    bench_embedder(lines, args.sentences)
     lines.append(f"- peak RSS of the whole run: {_rss_mib():.0f} MiB")
     print("\n".join(lines))
     if not args.no_write:

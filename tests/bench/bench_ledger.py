@@ -1,6 +1,7 @@
 """Benchmark: 10,000 ledger ops in batches of 100, and notes for 2,000 commits.
 
-Run: .venv/bin/python tests/bench/bench_ledger.py   (prints times, rates, peak RSS)
+Run: .venv/bin/python tests/bench/bench_ledger.py [--quick]   (prints times, rates, peak RSS;
+--quick: a tenth of the sizes, a smoke run)
 """
 
 from __future__ import annotations
@@ -31,13 +32,15 @@ def peak_mb() -> float:
 
 
 def main() -> None:
+    scale = 10 if "--quick" in sys.argv[1:] else 1
     tmp = Path(tempfile.mkdtemp(prefix="looma-bench-"))
     os.environ.update(HOME=str(tmp), GIT_CONFIG_NOSYSTEM="1")
     (tmp / ".gitconfig").write_text("[user]\n\tname = Bench\n\temail = b@e.com\n")
     repo = tmp / "repo"
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
-    n_commits = 2000
+    n_commits = 2000 // scale
+    n_batches = 100 // scale
     lines = []
     for i in range(n_commits):
         lines += ["commit refs/heads/main", f"mark :{i + 1}",
@@ -54,7 +57,7 @@ def main() -> None:
     # measures the neighbours (load average printed with the machine line)
     t0, c0 = time.perf_counter(), time.process_time()
     wids: list[str] = []
-    for b in range(100):
+    for b in range(n_batches):
         creates = 100 if not wids else 20
         drafts = [OpDraft("workitem.create", {"type": "workitem"},
                           {"title": f"Work item {b}-{i}", "kind": "feature",
@@ -85,16 +88,16 @@ def main() -> None:
     packs = len(list((repo / ".git" / "objects" / "pack").glob("*.pack")))
     print(f"machine: nproc={os.cpu_count()} cpu={cpu} python={platform.python_version()} "
           f"{git(repo, 'version')} load={os.getloadavg()[0]:.1f}")
-    print(f"ledger: {n_ops} ops in 100 batches: {t_ops:.2f} s ({n_ops / t_ops:,.0f} ops/s), "
+    print(f"ledger: {n_ops} ops in {n_batches} batches: {t_ops:.2f} s ({n_ops / t_ops:,.0f} ops/s), "
           f"cpu {c_ops:.2f} s")
-    print(f"notes: {n_notes} notes (2,000 link ops, one batch): {t_notes:.2f} s "
+    print(f"notes: {n_notes} notes ({n_commits:,} link ops, one batch): {t_notes:.2f} s "
           f"({n_notes / t_notes:,.0f} notes/s), cpu {c_notes:.2f} s")
     print(f"packs in the repository after the run: {packs}")
     print(f"verify: {t_verify:.2f} s ok={report.ok} problems={len(report.problems)}")
     print(f"peak RSS: {peak_mb():.0f} MB")
     subprocess.run(["rm", "-rf", str(tmp)], check=False)
     from tests.bench.report import emit, metric
-    emit("ledger", [metric(f"{n_ops:,} ops in 100 batches", t_ops, "s", 2.0,
+    emit("ledger", [metric(f"{n_ops:,} ops in {n_batches} batches", t_ops, "s", 2.0,
                            note=f"{n_ops / t_ops:,.0f} ops/s"),
                     metric(f"notes for {n_notes:,} commits", t_notes, "s", 1.0),
                     metric("verify", t_verify, "s")])

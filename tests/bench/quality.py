@@ -13,6 +13,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from tests.bench.quality_teamwork import query
+
 ROOT = Path(__file__).resolve().parents[2]
 TARGETS = {"clustering_f1": 0.9, "link_precision": 0.9, "link_recall": 0.85,
            "resume_accuracy": 1.0, "extraction_precision": 0.8}
@@ -48,7 +50,7 @@ def measure(scenario: Any, env: dict[str, str]) -> dict[str, Any]:
     """Every quality number against the scenario's truth."""
     repo = Path(scenario.repo)
     truth = scenario.truth
-    work = json.loads(_looma(repo, env, "work", "--json"))["workitems"]
+    work = json.loads(query(repo, env, "work", "--json"))["workitems"]
     pred_of: dict[str, str] = {}
     for w in work:
         for s in w["sessions"]:
@@ -77,7 +79,7 @@ def measure(scenario: Any, env: dict[str, str]) -> dict[str, Any]:
                      len(truth_links - pred_links))
     results = []
     for q in truth["resume_queries"]:
-        out = json.loads(_looma(repo, env, "resume", q["goal"], "--json"))
+        out = json.loads(query(repo, env, "resume", q["goal"], "--json"))
         got = [key_of.get(c["id"], c["id"]) for c in out["candidates"]]
         ok = out["state"] == q["expect"]
         if ok and q["expect"] == "confident":
@@ -86,11 +88,11 @@ def measure(scenario: Any, env: dict[str, str]) -> dict[str, Any]:
             ok = set(q["workitems"]) <= set(got)
         results.append({"goal": q["goal"], "expect": q["expect"], "got": out["state"],
                         "candidates": got, "ok": ok})
-    state = json.loads(_looma(repo, env, "recall", "--json", "zzz-no-such-entity"))
+    state = json.loads(query(repo, env, "recall", "--json", "zzz-no-such-entity"))
     del state
-    mems = []
+    mems: list[tuple[str, str]] = []
     for w in work:
-        timeline = json.loads(_looma(repo, env, "timeline", w["id"], "--json"))
+        timeline = json.loads(query(repo, env, "timeline", w["id"], "--json"))
         mems.extend((e["kind"], e["text"]) for e in timeline["entries"]
                     if e["kind"] in ("decision", "todo", "bug", "architecture"))
     tm = truth["memories"]

@@ -130,7 +130,7 @@ def measure(rp: Any, env: dict[str, str]) -> dict[str, Any]:
     segs = qt.segment_predictions(rp)
     m: dict[str, Any] = qt.clustering(segs)
     key_of = qt.effort_of_workitems(segs)
-    work = json.loads(qt._looma(repo, env, "work", "--json"))["workitems"]
+    work = json.loads(qt.query(repo, env, "work", "--json"))["workitems"]
     m.update(qt.links(truth, work, key_of))
     subj = {c["sha"][:8]: c for c in truth["commits"]}
     m["wrong_links_detail"] = [

@@ -29,10 +29,11 @@ PREFIX = "BENCH-JSON "
 
 # name -> (script, full-size args, quick args). Full sizes are the issues' sizes.
 BENCHES: dict[str, tuple[str, list[str], list[str]]] = {
-    "ledger": ("bench_ledger.py", [], []),
+    "ledger": ("bench_ledger.py", [], ["--quick"]),
     "ingest": ("bench_ingest.py", [], ["--claude", "20", "--codex", "10"]),
     "index": ("bench_index.py", ["--no-write"],
-              ["--no-write", "--messages", "2000", "--workitems", "50", "--vectors", "200"]),
+              ["--no-write", "--messages", "2000", "--workitems", "50", "--vectors", "200",
+               "--upserts", "5", "--sentences", "32"]),
     "hooks": ("bench_hooks.py", ["--no-write"],
               ["--no-write", "--commits", "3", "--sessions", "0"]),
     "redact": ("bench_redact.py", [], ["QUICK"]),
