@@ -236,10 +236,11 @@ def refine(inp: RefineInput) -> RefineResult:
         # The same rule the ledger fold applies (ledger/derive.py): the earliest implementing
         # commit that names an effort, else the opening request; never a chore/fixup/merge.
         real = [x for x in commit_objs if not is_chore(x.subject, "", x.files)]
-        own = own_words(prompt[:PROMPT_OBS], min(c.branches, key=lambda b: (-c.branches[b], b))
-                        if c.branches else (c.seed.branch if c.seed else None))
+        branch = (min(c.branches, key=lambda b: (-c.branches[b], b)) if c.branches
+                  else (c.seed.branch if c.seed else None))
+        effort_words = own_words(prompt[:PROMPT_OBS], branch)
         real = [real[i] for i in creating_first([x.subject for x in real],
-                                                [x.sha in strong for x in real], own)]
+                                                [x.sha in strong for x in real], effort_words)]
         from_commit = title_from_commit(real[0].subject) if real else ""
         prompt_title = title_from_prompt(prompt) if prompt else ""
         title = from_commit or (c.seed.title if c.seed else "") or prompt_title or "Untitled work"

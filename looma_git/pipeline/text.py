@@ -63,6 +63,7 @@ _CONVENTIONAL = re.compile(r"^(?:feat|fix|chore|refactor|docs|test|perf|build|ci
 # with ruff", "lint: fix warnings"): not "Lint and test with tox-uv" (how CI runs) nor "Format
 # the invoice totals as currency" (a feature), which name work beyond the pass.
 _PASS = (r"(?:(?:apply|run)\s+)?(?:lint(?:ing)?|format(?:ting)?|re-?format(?:ting|ted)?)"
+         r"(?:\s+(?:and|&)\s+(?:lint(?:ing)?|format(?:ting)?|re-?format(?:ting|ted)?))?"
          r"(?:\s+(?:fix(?:es)?|errors?|warnings?|issues?|code|files?|everything|sources?|tests?|"
          r"all(?:\s+files)?|the\s+(?:code(?:base)?|files?|repo(?:sitory)?|sources?|tests?)))*"
          r"(?:\s+(?:with|using|via|by)\s+[\w.\-]+)?\s*(?:\(#\d+\))?\s*$|(?:lint|format)\s*:")
