@@ -220,6 +220,24 @@ def _real_data(variant: str) -> Path:
     return found
 
 
+def _history_is_the_data(bench: Any, variant: str) -> list[dict[str, Any]]:
+    """Assert the rebuilt repository holds the extracted commits (author, date, parent count,
+    subject; read back with the git binary); return the extracted commits."""
+    import json as _json
+    import subprocess
+
+    raw = _json.loads((_real_data(variant) / "commits.json").read_text(encoding="utf-8"))
+    log = subprocess.run(["git", "log", "--topo-order", "--reverse", "--format=%an|%aI|%P|%s",
+                          "main"], cwd=bench.repo, capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    got = sorted((ln.split("|")[0], ln.split("|")[1], len(ln.split("|")[2].split()),
+                  ln.split("|", 3)[3]) for ln in log)
+    want = sorted((c["author"][0], c["author"][2], len(c["parents"]),
+                   c["message"].splitlines()[0]) for c in raw)
+    assert got == want
+    return list(raw)
+
+
 @pytest.fixture(scope="module")
 def realproject(clean_env: None, tmp_path_factory: pytest.TempPathFactory
                 ) -> tuple[Any, dict[str, Any]]:
@@ -263,16 +281,8 @@ def test_realproject_history_is_the_real_one(realproject: tuple[Any, dict]) -> N
     import subprocess
 
     bench = realproject[0]
-    raw = _json.loads((_real_data("2025h2") / "commits.json").read_text(encoding="utf-8"))
-    log = subprocess.run(["git", "log", "--topo-order", "--reverse", "--format=%an|%aI|%P|%s",
-                          "main"], cwd=bench.repo, capture_output=True, text=True,
-                         check=True).stdout.splitlines()
-    assert len(log) == len(raw) == bench.truth["repo"]["commits"]
-    got = sorted((ln.split("|")[0], ln.split("|")[1], len(ln.split("|")[2].split()),
-                  ln.split("|", 3)[3]) for ln in log)
-    want = sorted((c["author"][0], c["author"][2], len(c["parents"]),
-                   c["message"].splitlines()[0]) for c in raw)
-    assert got == want
+    raw = _history_is_the_data(bench, "2025h2")
+    assert len(raw) == bench.truth["repo"]["commits"]
     sessions = {s["key"]: (bench.root / s["path"]).read_text(encoding="utf-8")
                 for s in bench.truth["sessions"]}
     for e in bench.truth["efforts"]:
@@ -471,15 +481,7 @@ def test_holdout2_history_is_the_real_one(holdout2: tuple[Any, dict]) -> None:
     import subprocess
 
     bench = holdout2[0]
-    raw = _json.loads((_real_data("holdout2") / "commits.json").read_text(encoding="utf-8"))
-    log = subprocess.run(["git", "log", "--topo-order", "--reverse", "--format=%an|%aI|%P|%s",
-                          "main"], cwd=bench.repo, capture_output=True, text=True,
-                         check=True).stdout.splitlines()
-    got = sorted((ln.split("|")[0], ln.split("|")[1], len(ln.split("|")[2].split()),
-                  ln.split("|", 3)[3]) for ln in log)
-    want = sorted((c["author"][0], c["author"][2], len(c["parents"]),
-                   c["message"].splitlines()[0]) for c in raw)
-    assert got == want
+    _history_is_the_data(bench, "holdout2")
     from fixtures.holdout2 import story
 
     prefixes = tuple(x for e in story.EFFORTS for x in e.outside)
@@ -599,15 +601,7 @@ def test_holdout3_history_is_the_real_one(holdout3: tuple[Any, dict]) -> None:
     from fixtures.holdout3 import story
 
     bench = holdout3[0]
-    raw = _json.loads((_real_data("holdout3") / "commits.json").read_text(encoding="utf-8"))
-    log = subprocess.run(["git", "log", "--topo-order", "--reverse", "--format=%an|%aI|%P|%s",
-                          "main"], cwd=bench.repo, capture_output=True, text=True,
-                         check=True).stdout.splitlines()
-    got = sorted((ln.split("|")[0], ln.split("|")[1], len(ln.split("|")[2].split()),
-                  ln.split("|", 3)[3]) for ln in log)
-    want = sorted((c["author"][0], c["author"][2], len(c["parents"]),
-                   c["message"].splitlines()[0]) for c in raw)
-    assert got == want
+    _history_is_the_data(bench, "holdout3")
     prefixes = tuple(x for e in story.EFFORTS for x in e.outside)
     outside = {c["sha"] for c in bench.truth["commits"] if c["orig"].startswith(prefixes)}
     assert len(outside) == 1  # #1207's fix edited in the browser
