@@ -153,9 +153,9 @@ def steps(paths: RepoPaths, env: DiscoveryEnv) -> list[drain_mod.Step]:
         from looma_git.hooks import scan
 
         _require_store(paths)
-        # A few stats first (hooks/scan.py): after a commit, usually no transcript grew, and
-        # a full scan stats every source of the history.
-        quiet = scan.may_skip(paths.state_dir, paths) if not env.overrides else None
+        # Stats against store.db's cursors first (hooks/scan.py): after a commit usually no
+        # transcript grew, and then the ingest machinery need not start at all.
+        quiet = scan.unchanged(paths) if not env.overrides else None
         if quiet is not None:
             return f"no new transcript lines ({quiet})"
         from looma_git.api.ingest import ingest_summary
