@@ -123,7 +123,7 @@ def connect(paths: RepoPaths, *, readonly: bool = False) -> sqlite3.Connection:
             raise ReadOnlyError(f"cannot create {paths.state_dir}: {exc}") from exc
         conn = _open(str(db))
         try:
-            conn.execute("PRAGMA journal_mode=WAL")
+            _wal(conn)
             migrate(conn, db)
             # A write on every writable open, as before migrations: a store that cannot be
             # written fails here as ReadOnlyError, not at the caller's first write.
@@ -142,6 +142,26 @@ def connect(paths: RepoPaths, *, readonly: bool = False) -> sqlite3.Connection:
             raise InvalidDataError(f"{db} is not a usable SQLite database: {exc}",
                                    hint="delete it and run `looma reindex`") from exc
     return conn
+
+
+def _wal(conn: sqlite3.Connection) -> None:
+    """Put the store in WAL mode (persistent in the file: usually already so). Switching the
+    journal mode is one of the few statements SQLite does not retry under busy_timeout, so
+    two first opens of a new store at once (a hook's drain and an ingest) would see
+    "database is locked": retry it here for as long as the busy timeout."""
+    import time
+
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    delay = 0.002
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
 
 
 def _open(target: str, *, uri: bool = False) -> sqlite3.Connection:
