@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from looma_git.domain.gitshell import TRUNK_NAMES, shell_git
 from looma_git.isotime import parse_ts
 from looma_git.pipeline.inputs import Session
 from looma_git.pipeline.text import cosine, path_terms, tokens
@@ -19,8 +20,6 @@ PATH_WEIGHT = 3  # each name part of an edited file counts this many times  # a 
 _SHA = re.compile(r"\b[0-9a-f]{7,40}\b")
 _PR_URL = re.compile(r"https?://[^\s/]+/[\w.\-]+/[\w.\-]+/pulls?/(\d+)")
 _PR_REF = re.compile(r"\b(?:PR|pull request|pull/)\s*#?(\d{1,6})\b", re.I)
-_BRANCH_CMD = re.compile(
-    r"git\s+(?:checkout\s+-[bB]|switch\s+-[cC]|branch)\s+([A-Za-z0-9._/][A-Za-z0-9._/\-]*)")
 
 
 @dataclass(frozen=True)
@@ -173,6 +172,7 @@ def windows_of(session: Session, known: frozenset[str],
             if ti:
                 last = ti
     out = []
+    at: str | None = None  # the branch the session is on, carried from window to window
     for n, idxs in enumerate(groups):
         evs = [session.events[i] for i in idxs]
         edited: set[str] = set()
@@ -180,11 +180,24 @@ def windows_of(session: Session, known: frozenset[str],
         commands: list[tuple[str, int | None, str | None]] = []
         commits: set[str] = set()
         prs: set[str] = set()
-        branch = session.branch
+        worked: str | None = None  # the last branch off the trunk the window was on
         terms: Counter[str] = Counter()
         first_prompt = ""
         mentioned: set[str] = set()
         for ev in evs:
+            # An event's branch: recorded by the agent (Claude Code per record, Codex per
+            # session) or, for agents that record none, what its shell calls' git output said
+            # (ingest, domain/gitshell.py); its commands can move it on (`checkout -b x`).
+            if ev.branch:
+                at = ev.branch
+            if at and at not in TRUNK_NAMES and at != "HEAD":
+                worked = at
+            for tool in ev.tools:
+                if tool.kind == "shell" and tool.command and "git" in tool.command:
+                    for b in shell_git(tool.command).path:
+                        at = b
+                        if b not in TRUNK_NAMES:
+                            worked = b
             for tool in ev.tools:
                 valid = [f for f in tool.files if f in known]
                 if tool.kind in ("edit", "write"):
@@ -193,14 +206,9 @@ def windows_of(session: Session, known: frozenset[str],
                     read.update(valid)
                 if tool.kind == "shell" and tool.command:
                     commands.append((tool.command[:300], tool.exit_code, tool.test_outcome))
-                    m = _BRANCH_CMD.search(tool.command)
-                    if m:
-                        branch = m.group(1)
                     for sha in _SHA.findall(tool.command):
                         if sha in sha_lookup:
                             commits.add(sha_lookup[sha])
-            if ev.branch and not branch:
-                branch = ev.branch
             if ev.role in ("user", "assistant"):
                 for sha in _SHA.findall(ev.text):
                     if sha in sha_lookup:
@@ -216,6 +224,10 @@ def windows_of(session: Session, known: frozenset[str],
         for path in edited:
             for term in path_terms(path):
                 terms[term] += PATH_WEIGHT
+        # A window that was on a branch off the trunk worked on it, even when it went back to
+        # the trunk at its end (that return ends the branch for the windows after it);
+        # otherwise the branch it was on, else the session's.
+        branch = worked or at or session.branch
         ts = [e.ts for e in evs if e.ts]
         top = tuple(sorted(terms.items(), key=lambda kv: (-kv[1], kv[0]))[:40])
         out.append(WorkSignal(

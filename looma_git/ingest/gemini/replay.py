@@ -14,9 +14,9 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from looma_git.ingest.agent_text import as_dict, as_list, as_str, raw_json, utc_z
+from looma_git.ingest.agent_text import as_dict, as_list, as_str, utc_z
 from looma_git.ingest.base import event_id
-from looma_git.ingest.gemini.records import AGENT, view
+from looma_git.ingest.gemini.records import AGENT, record_raw, view
 from looma_git.model import NormalizedEvent
 
 MAX_ENTRIES = 5000  # bound on message ids remembered in the cursor state
@@ -162,15 +162,17 @@ class GeminiReplay:
                     role = "summary"  # a compression summary posing as a user turn
             ts = utc_z(record.get("timestamp")) or start_ts
             events.append(self._event(sid, entry.seq, role, msg.text, ts, record,
-                                      msg.tool_calls, extra, evid, msg.model or self.model))
+                                      msg.tool_calls, extra, evid, msg.model or self.model,
+                                      msg.branch))
             entry.evid = evid
         return events
 
     def _event(self, sid: str, seq: int, role: str, text: str, ts: str | None,
                record: dict[str, Any], calls: tuple[Any, ...], extra: list[tuple[str, str]],
-               evid: str, model: str | None = None) -> NormalizedEvent:
+               evid: str, model: str | None = None,
+               branch: str | None = None) -> NormalizedEvent:
         return NormalizedEvent(
             event_id=evid, source=AGENT, session_native_id=sid,
-            project_root=self.info.project_root, git_remote=None, git_branch=None, seq=seq,
+            project_root=self.info.project_root, git_remote=None, git_branch=branch, seq=seq,
             ts=ts, role=role, agent_model=model or self.model, text=text, tool_calls=calls,
-            raw_json=raw_json(record), extra=tuple(extra))
+            raw_json=record_raw(record), extra=tuple(extra))

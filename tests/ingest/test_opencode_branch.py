@@ -1,0 +1,126 @@
+"""OpenCode content and branch evidence end to end, on what the real OpenCode CLI wrote.
+
+`fixtures/real-cli/branch/opencode-1.18.33/` is the capture of `generate.sh opencode_branch`:
+OpenCode 1.18.33, driven by the scripted model server, created `feat/slug` with `git checkout
+-b`, wrote and edited textutil.py, committed it, pushed the branch to a local bare remote and
+checked main out again; a second session only named branches (`git log main..feat/other`,
+`git diff origin/main feat/other`, `git branch feat/later`). The repository it worked in is kept
+as `git fast-export` text, so the commit the session made is rebuilt here with its own sha.
+Everything is read back from store.db and git after `looma ingest` and `looma reprocess`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from looma_git.pipeline.content import line_key
+from looma_git.pipeline.signals import WorkSignal
+from tests.golden import check_json
+from tests.helpers import FIXTURES, git, looma
+from tests.ingest.ide_golden import GOLDEN
+from tests.ingest.test_real_cli import RECORDED_REPO, _summary
+
+CAPTURE = FIXTURES / "real-cli" / "branch" / "opencode-1.18.33"
+FEATURE = "On a new branch feat/slug"
+COMPARE = "Without switching branches"
+
+
+def _rebuild(tmp: Path) -> Path:
+    """The repository the capture was made in (same shas), the database pointing at it."""
+    repo = tmp / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    with (CAPTURE / "repo.fast-export").open("rb") as fh:
+        subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, stdin=fh, check=True)
+    git(repo, "checkout", "-q", "-f", "main")
+    home = Path(os.environ["HOME"])
+    sql = (CAPTURE / "home/.local/share/opencode/opencode.db.sql").read_text(encoding="utf-8")
+    db_path = home / ".local/share/opencode/opencode.db"
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(db_path)
+    db.executescript(sql.replace(RECORDED_REPO, str(repo)))
+    db.commit()
+    db.close()
+    return repo
+
+
+@pytest.fixture
+def captured(tmp_path: Path, scrubbed_env: Any) -> Path:
+    repo = _rebuild(tmp_path)
+    looma(repo, "init")
+    report = json.loads(looma(repo, "ingest", "--json", "--once", "--agent", "opencode").stdout)
+    assert set(report["skipped"]) <= {"non_message"}, report["skipped"]
+    looma(repo, "reprocess")
+    return repo
+
+
+def _windows(repo: Path) -> dict[str, list[WorkSignal]]:
+    """First prompt -> the windows of the session that opened with it."""
+    db = sqlite3.connect(repo / ".git" / "looma" / "store.db")
+    try:
+        out: dict[str, list[WorkSignal]] = {}
+        for (raw,) in db.execute("SELECT json FROM refine_signals ORDER BY key"):
+            w = WorkSignal.from_json(json.loads(raw)["signal"])
+            # `opencode run` stored the prompt as the shell passed it, quotes included
+            out.setdefault(w.first_prompt.strip('"').split(",")[0], []).append(w)
+        return out
+    finally:
+        db.close()
+
+
+def test_capture_golden(captured: Path) -> None:
+    check_json(GOLDEN / "opencode" / "real-cli-branch.json",
+               {"capture": CAPTURE.name, **_summary(captured)})
+
+
+def test_opencode_edits_give_content_keys_that_link_the_commit_they_made(captured: Path) -> None:
+    sha = git(captured, "rev-parse", "feat/slug")
+    assert git(captured, "log", "-1", "--format=%s", sha) == "Add slugify helper"
+    db = sqlite3.connect(captured / ".git" / "looma" / "store.db")
+    try:
+        written = {(h, f) for h, f in db.execute(
+            "SELECT h, file FROM written_lines WHERE session LIKE 'opencode:%'")}
+    finally:
+        db.close()
+    # The lines the write and the two edits put in textutil.py, and none the edits replaced.
+    for line in ('def slugify(title: str, max_length: int = 60) -> str:',
+                 'return slug[:max_length].rstrip("-")', 'words = re.findall(r"[a-z0-9]+", '
+                 'title.lower())'):
+        assert (line_key(line), "textutil.py") in written, line
+    assert (line_key('return "-".join(words)'), "textutil.py") in written  # the write's line
+    shown = git(captured, "show", "--format=", sha)
+    added = {line_key(x[1:]) for x in shown.splitlines() if x.startswith("+")} - {None}
+    assert len(added & {h for h, _ in written}) >= 5
+    [feature] = _windows(captured)[FEATURE]
+    assert feature.wrote == frozenset({sha})  # the window wrote the commit it made
+    assert feature.landed == "branch"  # feat/slug was never merged into main
+    [compare] = _windows(captured)[COMPARE]
+    assert compare.wrote == frozenset()
+
+
+def test_a_session_that_pushed_a_branch_has_branch_evidence_for_it(captured: Path) -> None:
+    [feature] = _windows(captured)[FEATURE]
+    # Created, committed on and pushed; checking main out at the end does not undo that.
+    assert feature.branch == "feat/slug"
+    db = sqlite3.connect(captured / ".git" / "looma" / "store.db")
+    try:
+        seen = [b for (b,) in db.execute(
+            "SELECT e.branch FROM events e JOIN tool_calls t ON t.event_id = e.event_id "
+            "WHERE e.agent = 'opencode' AND t.kind = 'shell' ORDER BY e.ts")]
+    finally:
+        db.close()
+    # What each shell call's git output said (checkout -b, commit, push, log, checkout main),
+    # then the comparing session's three calls, which say nothing.
+    assert seen == ["feat/slug", "feat/slug", "feat/slug", None, "main", None, None, None]
+
+
+def test_commands_that_only_name_branches_give_no_branch_evidence(captured: Path) -> None:
+    [compare] = _windows(captured)[COMPARE]
+    assert compare.branch is None  # not feat/other (log, diff), not feat/later (created)
