@@ -1,10 +1,11 @@
-"""OpenCode content and branch evidence end to end, on what the real OpenCode CLI wrote.
+"""OpenCode and Gemini CLI content and branch evidence end to end, on what the real CLIs wrote.
 
-`fixtures/real-cli/branch/opencode-1.18.33/` is the capture of `generate.sh opencode_branch`:
-OpenCode 1.18.33, driven by the scripted model server, created `feat/slug` with `git checkout
--b`, wrote and edited textutil.py, committed it, pushed the branch to a local bare remote and
-checked main out again; a second session only named branches (`git log main..feat/other`,
-`git diff origin/main feat/other`, `git branch feat/later`). The repository it worked in is kept
+`fixtures/real-cli/branch/<agent>-<version>/` are the captures of `generate.sh opencode_branch`
+and `gemini_branch`: OpenCode 1.18.33 (scripted model server) and Gemini CLI 0.61.0 (fake
+responses) each created `feat/slug` with `git checkout -b`, wrote and edited textutil.py,
+committed it, pushed the branch to a local bare remote and checked main out again; a second
+session only named branches (`git log main..feat/other`, `git diff origin/main feat/other`,
+`git branch feat/later`). Neither agent records a branch. The repository each worked in is kept
 as `git fast-export` text, so the commit the session made is rebuilt here with its own sha.
 Everything is read back from store.db and git after `looma ingest` and `looma reprocess`.
 """
@@ -27,35 +28,44 @@ from tests.helpers import FIXTURES, git, looma
 from tests.ingest.ide_golden import GOLDEN
 from tests.ingest.test_real_cli import RECORDED_REPO, _summary
 
-CAPTURE = FIXTURES / "real-cli" / "branch" / "opencode-1.18.33"
+BRANCH = FIXTURES / "real-cli" / "branch"
+AGENTS = {"opencode-1.18.33": "opencode", "gemini-0.61.0": "gemini-cli"}
 FEATURE = "On a new branch feat/slug"
 COMPARE = "Without switching branches"
 
 
-def _rebuild(tmp: Path) -> Path:
-    """The repository the capture was made in (same shas), the database pointing at it."""
+def _rebuild(capture: Path, tmp: Path) -> Path:
+    """The repository the capture was made in (same shas), the agent's files in HOME naming
+    it instead of the recorded path (OpenCode's database rebuilt from its SQL text)."""
     repo = tmp / "repo"
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
-    with (CAPTURE / "repo.fast-export").open("rb") as fh:
+    with (capture / "repo.fast-export").open("rb") as fh:
         subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, stdin=fh, check=True)
     git(repo, "checkout", "-q", "-f", "main")
     home = Path(os.environ["HOME"])
-    sql = (CAPTURE / "home/.local/share/opencode/opencode.db.sql").read_text(encoding="utf-8")
-    db_path = home / ".local/share/opencode/opencode.db"
-    db_path.parent.mkdir(parents=True, exist_ok=True)
-    db = sqlite3.connect(db_path)
-    db.executescript(sql.replace(RECORDED_REPO, str(repo)))
-    db.commit()
-    db.close()
+    src = capture / "home"
+    for path in sorted(p for p in src.rglob("*") if p.is_file()):
+        rel = path.relative_to(src)
+        text = path.read_text(encoding="utf-8").replace(RECORDED_REPO, str(repo))
+        target = home / (rel.with_suffix("") if path.name.endswith(".db.sql") else rel)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if path.name.endswith(".db.sql"):
+            db = sqlite3.connect(target)
+            db.executescript(text)
+            db.commit()
+            db.close()
+        else:
+            target.write_text(text, encoding="utf-8")
     return repo
 
 
-@pytest.fixture
-def captured(tmp_path: Path, scrubbed_env: Any) -> Path:
-    repo = _rebuild(tmp_path)
+@pytest.fixture(params=sorted(AGENTS))
+def captured(request: pytest.FixtureRequest, tmp_path: Path, scrubbed_env: Any) -> Path:
+    repo = _rebuild(BRANCH / request.param, tmp_path)
     looma(repo, "init")
-    report = json.loads(looma(repo, "ingest", "--json", "--once", "--agent", "opencode").stdout)
+    report = json.loads(looma(repo, "ingest", "--json", "--once", "--agent",
+                              AGENTS[request.param]).stdout)
     assert set(report["skipped"]) <= {"non_message"}, report["skipped"]
     looma(repo, "reprocess")
     return repo
@@ -75,9 +85,11 @@ def _windows(repo: Path) -> dict[str, list[WorkSignal]]:
         db.close()
 
 
-def test_capture_golden(captured: Path) -> None:
-    check_json(GOLDEN / "opencode" / "real-cli-branch.json",
-               {"capture": CAPTURE.name, **_summary(captured)})
+def test_capture_golden(captured: Path, request: pytest.FixtureRequest) -> None:
+    capture = request.node.callspec.params["captured"]
+    agent = AGENTS[capture]
+    check_json(GOLDEN / agent / f"real-cli-branch-{capture}.json",
+               {"capture": capture, **_summary(captured)})
 
 
 def test_opencode_edits_give_content_keys_that_link_the_commit_they_made(captured: Path) -> None:
@@ -85,8 +97,7 @@ def test_opencode_edits_give_content_keys_that_link_the_commit_they_made(capture
     assert git(captured, "log", "-1", "--format=%s", sha) == "Add slugify helper"
     db = sqlite3.connect(captured / ".git" / "looma" / "store.db")
     try:
-        written = {(h, f) for h, f in db.execute(
-            "SELECT h, file FROM written_lines WHERE session LIKE 'opencode:%'")}
+        written = {(h, f) for h, f in db.execute("SELECT h, file FROM written_lines")}
     finally:
         db.close()
     # The lines the write and the two edits put in textutil.py, and none the edits replaced.
@@ -113,7 +124,7 @@ def test_a_session_that_pushed_a_branch_has_branch_evidence_for_it(captured: Pat
     try:
         seen = [b for (b,) in db.execute(
             "SELECT e.branch FROM events e JOIN tool_calls t ON t.event_id = e.event_id "
-            "WHERE e.agent = 'opencode' AND t.kind = 'shell' ORDER BY e.ts")]
+            "WHERE t.kind = 'shell' ORDER BY e.ts")]
     finally:
         db.close()
     # What each shell call's git output said (checkout -b, commit, push, log, checkout main),
