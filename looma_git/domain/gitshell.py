@@ -179,3 +179,31 @@ def shell_git(command: str | None, output: str | None = None) -> GitShell:
         if now and (not path or path[-1] != now):
             path.append(now)
     return GitShell(path=tuple(path), commits=tuple(commits))
+
+
+# The `NormalizedEvent.extra` keys an adapter stores a message's git facts under (space-joined:
+# neither a branch name nor a sha holds a space); pipeline/inputs.py reads them back.
+SHELL_BRANCHES = "shell_branches"
+SHELL_COMMITS = "shell_commits"
+
+
+def joined(facts: list[GitShell]) -> GitShell:
+    """The facts of several shell calls, in the order they ran."""
+    path: list[str] = []
+    commits: list[str] = []
+    for f in facts:
+        for b in f.path:
+            if not path or path[-1] != b:
+                path.append(b)
+        commits.extend(s for s in f.commits if s not in commits)
+    return GitShell(path=tuple(path), commits=tuple(commits))
+
+
+def extra_of(facts: GitShell) -> tuple[tuple[str, str], ...]:
+    """`extra` entries for a message's git facts (none when its shell said nothing)."""
+    out: list[tuple[str, str]] = []
+    if facts.path:
+        out.append((SHELL_BRANCHES, " ".join(facts.path)))
+    if facts.commits:
+        out.append((SHELL_COMMITS, " ".join(facts.commits)))
+    return tuple(out)

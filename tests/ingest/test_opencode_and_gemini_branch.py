@@ -122,14 +122,20 @@ def test_a_session_that_pushed_a_branch_has_branch_evidence_for_it(captured: Pat
     assert feature.branch == "feat/slug"
     db = sqlite3.connect(captured / ".git" / "looma" / "store.db")
     try:
-        seen = [b for (b,) in db.execute(
-            "SELECT e.branch FROM events e JOIN tool_calls t ON t.event_id = e.event_id "
+        seen = [(b, json.loads(x or "{}").get("shell_branches"),
+                 json.loads(x or "{}").get("shell_commits")) for b, x in db.execute(
+            "SELECT e.branch, e.extra FROM events e JOIN tool_calls t ON t.event_id = e.event_id "
             "WHERE t.kind = 'shell' ORDER BY e.ts")]
     finally:
         db.close()
+    sha = git(captured, "rev-parse", "--short=7", "feat/slug")
     # What each shell call's git output said (checkout -b, commit, push, log, checkout main),
-    # then the comparing session's three calls, which say nothing.
-    assert seen == ["feat/slug", "feat/slug", "feat/slug", None, "main", None, None, None]
+    # then the comparing session's three calls, which say nothing; no branch is *recorded*.
+    assert seen == [(None, "feat/slug", None), (None, "feat/slug", sha),
+                    (None, "feat/slug", None), (None, None, None), (None, "main", None),
+                    (None, None, None), (None, None, None), (None, None, None)]
+    # The sha `git commit` printed is a commit of the window's.
+    assert feature.commits == frozenset({git(captured, "rev-parse", "feat/slug")})
 
 
 def test_commands_that_only_name_branches_give_no_branch_evidence(captured: Path) -> None:

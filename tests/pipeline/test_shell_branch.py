@@ -9,7 +9,7 @@ from looma_git.domain.gitshell import shell_git
 from looma_git.pipeline.evidence import score
 from looma_git.pipeline.inputs import Event, Session, ToolUse
 from looma_git.pipeline.resolve import Resolver
-from looma_git.pipeline.signals import windows_of
+from looma_git.pipeline.signals import sha_candidates, windows_of
 
 PUSH = ("To github.com:acme/app.git\n * [new branch]      feat/x -> feat/x\n"
         "branch 'feat/x' set up to track 'origin/feat/x'.\n")
@@ -73,7 +73,9 @@ def _edit(path: str) -> ToolUse:
 def _session(agent: str, sid: str, steps: list[tuple[str, str | None, tuple[ToolUse, ...]]],
              recorded: str | None = None, start_h: int = 10) -> Session:
     """Events one minute apart (a step whose text is "+3h" starts over three hours later): each
-    step is (text, the branch the event carries, its tool calls); user turns have text."""
+    step is (text, a branch, its tool calls); user turns have text. The branch is the one the
+    agent recorded when `recorded` is given (Claude Code, Codex), else the one its shell's git
+    output showed (Gemini CLI, OpenCode: the adapter's `shell_branches`)."""
     events = []
     hour, minute = start_h, 0
     for n, (text, branch, tools) in enumerate(steps):
@@ -81,8 +83,9 @@ def _session(agent: str, sid: str, steps: list[tuple[str, str | None, tuple[Tool
             hour, minute, text = hour + 4, 0, "carry on with the parser please"
         minute += 1
         events.append(Event(event_id=f"{sid}-{n}", seq=n, ts=f"2026-03-02T{hour:02d}:{minute:02d}:00Z",
-                            role="user" if text else "assistant", text=text, branch=branch,
-                            tools=tools))
+                            role="user" if text else "assistant", text=text,
+                            branch=branch if recorded else None, tools=tools,
+                            shown_branches=(branch,) if branch and not recorded else ()))
     return Session(agent=agent, session_id=sid, branch=recorded, events=tuple(events))
 
 
@@ -99,7 +102,7 @@ def test_a_session_that_pushed_a_branch_worked_on_it_even_after_going_back_to_ma
         ("", "main", (_sh("git checkout main"),)),
         ("+3h", None, ()),
         ("", None, (_edit("app/parser.py"),)),
-    ], recorded="main")
+    ])
     first, second = windows_of(s, KNOWN, {})
     assert first.branch == "feat/x"
     assert second.cut == "pause" and second.branch == "main"  # the checkout ended feat/x
@@ -123,12 +126,40 @@ def test_the_recorded_branch_is_kept_and_commands_can_move_it_on() -> None:
         ("", "feat/lexer", (_sh("git log main..feat/other && git branch feat/later"),)),
     ], recorded="feat/lexer")
     assert [w.branch for w in windows_of(s, KNOWN, {})] == ["feat/lexer"]
-    # ... a checkout -b does, before the records catch up.
+    # ... a checkout -b does, and a recorded value restated on every record does not undo it.
     s = _session("claude-code", "c2", [
         ("start the parser rewrite", "main", ()),
         ("", "main", (_sh("git checkout -b feat/parser"), _edit("app/parser.py"))),
+        ("", "main", (_edit("app/parser.py"),)),
+        ("+3h", "main", ()),
+        ("", "main", (_edit("app/lexer.py"),)),
     ], recorded="main")
-    assert [w.branch for w in windows_of(s, KNOWN, {})] == ["feat/parser"]
+    assert [w.branch for w in windows_of(s, KNOWN, {})] == ["feat/parser", "feat/parser"]
+
+
+def test_a_window_only_looking_around_on_a_branch_did_not_work_on_it() -> None:
+    # `git status` on the jobs branch while only reading about /orders; then work on the branch.
+    s = _session("gemini-cli", "g3", [
+        ("before I touch the jobs branch: how slow is the orders query", None, ()),
+        ("", "feat/jobs", (_sh("git status"),)),
+        ("+3h", None, ()),
+        ("", None, (_edit("app/parser.py"),)),
+        ("", "feat/jobs", (_sh("git status"),)),
+    ])
+    assert [w.branch for w in windows_of(s, KNOWN, {})] == [None, "feat/jobs"]
+
+
+def test_printed_commit_shas_are_the_windows_commits() -> None:
+    ev = Event(event_id="e1", seq=1, ts="2026-03-02T10:01:00Z", role="assistant", text="",
+               branch=None, tools=(_sh("git commit -am 'Add x'"),),
+               shown_branches=("feat/x",), shown_commits=("1a2b3c4",))
+    s = Session(agent="opencode", session_id="o9", branch=None, events=(
+        Event(event_id="e0", seq=0, ts="2026-03-02T10:00:00Z", role="user", text="add x",
+              branch=None, tools=()), ev))
+    full = "1a2b3c4" + "d" * 33
+    assert "1a2b3c4" in sha_candidates([s])
+    [w] = windows_of(s, KNOWN, {"1a2b3c4": full})
+    assert w.commits == frozenset({full}) and w.branch == "feat/x"
 
 
 def test_shell_branch_evidence_links_a_gemini_window_to_the_work_on_that_branch() -> None:

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from looma_git.domain.gitshell import shell_git
+from looma_git.domain.gitshell import GitShell, joined, shell_git
 from looma_git.ingest.agent_text import (
     RAW_JSON_MAX,
     as_dict,
@@ -54,7 +54,7 @@ class MessageView:
     tool_calls: tuple[ToolCall, ...]
     model: str | None
     noise: str | None = None  # set when the whole message is noise (and not emitted)
-    branch: str | None = None  # the branch its shell calls' git output left the worktree on
+    git: GitShell | None = None  # what its shell calls' git output said (no branch recorded)
 
 
 def parts_text(content: Any) -> str:
@@ -184,14 +184,13 @@ def view(msg: dict[str, Any]) -> MessageView:
     text = parts_text(msg.get("content")).strip()
     calls: list[ToolCall] = []
     plans: list[str] = []
-    branch: str | None = None
+    git: list[GitShell] = []
     for record in as_list(msg.get("toolCalls")):
         call = tool_call(record)
         if call:
             calls.append(call)
             if call.kind == "shell":
-                branch = shell_git(call.command,
-                                   shell_output(as_dict(record).get("result"))).branch or branch
+                git.append(shell_git(call.command, shell_output(as_dict(record).get("result"))))
             if call.name == "write_todos":
                 plans.append(todos_text(record))
             elif call.name == "complete_task":  # a subagent's final answer lives in its args
@@ -205,4 +204,4 @@ def view(msg: dict[str, Any]) -> MessageView:
         return MessageView(role, "", (), model, noise=reason)
     if not text and not calls:
         return MessageView(role, "", (), model, noise="empty_message")
-    return MessageView(role, text, tuple(calls), model, branch=branch)
+    return MessageView(role, text, tuple(calls), model, git=joined(git))

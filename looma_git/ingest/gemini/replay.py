@@ -14,6 +14,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from looma_git.domain.gitshell import extra_of
 from looma_git.ingest.agent_text import as_dict, as_list, as_str, utc_z
 from looma_git.ingest.base import event_id
 from looma_git.ingest.gemini.records import AGENT, record_raw, view
@@ -152,7 +153,7 @@ class GeminiReplay:
             evid = event_id(AGENT, sid, msg_id, record)
             if evid == entry.evid:
                 continue  # re-emitted unchanged
-            extra = [*facts, ("message_id", msg_id)]
+            extra = [*facts, ("message_id", msg_id), *(extra_of(msg.git) if msg.git else ())]
             if entry.evid:
                 extra.append(("supersedes", entry.evid))
             role = msg.role
@@ -162,17 +163,15 @@ class GeminiReplay:
                     role = "summary"  # a compression summary posing as a user turn
             ts = utc_z(record.get("timestamp")) or start_ts
             events.append(self._event(sid, entry.seq, role, msg.text, ts, record,
-                                      msg.tool_calls, extra, evid, msg.model or self.model,
-                                      msg.branch))
+                                      msg.tool_calls, extra, evid, msg.model or self.model))
             entry.evid = evid
         return events
 
     def _event(self, sid: str, seq: int, role: str, text: str, ts: str | None,
                record: dict[str, Any], calls: tuple[Any, ...], extra: list[tuple[str, str]],
-               evid: str, model: str | None = None,
-               branch: str | None = None) -> NormalizedEvent:
+               evid: str, model: str | None = None) -> NormalizedEvent:
         return NormalizedEvent(
             event_id=evid, source=AGENT, session_native_id=sid,
-            project_root=self.info.project_root, git_remote=None, git_branch=branch, seq=seq,
+            project_root=self.info.project_root, git_remote=None, git_branch=None, seq=seq,
             ts=ts, role=role, agent_model=model or self.model, text=text, tool_calls=calls,
             raw_json=record_raw(record), extra=tuple(extra))

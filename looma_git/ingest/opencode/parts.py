@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from looma_git.domain.gitshell import shell_git
+from looma_git.domain.gitshell import GitShell, extra_of, joined, shell_git
 from looma_git.ingest.base import event_id
 from looma_git.ingest.ide_common import (
     MAX_RAW,
@@ -171,7 +171,7 @@ def convert(session: SessionInfo, msg_id: str, data: dict[str, Any],
     texts: list[str] = []
     calls: list[ToolCall] = []
     changed: list[str] = []
-    branch: str | None = None  # the branch this message's shell calls left the worktree on
+    git: list[GitShell] = []  # what this message's shell calls' git output said
     busy = False
     stopped = False  # a step-finish that does not announce more tool steps
     for _pid, part in parts:
@@ -190,7 +190,7 @@ def convert(session: SessionInfo, msg_id: str, data: dict[str, Any],
             if call is not None:
                 calls.append(call)
                 if call.kind == "shell" and isinstance(state, dict):
-                    branch = shell_git(call.command, _output(state)).branch or branch
+                    git.append(shell_git(call.command, _output(state)))
         elif ptype == "patch":
             changed.extend(f for f in _patch_files(part) if f not in changed)
         elif ptype == "compaction":
@@ -232,10 +232,13 @@ def convert(session: SessionInfo, msg_id: str, data: dict[str, Any],
         extra.append(("opencode_version", session.version))
     if changed:
         extra.append(("changed_files", "\n".join(changed)))
+    # OpenCode records no branch: what git printed in its shell is kept apart from
+    # `git_branch` (a branch an agent records), for the pipeline to weigh (pipeline/signals.py).
+    extra.extend(extra_of(joined(git)))
     raw = _raw(msg_id, data, parts)
     event = NormalizedEvent(
         event_id=eid, source=SOURCE, session_native_id=session.id,
-        project_root=session.project_root, git_remote=None, git_branch=branch, seq=seq, ts=ts,
+        project_root=session.project_root, git_remote=None, git_branch=None, seq=seq, ts=ts,
         role=role, agent_model=model if isinstance(model, str) and model else None, text=text,
         tool_calls=tuple(calls), raw_json=raw, extra=tuple(extra))
     return Converted(event, settled, tuple(noise))
