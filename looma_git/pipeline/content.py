@@ -16,8 +16,9 @@ MIN_LINE = 6
 # (`new_string`, `content`), OpenCode (`newString`, `content`), str_replace editors (`new_str`).
 _NEW_KEYS = frozenset({"new_string", "newString", "new_str", "content", "contents", "code_edit",
                        "newText", "new_text", "file_text", "streamContent", "code"})
-# Keys whose value is a unified diff or an apply_patch body (only its `+` lines were written).
-_DIFF_KEYS = frozenset({"patch", "diff", "fileDiff", "unified_diff", "lines"})
+# Keys whose value is a unified diff or an apply_patch body (only its `+` lines were written);
+# `patchText` is OpenCode's `apply_patch`/`patch` tool input.
+_DIFF_KEYS = frozenset({"patch", "patchText", "diff", "fileDiff", "unified_diff", "lines"})
 # Keys that carry what was there before, or reasoning: never evidence of what was written.
 _SKIP_KEYS = frozenset({"old_string", "oldString", "old_str", "originalFile", "oldText",
                         "old_text", "oldTodos", "newTodos", "todos", "thinking", "signature",

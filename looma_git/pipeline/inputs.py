@@ -32,6 +32,11 @@ class Event:
     text: str
     branch: str | None
     tools: tuple[ToolUse, ...]
+    # What git printed in the event's shell calls, for agents that record no branch
+    # (domain/gitshell.py, stored in `extra` by the adapter): branches in the order the calls
+    # were on them, and the shas of commits they made or pushed.
+    shown_branches: tuple[str, ...] = ()
+    shown_commits: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -46,6 +51,16 @@ class Session:
     @property
     def key(self) -> str:
         return f"{self.agent}:{self.session_id}"
+
+
+# The `extra` entries of domain/gitshell (SHELL_BRANCHES, SHELL_COMMITS), read in SQL; most
+# events have none, so the LIKE keeps json_extract off their rows.
+_SHOWN = ("CASE WHEN extra LIKE '%\"shell_%' THEN json_extract(extra, '$.shell_branches') END, "
+          "CASE WHEN extra LIKE '%\"shell_%' THEN json_extract(extra, '$.shell_commits') END")
+
+
+def _words(value: str | None) -> tuple[str, ...]:
+    return tuple(value.split()) if value else ()
 
 
 def load_sessions(conn: sqlite3.Connection) -> list[Session]:
@@ -67,13 +82,14 @@ def load_sessions(conn: sqlite3.Connection) -> list[Session]:
             exit_code=row[5], is_error=bool(row[6]), test_outcome=row[7], files=fs)))
     by_session: dict[tuple[str, str], list[Event]] = defaultdict(list)
     for row in conn.execute(
-        "SELECT event_id, agent, session_id, seq, ts, role, text, branch FROM events "
+        f"SELECT event_id, agent, session_id, seq, ts, role, text, branch, {_SHOWN} FROM events "
         "ORDER BY agent, session_id, seq, event_id"
     ):
         by_session[(row[1], row[2])].append(Event(
             event_id=row[0], seq=row[3] or 0, ts=row[4] or "", role=row[5] or "",
             text=row[6] or "", branch=row[7],
-            tools=tuple(t for _, t in sorted(tools.get(row[0], []), key=lambda x: x[0]))))
+            tools=tuple(t for _, t in sorted(tools.get(row[0], []), key=lambda x: x[0])),
+            shown_branches=_words(row[8]), shown_commits=_words(row[9])))
     branches: dict[tuple[str, str], str | None] = {}
     for row in conn.execute("SELECT agent, session_id, git_branch FROM sessions"):
         branches[(row[0], row[1])] = row[2]
@@ -108,7 +124,7 @@ def session_versions(conn: sqlite3.Connection) -> dict[str, str]:
 def load_session(conn: sqlite3.Connection, agent: str, session_id: str) -> Session:
     """One session with its events and tool calls (what a pass holds at a time)."""
     rows = conn.execute(
-        "SELECT event_id, seq, ts, role, text, branch FROM events WHERE agent=? AND "
+        f"SELECT event_id, seq, ts, role, text, branch, {_SHOWN} FROM events WHERE agent=? AND "
         "session_id=? ORDER BY seq, event_id", (agent, session_id)).fetchall()
     files: dict[tuple[str, int], list[str]] = defaultdict(list)
     tools: dict[str, list[tuple[int, ToolUse]]] = defaultdict(list)
@@ -127,7 +143,8 @@ def load_session(conn: sqlite3.Connection, agent: str, session_id: str) -> Sessi
             exit_code=row[5], is_error=bool(row[6]), test_outcome=row[7], files=fs)))
     events = [Event(event_id=r[0], seq=r[1] or 0, ts=r[2] or "", role=r[3] or "",
                     text=r[4] or "", branch=r[5],
-                    tools=tuple(t for _, t in sorted(tools.get(r[0], []), key=lambda x: x[0])))
+                    tools=tuple(t for _, t in sorted(tools.get(r[0], []), key=lambda x: x[0])),
+                    shown_branches=_words(r[6]), shown_commits=_words(r[7]))
               for r in rows]
     got = conn.execute("SELECT git_branch FROM sessions WHERE agent=? AND session_id=?",
                        (agent, session_id)).fetchone()

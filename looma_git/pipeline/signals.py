@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from looma_git.domain.gitshell import TRUNK_NAMES, shell_git
 from looma_git.isotime import parse_ts
 from looma_git.pipeline.inputs import Session
 from looma_git.pipeline.text import cosine, path_terms, tokens
@@ -19,8 +20,6 @@ PATH_WEIGHT = 3  # each name part of an edited file counts this many times  # a 
 _SHA = re.compile(r"\b[0-9a-f]{7,40}\b")
 _PR_URL = re.compile(r"https?://[^\s/]+/[\w.\-]+/[\w.\-]+/pulls?/(\d+)")
 _PR_REF = re.compile(r"\b(?:PR|pull request|pull/)\s*#?(\d{1,6})\b", re.I)
-_BRANCH_CMD = re.compile(
-    r"git\s+(?:checkout\s+-[bB]|switch\s+-[cC]|branch)\s+([A-Za-z0-9._/][A-Za-z0-9._/\-]*)")
 
 
 @dataclass(frozen=True)
@@ -173,6 +172,7 @@ def windows_of(session: Session, known: frozenset[str],
             if ti:
                 last = ti
     out = []
+    track = _BranchTrack()  # the branch the session is on, carried from window to window
     for n, idxs in enumerate(groups):
         evs = [session.events[i] for i in idxs]
         edited: set[str] = set()
@@ -180,11 +180,15 @@ def windows_of(session: Session, known: frozenset[str],
         commands: list[tuple[str, int | None, str | None]] = []
         commits: set[str] = set()
         prs: set[str] = set()
-        branch = session.branch
         terms: Counter[str] = Counter()
         first_prompt = ""
         mentioned: set[str] = set()
+        track.start(_works(evs))
         for ev in evs:
+            track.event(ev)
+            for sha in ev.shown_commits:  # what `git commit` / `git push` printed
+                if sha in sha_lookup:
+                    commits.add(sha_lookup[sha])
             for tool in ev.tools:
                 valid = [f for f in tool.files if f in known]
                 if tool.kind in ("edit", "write"):
@@ -193,14 +197,9 @@ def windows_of(session: Session, known: frozenset[str],
                     read.update(valid)
                 if tool.kind == "shell" and tool.command:
                     commands.append((tool.command[:300], tool.exit_code, tool.test_outcome))
-                    m = _BRANCH_CMD.search(tool.command)
-                    if m:
-                        branch = m.group(1)
                     for sha in _SHA.findall(tool.command):
                         if sha in sha_lookup:
                             commits.add(sha_lookup[sha])
-            if ev.branch and not branch:
-                branch = ev.branch
             if ev.role in ("user", "assistant"):
                 for sha in _SHA.findall(ev.text):
                     if sha in sha_lookup:
@@ -216,6 +215,7 @@ def windows_of(session: Session, known: frozenset[str],
         for path in edited:
             for term in path_terms(path):
                 terms[term] += PATH_WEIGHT
+        branch = track.branch() or session.branch
         ts = [e.ts for e in evs if e.ts]
         top = tuple(sorted(terms.items(), key=lambda kv: (-kv[1], kv[0]))[:40])
         out.append(WorkSignal(
@@ -227,6 +227,75 @@ def windows_of(session: Session, known: frozenset[str],
             event_ids=tuple(e.event_id for e in evs), mentioned=frozenset(mentioned),
             cut=cuts[n]))
     return out
+
+
+_ACTIONS = frozenset({"commit", "push", "checkout", "switch", "merge", "rebase", "cherry-pick",
+                      "revert", "reset", "am"})
+_GIT_SUB = re.compile(r"(?:^|[\s;&|(])git(?:\s+-[Cc]\s+\S+)*\s+([a-z][a-z-]*)")
+
+
+def _works(evs: list[Any]) -> bool:
+    """Whether a window did work: edited a file or ran git that changes the repository (not
+    only `status`, `log` or `diff`)."""
+    for ev in evs:
+        for t in ev.tools:
+            if t.kind in ("edit", "write"):
+                return True
+            if t.kind == "shell" and t.command and "git" in t.command and any(
+                    m in _ACTIONS for m in _GIT_SUB.findall(t.command)):
+                return True
+    return False
+
+
+class _BranchTrack:
+    """The branch a session is on as its events go by, and the one each window worked on.
+
+    Sources, strongest first: the branch the agent records on each event (Claude Code per
+    record, Codex per session: a change counts, a value restated on every record does not undo
+    a `git checkout -b` run since); the window's git commands (`checkout -b x`, `switch x`,
+    `push origin x`, `checkout main`); for agents that record none, what git printed in their
+    shell (`[x 1a2b3c4] subject`, `On branch x`, `* [new branch] x -> x`: the adapters keep it,
+    domain/gitshell.py). A window worked on the last branch off the trunk it was on while
+    doing work, even when it went back to the trunk at its end (that return ends the branch for
+    the windows after it). What git printed counts only in a window that did work: a session
+    only looking around on someone's branch ("before I touch the jobs branch: how slow is
+    /orders") is not working on it."""
+
+    def __init__(self) -> None:
+        self.at: str | None = None  # the branch now, from any source
+        self.said: str | None = None  # the branch now, from records and commands only
+        self.recorded: str | None = None  # the last value the agent recorded
+        self.worked: str | None = None
+        self.works = False
+
+    def start(self, works: bool) -> None:
+        self.worked, self.works = None, works
+        if self.at and self.at not in TRUNK_NAMES and self.at != "HEAD" and works:
+            self.worked = self.at
+
+    def _move(self, branch: str, shown: bool = False) -> None:
+        if shown and not self.works:
+            return
+        self.at = branch
+        if not shown:
+            self.said = branch
+        if branch not in TRUNK_NAMES and branch != "HEAD":
+            self.worked = branch
+
+    def event(self, ev: Any) -> None:
+        if ev.branch and ev.branch != self.recorded:
+            self.recorded = ev.branch
+            self._move(ev.branch)
+        for tool in ev.tools:
+            if tool.kind == "shell" and tool.command and "git" in tool.command:
+                for b in shell_git(tool.command).path:
+                    self._move(b)
+        if not ev.branch:  # the agent records none: what its shell showed
+            for b in ev.shown_branches:
+                self._move(b, shown=True)
+
+    def branch(self) -> str | None:
+        return self.worked or (self.at if self.works else self.said)
 
 
 def _top(path: str) -> str:
@@ -250,5 +319,6 @@ def sha_candidates(sessions: list[Session]) -> list[str]:
             for tool in ev.tools:
                 if tool.command:
                     found.update(_SHA.findall(tool.command))
+            found.update(ev.shown_commits)  # what `git commit` / `git push` printed
     # Pure-digit tokens are numbers, not shas.
     return sorted(s for s in found if not s.isdigit())

@@ -6,7 +6,15 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from looma_git.ingest.agent_text import as_dict, as_list, as_str, command_test_outcome
+from looma_git.domain.gitshell import GitShell, joined, shell_git
+from looma_git.ingest.agent_text import (
+    RAW_JSON_MAX,
+    as_dict,
+    as_list,
+    as_str,
+    command_test_outcome,
+    raw_json,
+)
 from looma_git.model import ToolCall
 
 AGENT = "gemini-cli"
@@ -46,6 +54,7 @@ class MessageView:
     tool_calls: tuple[ToolCall, ...]
     model: str | None
     noise: str | None = None  # set when the whole message is noise (and not emitted)
+    git: GitShell | None = None  # what its shell calls' git output said (no branch recorded)
 
 
 def parts_text(content: Any) -> str:
@@ -84,6 +93,41 @@ def _result_text(result: Any) -> str:
         if text:
             texts.append(text)
     return "\n".join(texts)
+
+
+_SHELL_WRAP = re.compile(r"(?m)^(?:</?untrusted_context>|(?:Output|Command|Directory): ?)")
+
+
+def shell_output(result: Any) -> str:
+    """A run_shell_command result as the command printed it: the `Output: ` label and the
+    `<untrusted_context>` wrapper Gemini adds are taken off each line they start."""
+    return _SHELL_WRAP.sub("", _result_text(result))
+
+
+# Parts of a record that are what a tool read or returned, never what it wrote: dropped from
+# an oversized record's raw copy so the edit arguments (content evidence) stay within bound.
+_BULKY = ("result", "originalContent", "newContent")
+
+
+def _slim(value: Any, depth: int = 0) -> Any:
+    if isinstance(value, dict) and depth < 8:
+        return {k: _slim(v, depth + 1) for k, v in value.items() if k not in _BULKY}
+    if isinstance(value, list) and depth < 8:
+        return [_slim(v, depth + 1) for v in value]
+    return value
+
+
+def record_raw(record: dict[str, Any]) -> str:
+    """The raw copy of a message record: verbatim when it fits RAW_JSON_MAX, else without
+    tool results, file snapshots and thoughts (a `replace` on a large file carries the whole
+    file twice in `resultDisplay`), else the usual truncation stub."""
+    text = raw_json(record)
+    if not text.startswith('{"truncated": true') or not record.get("toolCalls"):
+        return text
+    slim = {**_slim(record), "slimmed": True}
+    slim.pop("thoughts", None)
+    text = raw_json(slim)
+    return text if len(text) <= RAW_JSON_MAX else raw_json(record)
 
 
 def tool_call(record: Any) -> ToolCall | None:
@@ -140,10 +184,13 @@ def view(msg: dict[str, Any]) -> MessageView:
     text = parts_text(msg.get("content")).strip()
     calls: list[ToolCall] = []
     plans: list[str] = []
+    git: list[GitShell] = []
     for record in as_list(msg.get("toolCalls")):
         call = tool_call(record)
         if call:
             calls.append(call)
+            if call.kind == "shell":
+                git.append(shell_git(call.command, shell_output(as_dict(record).get("result"))))
             if call.name == "write_todos":
                 plans.append(todos_text(record))
             elif call.name == "complete_task":  # a subagent's final answer lives in its args
@@ -157,4 +204,4 @@ def view(msg: dict[str, Any]) -> MessageView:
         return MessageView(role, "", (), model, noise=reason)
     if not text and not calls:
         return MessageView(role, "", (), model, noise="empty_message")
-    return MessageView(role, text, tuple(calls), model)
+    return MessageView(role, text, tuple(calls), model, git=joined(git))

@@ -14,9 +14,10 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from looma_git.ingest.agent_text import as_dict, as_list, as_str, raw_json, utc_z
+from looma_git.domain.gitshell import extra_of
+from looma_git.ingest.agent_text import as_dict, as_list, as_str, utc_z
 from looma_git.ingest.base import event_id
-from looma_git.ingest.gemini.records import AGENT, view
+from looma_git.ingest.gemini.records import AGENT, record_raw, view
 from looma_git.model import NormalizedEvent
 
 MAX_ENTRIES = 5000  # bound on message ids remembered in the cursor state
@@ -152,7 +153,7 @@ class GeminiReplay:
             evid = event_id(AGENT, sid, msg_id, record)
             if evid == entry.evid:
                 continue  # re-emitted unchanged
-            extra = [*facts, ("message_id", msg_id)]
+            extra = [*facts, ("message_id", msg_id), *(extra_of(msg.git) if msg.git else ())]
             if entry.evid:
                 extra.append(("supersedes", entry.evid))
             role = msg.role
@@ -173,4 +174,4 @@ class GeminiReplay:
             event_id=evid, source=AGENT, session_native_id=sid,
             project_root=self.info.project_root, git_remote=None, git_branch=None, seq=seq,
             ts=ts, role=role, agent_model=model or self.model, text=text, tool_calls=calls,
-            raw_json=raw_json(record), extra=tuple(extra))
+            raw_json=record_raw(record), extra=tuple(extra))
