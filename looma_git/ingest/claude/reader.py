@@ -20,6 +20,7 @@ from looma_git.ingest.claude.records import (
     base_extra,
     cap_raw,
     group_event,
+    new_event,
     record_kind,
 )
 from looma_git.ingest.claude.tools import attach_result, tool_call_from_use
@@ -336,12 +337,12 @@ class Reader:
                extra: dict[str, str]) -> NormalizedEvent:
         # The raw record stays in the transcript: stored as its byte span, not copied.
         by_ref = line.start >= 0
-        ev = NormalizedEvent(
-            event_id=eid, source=AGENT, session_native_id=session, project_root=self.ctx.cwd,
-            git_remote=None, git_branch=self.ctx.branch, seq=self.seq, ts=ts, role=role,
-            agent_model=model, text=text, tool_calls=calls,
-            raw_json="" if by_ref else cap_raw([line.raw]),
-            raw_spans=((line.start, line.end - line.start),) if by_ref else (),
-            schema_version=self.ctx.version or "1", extra=tuple(sorted(extra.items())))
+        ev = new_event({
+            "event_id": eid, "source": AGENT, "session_native_id": session,
+            "project_root": self.ctx.cwd, "git_remote": None, "git_branch": self.ctx.branch,
+            "seq": self.seq, "ts": ts, "role": role, "agent_model": model, "text": text,
+            "tool_calls": calls, "raw_json": "" if by_ref else cap_raw([line.raw]),
+            "raw_spans": ((line.start, line.end - line.start),) if by_ref else (),
+            "schema_version": self.ctx.version or "1", "extra": tuple(sorted(extra.items()))})
         self.seq += 1
         return ev
