@@ -124,7 +124,9 @@ def builder(cls: type[_T]) -> Callable[[dict[str, Any]], _T]:
 
     A frozen dataclass's __init__ sets each field through object.__setattr__ (~3 us for
     NormalizedEvent, once per event read); this fills the instance's __dict__ in one step,
-    defaults first, in field order, so the instance is the one __init__ would make. Classes
+    defaults first, in field order, so the instance is the one __init__ would make. `values`
+    must name every field without a default (only a count is checked: this runs per event,
+    for callers that spell out every field). Classes
     it cannot stand in for (__post_init__, slots, default factories, init=False fields) get
     their own constructor.
     """
@@ -132,17 +134,17 @@ def builder(cls: type[_T]) -> Callable[[dict[str, Any]], _T]:
     if (hasattr(cls, "__post_init__") or hasattr(cls, "__slots__")
             or any(f.default_factory is not dataclasses.MISSING or not f.init for f in fields)):
         return lambda values: cls(**values)
-    names = frozenset(f.name for f in fields)
+    n_fields = len(fields)
     required = frozenset(f.name for f in fields if f.default is dataclasses.MISSING)
     defaults = {f.name: None if f.default is dataclasses.MISSING else f.default for f in fields}
     new, set_dict = object.__new__, object.__setattr__
 
     def build(values: dict[str, Any]) -> _T:
-        if not required <= values.keys() or not values.keys() <= names:
-            return cls(**values)  # the TypeError __init__ raises
-        obj = new(cls)
         d = defaults.copy()
         d.update(values)
+        if len(d) != n_fields or len(values) < len(required):
+            return cls(**values)  # an unknown or missing field: the TypeError __init__ raises
+        obj = new(cls)
         set_dict(obj, "__dict__", d)
         return obj
 
