@@ -231,7 +231,7 @@ def raw_ref(path: str, spans: tuple[tuple[int, int], ...]) -> str:
     (byte offset, length) of each of its lines, as compact JSON."""
     # The same text as json.dumps({"path": path, "spans": [...]}, compact), built directly:
     # one is made per stored event.
-    body = ",".join(f"[{int(a)},{int(b)}]" for a, b in spans)
+    body = ",".join(["[%d,%d]" % span for span in spans])  # noqa: UP031 - %d is int()
     return f'{{"path":{_path_json(path)},"spans":[{body}]}}'
 
 
@@ -250,8 +250,21 @@ def extra_json(extra: tuple[tuple[str, str], ...]) -> str | None:
         if type(k) is not str or type(v) is not str:
             return _EXTRA.encode(dict(extra))
     # All strings (every adapter's usual case): written directly, as the encoder would with
-    # its default separators; JSONEncoder.encode sets up a new C encoder on every call.
-    return "{" + ", ".join([_STR_JSON(k) + ": " + _STR_JSON(v) for k, v in items]) + "}"
+    # its default separators; JSONEncoder.encode sets up a new C encoder on every call. Keys
+    # recur (a few names per adapter): their `"key": ` prefix is kept.
+    keys = _KEY_JSON
+    return "{" + ", ".join([(keys.get(k) or _key_json(k)) + _STR_JSON(v)
+                            for k, v in items]) + "}"
+
+
+_KEY_JSON: dict[str, str] = {}
+
+
+def _key_json(key: str) -> str:
+    text = _STR_JSON(key) + ": "
+    if len(_KEY_JSON) < 4096:  # bounded: keys are a small vocabulary, but not a closed one
+        _KEY_JSON[key] = text
+    return text
 
 
 # json.dumps(..., sort_keys=True, ensure_ascii=False) without building an encoder per call.
