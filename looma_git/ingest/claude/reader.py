@@ -45,6 +45,7 @@ class Reader:
         self.seq = 0
         self.ctx = Ctx()
         self.stem = self.path.stem  # asked for on every record
+        self.where = str(self.path)  # and this on every skipped one
         parent, agent_id, meta = discovery.subagent_info(self.path)
         self.is_sub = agent_id is not None
         self.layout_parent = parent
@@ -59,7 +60,7 @@ class Reader:
         self.noise[reason] = self.noise.get(reason, 0) + 1
 
     def _skip(self, reason: str, line: Line) -> None:
-        self.skips.append(Skip(reason, f"{self.path}:{line.lineno if line.start == 0 else line.start}"))
+        self.skips.append(Skip(reason, f"{self.where}:{line.lineno if line.start == 0 else line.start}"))
 
     def _session(self, rec_sid: str | None) -> tuple[str, dict[str, str]]:
         """Session id and the extra facts every event of this file carries (callers copy the
