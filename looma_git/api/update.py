@@ -26,7 +26,6 @@ def update(paths: RepoPaths, env: DiscoveryEnv, *, agents: list[str] | None = No
     """Ingest; when anything new arrived (or nothing was refined yet), run the refinery.
     `phase(name)` is called as each named phase starts (for a progress display)."""
     from looma_git.api.ingest import ingest
-    from looma_git.api.refine import refine_and_publish
 
     def _phase(name: str) -> None:
         if phase is not None:
@@ -38,6 +37,8 @@ def update(paths: RepoPaths, env: DiscoveryEnv, *, agents: list[str] | None = No
     result = None
     if refine and (changed or not _refined_before(paths)):
         _phase("building the work model")
+        from looma_git.api.refine import refine_and_publish  # not imported by --no-refine
+
         result = refine_and_publish(paths, by="backfill", settings=settings, incremental=True)
         _phase("indexing")
         # Keep the index fresh here, off the query path, so the next `resume` finds it ready:

@@ -89,6 +89,20 @@ def existing_sigs(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, str
     return out
 
 
+def _stored_before(conn: sqlite3.Connection, ids: Sequence[str], top: int
+                   ) -> dict[str, str | None]:
+    """content_sig of the events among `ids` whose rows existed before an insert that only
+    added rowids above `top`."""
+    out: dict[str, str | None] = {}
+    for chunk in _chunks(list(ids)):
+        marks = ",".join("?" * len(chunk))
+        for row in conn.execute(f"SELECT event_id, content_sig, rowid FROM events"
+                                f" WHERE event_id IN ({marks})", chunk):
+            if row[2] <= top:
+                out[row[0]] = row[1]
+    return out
+
+
 def write_batch(conn: sqlite3.Connection, rows: list[EventRow], sessions: list[SessionUpsert],
                 cursor: CursorRow, counts: list[tuple[int, str, str, int]],
                 now: int, *, own_transaction: bool = True) -> WriteResult:
@@ -108,17 +122,26 @@ def write_batch(conn: sqlite3.Connection, rows: list[EventRow], sessions: list[S
         by_id: dict[str, EventRow] = {}
         for r in rows:
             by_id[r.event_id] = r
-        have = existing_sigs(conn, list(by_id))
-        inserts = [r for r in by_id.values() if r.event_id not in have]
-        updates = [r for r in by_id.values()
-                   if r.event_id in have and have[r.event_id] != r.content_sig]
+        # Insert every id not stored yet in one statement; only when some were already there
+        # (a re-read, a replayed continuation file) is it worth asking which. New rows get
+        # rowids above the largest one before this insert (no AUTOINCREMENT, and this
+        # transaction holds the write lock), which is how they are told from the old ones.
+        top = conn.execute("SELECT max(rowid) FROM events").fetchone()[0] or 0
+        before = conn.total_changes
         conn.executemany(
-            "INSERT INTO events(event_id, agent, session_id, seq, ts, role, model, branch, text,"
-            " raw_json, schema_version, ingested_at, extra, content_sig, raw_ref)"
+            "INSERT OR IGNORE INTO events(event_id, agent, session_id, seq, ts, role, model,"
+            " branch, text, raw_json, schema_version, ingested_at, extra, content_sig, raw_ref)"
             " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             [(r.event_id, r.agent, r.session_id, r.seq, r.ts, r.role, r.model, r.branch, r.text,
               r.raw_json, r.schema_version, now, r.extra, r.content_sig, r.raw_ref)
-             for r in inserts])
+             for r in by_id.values()])
+        if conn.total_changes - before == len(by_id):
+            inserts, updates = list(by_id.values()), []
+        else:
+            have = _stored_before(conn, list(by_id), top)
+            inserts = [r for r in by_id.values() if r.event_id not in have]
+            updates = [r for r in by_id.values()
+                       if r.event_id in have and have[r.event_id] != r.content_sig]
         if updates:
             conn.executemany(
                 "UPDATE events SET ts=?, role=?, model=?, branch=?, text=?, raw_json=?,"
@@ -208,7 +231,7 @@ def raw_ref(path: str, spans: tuple[tuple[int, int], ...]) -> str:
     (byte offset, length) of each of its lines, as compact JSON."""
     # The same text as json.dumps({"path": path, "spans": [...]}, compact), built directly:
     # one is made per stored event.
-    body = ",".join(f"[{int(a)},{int(b)}]" for a, b in spans)
+    body = ",".join(["[%d,%d]" % span for span in spans])  # noqa: UP031 - %d is int()
     return f'{{"path":{_path_json(path)},"spans":[{body}]}}'
 
 
@@ -227,8 +250,21 @@ def extra_json(extra: tuple[tuple[str, str], ...]) -> str | None:
         if type(k) is not str or type(v) is not str:
             return _EXTRA.encode(dict(extra))
     # All strings (every adapter's usual case): written directly, as the encoder would with
-    # its default separators; JSONEncoder.encode sets up a new C encoder on every call.
-    return "{" + ", ".join([_STR_JSON(k) + ": " + _STR_JSON(v) for k, v in items]) + "}"
+    # its default separators; JSONEncoder.encode sets up a new C encoder on every call. Keys
+    # recur (a few names per adapter): their `"key": ` prefix is kept.
+    keys = _KEY_JSON
+    return "{" + ", ".join([(keys.get(k) or _key_json(k)) + _STR_JSON(v)
+                            for k, v in items]) + "}"
+
+
+_KEY_JSON: dict[str, str] = {}
+
+
+def _key_json(key: str) -> str:
+    text = _STR_JSON(key) + ": "
+    if len(_KEY_JSON) < 4096:  # bounded: keys are a small vocabulary, but not a closed one
+        _KEY_JSON[key] = text
+    return text
 
 
 # json.dumps(..., sort_keys=True, ensure_ascii=False) without building an encoder per call.

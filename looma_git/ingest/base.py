@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from looma_git.model import NormalizedEvent
 
@@ -113,6 +114,41 @@ def event_id(*parts: object) -> str:
         blob = "[" + ",".join(["null" if x is None else _STR_JSON(x)  # type: ignore[arg-type]
                                for x in parts]) + "]"
     return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+_T = TypeVar("_T")
+
+
+def builder(cls: type[_T]) -> Callable[[dict[str, Any]], _T]:
+    """`build(values)` == `cls(**values)` for a frozen dataclass, without its __init__.
+
+    A frozen dataclass's __init__ sets each field through object.__setattr__ (~3 us for
+    NormalizedEvent, once per event read); this fills the instance's __dict__ in one step,
+    defaults first, in field order, so the instance is the one __init__ would make. `values`
+    must name every field without a default (only a count is checked: this runs per event,
+    for callers that spell out every field). Classes
+    it cannot stand in for (__post_init__, slots, default factories, init=False fields) get
+    their own constructor.
+    """
+    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+    if (hasattr(cls, "__post_init__") or hasattr(cls, "__slots__")
+            or any(f.default_factory is not dataclasses.MISSING or not f.init for f in fields)):
+        return lambda values: cls(**values)
+    n_fields = len(fields)
+    required = frozenset(f.name for f in fields if f.default is dataclasses.MISSING)
+    defaults = {f.name: None if f.default is dataclasses.MISSING else f.default for f in fields}
+    new, set_dict = object.__new__, object.__setattr__
+
+    def build(values: dict[str, Any]) -> _T:
+        d = defaults.copy()
+        d.update(values)
+        if len(d) != n_fields or len(values) < len(required):
+            return cls(**values)  # an unknown or missing field: the TypeError __init__ raises
+        obj = new(cls)
+        set_dict(obj, "__dict__", d)
+        return obj
+
+    return build
 
 
 HEAD_BYTES = 4096

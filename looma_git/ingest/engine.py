@@ -19,7 +19,7 @@ from looma_git.ingest import parallel
 from looma_git.ingest.attribution import Attributor, load_identity
 from looma_git.ingest.base import Adapter, Cursor, DiscoveryEnv, Skip, Source
 from looma_git.ingest.paths import PathResolver
-from looma_git.ingest.prepare import Prepared, prepare
+from looma_git.ingest.prepare import MAX_SAMPLES, Prepared, prepare
 from looma_git.ingest.prepare import warm as warm_redactor
 from looma_git.ingest.registry import AdapterUnavailable, all_adapters, get_adapter
 
@@ -33,7 +33,6 @@ _MAX_NOTES = 50
 # a source's events and its cursor still always commit together.
 _TXN_EVENTS = 5000
 _TXN_SOURCES = 200
-_MAX_SAMPLES = 3
 # Agents whose adapters keep no state between reads, so a forked worker may read them; and
 # how many changed sources make forking worth its start-up cost (a post-commit hook run
 # usually sees one or two).
@@ -75,8 +74,17 @@ class RunResult:
     def skip(self, stats: AgentStats, s: Skip) -> None:
         stats.skipped[s.reason] = stats.skipped.get(s.reason, 0) + 1
         samples = self.skip_samples.setdefault(s.reason, [])
-        if len(samples) < _MAX_SAMPLES:
+        if len(samples) < MAX_SAMPLES:
             samples.append(s.location)
+
+    def skips(self, stats: AgentStats, counts: dict[str, int],
+              locations: dict[str, list[str]]) -> None:
+        """`skip` for a source's skips given as counts and first locations per reason."""
+        for reason, n in counts.items():
+            stats.skipped[reason] = stats.skipped.get(reason, 0) + n
+            samples = self.skip_samples.setdefault(reason, [])
+            for loc in locations.get(reason, ())[:MAX_SAMPLES - len(samples)]:
+                samples.append(loc)
 
 
 @contextlib.contextmanager
@@ -283,8 +291,7 @@ class _Runner:
         if p.error is not None:
             self.result.skip(stats, p.error)
             return
-        for s in p.skips:
-            self.result.skip(stats, s)
+        self.result.skips(stats, p.skip_counts, p.skip_samples)
         for reason, n in p.noise.items():
             stats.noise[reason] = stats.noise.get(reason, 0) + n
         for n_ in p.notes:
@@ -293,11 +300,9 @@ class _Runner:
             stats.noise[reason] = stats.noise.get(reason, 0) + n
         self.result.unattributed_events += p.unattributed
         red = self.result.redactions
-        source_red: dict[str, int] = {}
-        for hits in p.row_hits:
-            for kind, n in hits.items():
-                red[kind] = red.get(kind, 0) + n
-                source_red[kind] = source_red.get(kind, 0) + n
+        source_red = p.redactions
+        for kind, n in source_red.items():
+            red[kind] = red.get(kind, 0) + n
         assert p.cursor is not None
         count_rows = [(self.run_id, kind, f"{it.agent}:{key}", n) for (kind, key), n in
                       sorted(p.counts.items())]

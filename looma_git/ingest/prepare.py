@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from looma_git.ingest.paths import PathResolver
 from looma_git.model import NormalizedEvent
 
 _FILE_OPS = frozenset({"edit", "write", "read"})
+MAX_SAMPLES = 3  # skip locations kept per reason (the run keeps as many, over all sources)
 
 
 @dataclass
@@ -27,13 +29,17 @@ class Prepared:
     to be ours, so it can be computed in a worker process and applied in source order.
     """
 
-    skips: list[Skip] = field(default_factory=list)
+    # The adapter's skips as the run reports them: a count per reason (in order of first
+    # occurrence) and the first MAX_SAMPLES locations of each. A bulk read skips tens of
+    # bookkeeping lines per source: a Skip object each would be shipped from a reader process.
+    skip_counts: dict[str, int] = field(default_factory=dict)
+    skip_samples: dict[str, list[str]] = field(default_factory=dict)
     noise: dict[str, int] = field(default_factory=dict)  # the adapter's noise counts
     notes: list[str] = field(default_factory=list)
     filter_noise: dict[str, int] = field(default_factory=dict)  # the engine's noise pass
     counts: dict[tuple[str, str], int] = field(default_factory=dict)
     rows: list[EventRow] = field(default_factory=list)
-    row_hits: list[dict[str, int]] = field(default_factory=list)  # redactions per row
+    redactions: dict[str, int] = field(default_factory=dict)  # hits by kind over all rows
     sessions: dict[str, SessionUpsert] = field(default_factory=dict)
     ours: set[str] = field(default_factory=set)
     not_ours: set[str] = field(default_factory=set)  # judged foreign with the known set used
@@ -41,15 +47,44 @@ class Prepared:
     cursor: CursorRow | None = None
     error: Skip | None = None  # adapter.read raised: nothing else is set
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # Shipped from a reader process: rows as plain tuples (unpickling a NamedTuple calls
+        # its Python-level __new__ per row, ~40% of the parent's unpickling time).
+        return (_unpickle, (self.skip_counts, self.skip_samples, self.noise, self.notes,
+                            self.filter_noise, self.counts, [tuple(r) for r in self.rows],
+                            self.redactions, self.sessions, self.ours, self.not_ours,
+                            self.unattributed, self.cursor, self.error))
+
+
+def _unpickle(skip_counts: dict[str, int], skip_samples: dict[str, list[str]],
+              noise_: dict[str, int], notes: list[str], filter_noise: dict[str, int],
+              counts: dict[tuple[str, str], int], rows: list[tuple[Any, ...]],
+              redactions: dict[str, int], sessions: dict[str, SessionUpsert], ours: set[str],
+              not_ours: set[str], unattributed: int, cursor: CursorRow | None,
+              error: Skip | None) -> Prepared:
+    return Prepared(skip_counts, skip_samples, noise_, notes, filter_noise, counts,
+                    list(map(_as_row, rows)), redactions, sessions, ours, not_ours,
+                    unattributed, cursor, error)
+
+
+_as_row: Callable[[tuple[Any, ...]], EventRow] = functools.partial(tuple.__new__, EventRow)
+
 
 def prepare(agent: str, source: Source, sig: tuple[int, int] | None, rr: ReadResult,
             attr: Attributor, resolver: PathResolver,
             is_known: Callable[[str, str], bool]) -> Prepared:
     """Filter, attribute and redact one source's events into rows plus its new cursor."""
-    p = Prepared(skips=list(rr.skips), noise=dict(rr.noise), notes=list(rr.notes))
+    p = Prepared(noise=dict(rr.noise), notes=list(rr.notes))
     counts = p.counts
+    skip_counts, samples = p.skip_counts, p.skip_samples
     for s in rr.skips:
-        counts[("skipped", s.reason)] = counts.get(("skipped", s.reason), 0) + 1
+        reason = s.reason
+        n = skip_counts.get(reason, 0)
+        skip_counts[reason] = n + 1
+        if n < MAX_SAMPLES:
+            samples.setdefault(reason, []).append(s.location)
+    for reason, n in skip_counts.items():
+        counts[("skipped", reason)] = n
     for reason, n in rr.noise.items():
         counts[("noise", reason)] = counts.get(("noise", reason), 0) + n
     events = _filter(rr.events, p)
@@ -69,9 +104,7 @@ def prepare(agent: str, source: Source, sig: tuple[int, int] | None, rr: ReadRes
         if ev.session_native_id not in p.ours:
             p.unattributed += 1
             continue
-        hits: dict[str, int] = {}
-        p.rows.append(_row(agent, ev, resolver, hits, source))
-        p.row_hits.append(hits)
+        p.rows.append(_row(agent, ev, resolver, p.redactions, source))
         p.sessions[ev.session_native_id] = _session(agent, source, ev,
                                                     p.sessions.get(ev.session_native_id))
     c = rr.cursor

@@ -4,6 +4,13 @@ Run: .venv/bin/python tests/bench/bench_ingest.py [--claude 1000] [--codex 500]
 Prints events/s end to end (subprocess `looma ingest`, imports included), peak RSS of the
 ingest process and the no-change re-run time. Targets (2 cores): >= 10,000 events/s,
 <= 400 MB, re-run <= 1 s.
+
+`--read-path SESSIONS [--rounds 3]`: the scale benchmark's read-path row on its history
+(tests/bench/scale_history.py; 2/3 of SESSIONS are Claude Code files), measured robustly on a
+loaded machine: each round runs `looma ingest --no-refine --agent claude-code` on a cold store
+and the plain FTS5 indexer right after it, and the ratio is taken within the round (CPU-s of
+each process tree); prints every round and the median and best ratio. Same commands and work
+as tests/bench/bench_scale.py's row, only repeated and paired.
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -66,11 +74,46 @@ def codex_rollout(cwd: str, seed: int, turns: int = 10) -> list[str]:
     return [json.dumps(r) for r in recs]
 
 
+def read_path(sessions: int, rounds: int) -> None:
+    """Paired read path / FTS indexer rounds on the scale history (see the module doc)."""
+    import statistics
+
+    from tests.bench.bench_scale import FTS_BASELINE, looma, run
+    from tests.bench.scale_history import build_history, git_env
+
+    tmp = Path(tempfile.mkdtemp(prefix="looma-readpath-"))
+    h = build_history(tmp / "h", sessions)
+    env = git_env(h.home)
+    run(looma("init"), h.repo, env)
+    ratios: list[float] = []
+    for k in range(rounds):
+        for p in (h.repo / ".git" / "looma").glob("store.db*"):
+            p.unlink()
+        rp = run(looma("ingest", "--json", "--no-refine", "--agent", "claude-code"), h.repo, env)
+        fts_db = tmp / "fts.db"
+        fts = run([sys.executable, "-c", FTS_BASELINE, str(h.home / ".claude"), str(fts_db)],
+                  h.repo, env)
+        fts_db.unlink(missing_ok=True)
+        ratios.append(rp.cpu / fts.cpu)
+        print(f"round {k + 1}: read path {rp.cpu:.2f} CPU-s ({rp.rss_mb:.0f} MB, "
+              f"{json.loads(rp.out)['events_added']:,} events from {h.claude} files), "
+              f"FTS indexer {fts.cpu:.2f} CPU-s -> {ratios[-1]:.2f}x", flush=True)
+    print(f"read path / FTS indexer at {sessions} sessions: median {statistics.median(ratios):.2f}x,"
+          f" best {min(ratios):.2f}x over {rounds} paired rounds")
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--claude", type=int, default=1000)
     ap.add_argument("--codex", type=int, default=500)
+    ap.add_argument("--read-path", type=int, default=0, metavar="SESSIONS",
+                    help="paired read-path / FTS indexer rounds on the scale history instead")
+    ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
+    if args.read_path:
+        read_path(args.read_path, args.rounds)
+        return
     tmp = Path(tempfile.mkdtemp(prefix="looma-bench-"))
     repo, home = tmp / "repo", tmp / "home"
     repo.mkdir()

@@ -20,6 +20,7 @@ from looma_git.ingest.claude.records import (
     base_extra,
     cap_raw,
     group_event,
+    new_event,
     record_kind,
 )
 from looma_git.ingest.claude.tools import attach_result, tool_call_from_use
@@ -44,6 +45,7 @@ class Reader:
         self.seq = 0
         self.ctx = Ctx()
         self.stem = self.path.stem  # asked for on every record
+        self.where = str(self.path)  # and this on every skipped one
         parent, agent_id, meta = discovery.subagent_info(self.path)
         self.is_sub = agent_id is not None
         self.layout_parent = parent
@@ -58,7 +60,7 @@ class Reader:
         self.noise[reason] = self.noise.get(reason, 0) + 1
 
     def _skip(self, reason: str, line: Line) -> None:
-        self.skips.append(Skip(reason, f"{self.path}:{line.lineno if line.start == 0 else line.start}"))
+        self.skips.append(Skip(reason, f"{self.where}:{line.lineno if line.start == 0 else line.start}"))
 
     def _session(self, rec_sid: str | None) -> tuple[str, dict[str, str]]:
         """Session id and the extra facts every event of this file carries (callers copy the
@@ -336,12 +338,12 @@ class Reader:
                extra: dict[str, str]) -> NormalizedEvent:
         # The raw record stays in the transcript: stored as its byte span, not copied.
         by_ref = line.start >= 0
-        ev = NormalizedEvent(
-            event_id=eid, source=AGENT, session_native_id=session, project_root=self.ctx.cwd,
-            git_remote=None, git_branch=self.ctx.branch, seq=self.seq, ts=ts, role=role,
-            agent_model=model, text=text, tool_calls=calls,
-            raw_json="" if by_ref else cap_raw([line.raw]),
-            raw_spans=((line.start, line.end - line.start),) if by_ref else (),
-            schema_version=self.ctx.version or "1", extra=tuple(sorted(extra.items())))
+        ev = new_event({
+            "event_id": eid, "source": AGENT, "session_native_id": session,
+            "project_root": self.ctx.cwd, "git_remote": None, "git_branch": self.ctx.branch,
+            "seq": self.seq, "ts": ts, "role": role, "agent_model": model, "text": text,
+            "tool_calls": calls, "raw_json": "" if by_ref else cap_raw([line.raw]),
+            "raw_spans": ((line.start, line.end - line.start),) if by_ref else (),
+            "schema_version": self.ctx.version or "1", "extra": tuple(sorted(extra.items()))})
         self.seq += 1
         return ev

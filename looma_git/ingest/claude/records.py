@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from looma_git.ingest.base import event_id
+from looma_git.ingest.base import builder, event_id
 from looma_git.model import NormalizedEvent, ToolCall
 
 AGENT = "claude-code"
@@ -93,15 +93,20 @@ def base_extra(obj: dict[str, Any]) -> dict[str, str]:
 def group_event(g: Group) -> NormalizedEvent:
     """The one assistant event of a merged reply group."""
     text = "\n\n".join([t.strip() for t in g.texts])
-    calls = tuple([ToolCall(name=c["name"], kind=c["kind"], paths=tuple(c["paths"]),
-                            command=c.get("command"), exit_code=c.get("exit_code"),
-                            is_error=bool(c.get("is_error")),
-                            test_outcome=c.get("test_outcome"), call_id=c.get("call_id"))
-                   for c in g.calls]) if g.calls else ()
+    calls = tuple([new_tool_call({
+        "name": c["name"], "kind": c["kind"], "paths": tuple(c["paths"]),
+        "command": c.get("command"), "exit_code": c.get("exit_code"),
+        "is_error": bool(c.get("is_error")), "test_outcome": c.get("test_outcome"),
+        "call_id": c.get("call_id")}) for c in g.calls]) if g.calls else ()
     eid = event_id(AGENT, g.key)
-    return NormalizedEvent(
-        event_id=eid, source=AGENT, session_native_id=g.session, project_root=g.cwd,
-        git_remote=None, git_branch=g.branch, seq=g.seq, ts=g.ts, role="assistant",
-        agent_model=g.model, text=text, tool_calls=calls,
-        raw_spans=tuple(g.spans),
-        schema_version=g.version or "1", extra=tuple(sorted(g.extra.items())))
+    return new_event({
+        "event_id": eid, "source": AGENT, "session_native_id": g.session,
+        "project_root": g.cwd, "git_remote": None, "git_branch": g.branch, "seq": g.seq,
+        "ts": g.ts, "role": "assistant", "agent_model": g.model, "text": text,
+        "tool_calls": calls, "raw_spans": tuple(g.spans),
+        "schema_version": g.version or "1", "extra": tuple(sorted(g.extra.items()))})
+
+
+# NormalizedEvent(**values) and ToolCall(**values), a few times cheaper (one per event/call).
+new_event = builder(NormalizedEvent)
+new_tool_call = builder(ToolCall)

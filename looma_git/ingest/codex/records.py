@@ -15,7 +15,7 @@ from looma_git.ingest.agent_text import (
     clip_output,
     command_test_outcome,
 )
-from looma_git.ingest.base import Skip
+from looma_git.ingest.base import Skip, builder
 from looma_git.ingest.codex.ids import id_and_raw, ts_of
 from looma_git.ingest.codex.tools import (
     CallSpec,
@@ -427,10 +427,12 @@ class CodexSession:
                 facts.append(("ts_inferred", "1"))  # bare/legacy eras have no per-line stamps
         eid, raw = id_and_raw(AGENT, self.sid, seq, obj)
         spans = (self.span,) if self.span is not None else ()
-        self.events.append(NormalizedEvent(
-            event_id=eid,
-            source=AGENT, session_native_id=self.sid, project_root=self.cwd,
-            git_remote=self.remote, git_branch=self.branch, seq=seq, ts=ts, role=role,
-            agent_model=self.model, text=text, tool_calls=calls,
-            raw_json="" if spans else raw, raw_spans=spans, extra=tuple(facts),
-        ))
+        self.events.append(_new_event({
+            "event_id": eid, "source": AGENT, "session_native_id": self.sid,
+            "project_root": self.cwd, "git_remote": self.remote, "git_branch": self.branch,
+            "seq": seq, "ts": ts, "role": role, "agent_model": self.model, "text": text,
+            "tool_calls": calls, "raw_json": "" if spans else raw, "raw_spans": spans,
+            "extra": tuple(facts)}))
+
+
+_new_event = builder(NormalizedEvent)  # NormalizedEvent(**values), cheaper (one per event)
