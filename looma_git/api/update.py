@@ -48,7 +48,8 @@ def update(paths: RepoPaths, env: DiscoveryEnv, *, agents: list[str] | None = No
         from looma_git.errors import LoomaError
 
         try:
-            reindex(paths, full=False, memory_budget_s=INGEST_BACKLOG_BUDGET_S, embed_new=True)
+            reindex(paths, full=False, memory_budget_s=INGEST_BACKLOG_BUDGET_S, embed_new=True,
+                    last_use=True)  # the command reads the ledger no more: drop its fold
         except LoomaError:
             pass  # the index is a cache: the next query refreshes it
 

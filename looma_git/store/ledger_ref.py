@@ -14,7 +14,7 @@ from looma_git.ledger.projections import FORMAT_FILE, memory_bytes, workitem_byt
 from looma_git.ledger.state import LedgerState
 from looma_git.store import fold_cache, ledger_read, ops_cache
 from looma_git.store.clone import SYSTEM_ACTOR, read_clone_id, user_actor
-from looma_git.store.ledger_read import _PARSED, ReadResult, read_tree  # noqa: F401 (tests reset _PARSED here)
+from looma_git.store.ledger_read import _PARSED, ReadResult, read_tree  # tests reset _PARSED here
 from looma_git.store.ledger_tree import (
     DIR_MODE,
     FILE_MODE,
@@ -45,6 +45,17 @@ _ID_KEYS = {"prev", "workitem", "from", "patch_id", "old", "new", "superseded_by
 _FOLDS: dict[str, tuple[bytes, Folder, ReadResult]] = {}  # common dir -> last fold
 _ENTRIES: dict[str, fold_cache.Entry] = {}  # common dir -> the fold-cache entry of _FOLDS
 _TREES: dict[str, LedgerTree] = {}  # common dir -> tree of the last commit this process wrote
+
+
+def release_fold(paths: RepoPaths) -> None:
+    """Forget this process's fold of the repository's ledger and its parsed op files (the
+    state dir's fold and ops caches keep them): a command's last step frees ~150 MB at 5,000
+    sessions before it embeds. The next read here loads the fold cache again."""
+    key = str(paths.common_dir)
+    _FOLDS.pop(key, None)
+    _ENTRIES.pop(key, None)
+    _TREES.pop(key, None)
+    _PARSED.clear()  # keyed by blob, not by repository: one command, one repository
 
 
 # Free text (and what it nests: evidence quotes, alias lists) passes the stricter shared gate:
