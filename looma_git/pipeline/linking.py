@@ -296,8 +296,8 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
     for c in commits:
         if len(c.parents) > 1 or not c.files or c.sha in settled:
             continue  # merges and empty commits implement nothing by themselves
-        if content is not None and is_housekeeping(c.subject, c.author):
-            continue  # bots, bumps, formatting and releases implement no effort
+        if is_housekeeping(c.subject, c.author, c.files):
+            continue  # bots, bumps, formatting, releases and changelogs implement no effort
         branch = _branch_of(c) or merged.get(c.sha)
         ct = parse_ts(c.ts)
         files = set(c.files)
