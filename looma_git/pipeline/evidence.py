@@ -132,6 +132,23 @@ _ORIENTATION = re.compile(
     r"are) (?:we|the)\b|list (?:every|all)\b|show me (?:how|where)\b)", re.I | re.S)
 
 
+# The user says the work changes topic ("different thing", "unrelated: ...", "switching gears",
+# "moving on", "something else"); not an aside made on the way ("while you're here", "one more
+# thing", "by the way", "before I forget"), which is a side job of the same work.
+_SWITCHED = re.compile(
+    r"^\W*(?:(?:thanks|thank you|ok(?:ay)?|alright|all right|right|great|cool|perfect|good|"
+    r"nice|done|so|now|next|anyway)[.!,:;\s-]*)*(?:(?:a\s+|one\s+)?(?:different|unrelated|"
+    r"separate|another|new|other)\s+(?:thing|topic|task|issue|question|subject|matter)|"
+    r"(?:let'?s\s+)?switch(?:ing)?\s+(?:gears|topics?|tasks?|to\s+something)|changing\s+"
+    r"(?:gears|topics?)|on\s+(?:another|a\s+different)\s+note|something\s+(?:else|"
+    r"different)|next\s+(?:task|topic|up)|moving\s+on|unrelated|separately)", re.I)
+
+
+def switched(prompt: str) -> bool:
+    """Whether a window's opening request says it starts another topic."""
+    return bool(_SWITCHED.search(prompt[:300]))
+
+
 def parent_session(w: WorkSignal) -> str | None:
     """The session that delegated this one ("agent:id" of a subagent's parent), if any."""
     parent, sep, _ = w.session_id.partition("/agent-")
@@ -224,9 +241,12 @@ def score(w: WorkSignal, c: Cluster, idf: Rarity, previous: str | None = None,
     # branch beside another effort's is a second effort, however alike their words and files).
     fresh = 1.0 if mine and not link and fresh_branch else 0.0
     # The same session's previous window across a pause, or (for a subagent's first window)
-    # the window of the parent session that delegated it.
+    # the window of the parent session that delegated it; or across a topic cut the user did
+    # not say (other files, other words) when the window carries on the same branch or commit:
+    # a side fix made on the way and shipped in the same pull request.
     session = 1.0 if previous == c.id and (w.cut == "pause" or (
-        w.index == 0 and parent_session(w) is not None)) else 0.0
+        w.index == 0 and parent_session(w) is not None) or (
+        w.cut == "topic" and link and not switched(w.first_prompt))) else 0.0
     total = (files + W_TEXT * text + W_LINK * link + W_SESSION * session
              + W_READS * reads - W_OTHER_BRANCH * other - W_NEW_BRANCH * fresh
              - W_TRUNK * trunk)
