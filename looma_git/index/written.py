@@ -51,12 +51,14 @@ def update_written(conn: sqlite3.Connection, full: bool = False) -> int:
     if mark is None or len(mark) != 2:  # every edit event
         rows = conn.execute(
             cols + "WHERE e.event_id IN (SELECT event_id FROM tool_calls WHERE kind IN "
-            "('edit','write') OR (kind = 'shell' AND command LIKE '%<<%')) " + fresh).fetchall()
+            "('edit','write') OR (kind = 'shell' AND (command LIKE '%<<%' OR command LIKE "
+            "'%rm %'))) " + fresh).fetchall()
     else:  # stored (or re-stored: a new ingested_at) since the last run
         rows = conn.execute(
             cols + "WHERE e.ingested_at >= ? AND (e.ingested_at > ? OR e.rowid > ?) AND EXISTS "
             "(SELECT 1 FROM tool_calls t WHERE t.event_id = e.event_id AND (t.kind IN "
-            "('edit','write') OR (t.kind = 'shell' AND t.command LIKE '%<<%'))) " + fresh
+            "('edit','write') OR (t.kind = 'shell' AND (t.command LIKE '%<<%' OR t.command "
+            "LIKE '%rm %')))) " + fresh
             + " ORDER BY e.ingested_at, e.rowid", (mark[0], mark[0], mark[1])).fetchall()
     if not rows:
         _set_mark(conn, top)
@@ -74,7 +76,8 @@ def update_written(conn: sqlite3.Connection, full: bool = False) -> int:
             files.setdefault(eid, set()).add(relpath)
         for eid, cmd in conn.execute(
                 f"SELECT event_id, command FROM tool_calls WHERE event_id IN ({marks}) "
-                f"AND kind = 'shell' AND command LIKE '%<<%'", part):
+                f"AND kind = 'shell' AND (command LIKE '%<<%' OR command LIKE '%rm %')",
+                part):
             commands.setdefault(eid, []).append(cmd)
     with conn:  # one transaction; an event seen before has its old lines replaced
         for i in range(0, len(rows), _EVENTS):
@@ -130,8 +133,10 @@ def earliest_write(conn: sqlite3.Connection) -> float | None:
 
 def commit_keys(conn: sqlite3.Connection, worktree: Path, shas: Iterable[str]
                 ) -> dict[str, tuple[tuple[str, int], ...]]:
-    """(file, line key) of what each commit adds, reading from git only commits not seen."""
-    from looma_git.store.gitfacts import added_by_file
+    """(file, line key) of what each commit adds, removes (`removed_key`) and deletes
+    (`gone_key`), reading from git only commits not seen."""
+    from looma_git.pipeline.content import gone_key, removed_key
+    from looma_git.store.gitfacts import changed_by_file
 
     ensure(conn)
     want = sorted(set(shas))
@@ -142,11 +147,14 @@ def commit_keys(conn: sqlite3.Connection, worktree: Path, shas: Iterable[str]
             f"SELECT sha FROM commit_seen WHERE sha IN ({','.join('?' * len(part))})", part))
     missing = [s for s in want if s not in seen]
     if missing:
-        got = added_by_file(worktree, missing)
+        got = changed_by_file(worktree, missing)
         with conn:
             for sha in missing:
-                keys = sorted({(f, k) for f, line in got.get(sha, ())
-                               if (k := line_key(line)) is not None})
+                # A line removed and a file deleted are keyed apart from lines added
+                # (pipeline/content.py): what a session took out is evidence too.
+                keys = sorted({(f, k) for f, line, how in got.get(sha, ())
+                               if (k := (line_key(line) if how == "+" else removed_key(line)
+                                         if how == "-" else gone_key(f))) is not None})
                 conn.executemany("INSERT INTO commit_lines(sha, file, h) VALUES (?,?,?)",
                                  [(sha, f, k) for f, k in keys])
                 conn.execute("INSERT OR REPLACE INTO commit_seen(sha, n) VALUES (?,?)",

@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from looma_git.pipeline.clusters import TRUNK_BRANCHES, Cluster
-from looma_git.pipeline.signals import WorkSignal
+from looma_git.pipeline.signals import WorkSignal, parse_ts
 from looma_git.pipeline.text import MANIFESTS, path_terms
 
 # Resolution: independent kinds of evidence, each weighted by how distinctive it is, summed
@@ -31,6 +31,22 @@ W_READS = 0.10  # what an editing window read, against what the cluster edited
 IDF_PRIOR = 10  # documents assumed not to use a word or file before any is seen: early on,
 # an effort's own words are not "common" just because that effort is all there is so far
 SHARED_FILE = 0.15  # weight of a manifest, lock file, changelog or README next to a source file
+# Time apart: work taken up again long after a cluster's last activity, with nothing that
+# names it (its branch, a commit, a pull request, the same session), is less often the same
+# effort than the files and words say: what they say (files, words, reads) is divided by
+# 1 + (days apart - GAP_GRACE_DAYS) / GAP_DAYS from GAP_GRACE_DAYS on.
+GAP_GRACE_DAYS = 30.0
+GAP_DAYS = 60.0
+# Breadth: a cluster that edited many more files than clusters do (a sweeping refactor, a
+# migration of half the repository) covers any window's files and words; what they say is
+# divided by 1 - BROAD_B + BROAD_B * (its files / the files of an ordinary cluster), as a
+# search engine normalises a long document (never multiplied: a small cluster gains nothing).
+# An ordinary
+# cluster has the distinct files edited so far over the clusters (at least BROAD_CLUSTERS of
+# them: one sweeping cluster alone is not the norm), at least BROAD_FILES.
+BROAD_B = 0.5
+BROAD_FILES = 12.0
+BROAD_CLUSTERS = 5
 
 
 def _shared_file(path: str) -> bool:
@@ -54,6 +70,13 @@ class Rarity:
         # vectors are computed once each (same values, same order, same floats).
         self._terms: dict[str, float] = {}
         self._vectors: dict[tuple[tuple[str, int], ...], tuple[dict[str, float], float]] = {}
+
+    def breadth(self, files: int) -> float:
+        """What a cluster's file share is multiplied by for having edited `files` files."""
+        if files <= BROAD_FILES:
+            return 1.0
+        avg = max(BROAD_FILES, len(self._file_df) / max(self.clusters, BROAD_CLUSTERS))
+        return min(1.0, 1.0 / (1.0 - BROAD_B + BROAD_B * files / avg))
 
     def file(self, f: str) -> float:
         w = math.log(1 + (self.clusters + IDF_PRIOR) / (1 + len(self._file_df.get(f, ()))))
@@ -130,6 +153,23 @@ _ORIENTATION = re.compile(
     r"codebase|repo))\W+)*(?:(?:can|could) you\s+|please\s+)?(?:explain\b|walk me through\b|"
     r"give me (?:an? )?(?:overview|tour)\b|how (?:does|do)\b.{0,80}\bwork\b|where (?:do|does|is|"
     r"are) (?:we|the)\b|list (?:every|all)\b|show me (?:how|where)\b)", re.I | re.S)
+
+
+# The user says the work changes topic ("different thing", "unrelated: ...", "switching gears",
+# "moving on", "something else"); not an aside made on the way ("while you're here", "one more
+# thing", "by the way", "before I forget"), which is a side job of the same work.
+_SWITCHED = re.compile(
+    r"^\W*(?:(?:thanks|thank you|ok(?:ay)?|alright|all right|right|great|cool|perfect|good|"
+    r"nice|done|so|now|next|anyway)[.!,:;\s-]*)*(?:(?:a\s+|one\s+)?(?:different|unrelated|"
+    r"separate|another|new|other)\s+(?:thing|topic|task|issue|question|subject|matter)|"
+    r"(?:let'?s\s+)?switch(?:ing)?\s+(?:gears|topics?|tasks?|to\s+something)|changing\s+"
+    r"(?:gears|topics?)|on\s+(?:another|a\s+different)\s+note|something\s+(?:else|"
+    r"different)|next\s+(?:task|topic|up)|moving\s+on|unrelated|separately)", re.I)
+
+
+def switched(prompt: str) -> bool:
+    """Whether a window's opening request says it starts another topic."""
+    return bool(_SWITCHED.search(prompt[:300]))
 
 
 def parent_session(w: WorkSignal) -> str | None:
@@ -224,13 +264,22 @@ def score(w: WorkSignal, c: Cluster, idf: Rarity, previous: str | None = None,
     # branch beside another effort's is a second effort, however alike their words and files).
     fresh = 1.0 if mine and not link and fresh_branch else 0.0
     # The same session's previous window across a pause, or (for a subagent's first window)
-    # the window of the parent session that delegated it.
+    # the window of the parent session that delegated it; or across a topic cut the user did
+    # not say (other files, other words) when the window carries on the same branch or commit:
+    # a side fix made on the way and shipped in the same pull request.
     session = 1.0 if previous == c.id and (w.cut == "pause" or (
-        w.index == 0 and parent_session(w) is not None)) else 0.0
-    total = (files + W_TEXT * text + W_LINK * link + W_SESSION * session
-             + W_READS * reads - W_OTHER_BRANCH * other - W_NEW_BRANCH * fresh
+        w.index == 0 and parent_session(w) is not None) or (
+        w.cut == "topic" and link and not switched(w.first_prompt))) else 0.0
+    apart = 1.0
+    if not link and not session and c.last_ts and w.start_ts:
+        days = (parse_ts(w.start_ts) - c.last_ts) / 86400
+        apart = 1.0 + max(0.0, days - GAP_GRACE_DAYS) / GAP_DAYS
+    # (a broad cluster's words are as broad as its files: they name all its paths)
+    broad = idf.breadth(len(edited)) if w.edited else 1.0
+    total = ((files + W_TEXT * text + W_READS * reads) * broad / apart + W_LINK * link
+             + W_SESSION * session - W_OTHER_BRANCH * other - W_NEW_BRANCH * fresh
              - W_TRUNK * trunk)
     return total, {"files": files, "text": text, "link": link, "session": session,
                    "reads": reads, "other_branch": other, "new_branch": fresh,
-                   "trunk_vs_branch": trunk}
+                   "trunk_vs_branch": trunk, "time_apart": apart, "breadth": broad}
 

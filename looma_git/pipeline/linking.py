@@ -33,6 +33,15 @@ WRITE_AFTER_S = 600
 CONTENT_MIN = 1.0
 CONTENT_SHARE = 0.2
 GENERIC_FILES = 2
+# A line counts by how specific it is to one place: a line the history adds (or sessions write)
+# in several files ("from typing import Any", "return None", a shared decorator) is
+# boilerplate of the repository, and counts 1/files it appears in (above GENERIC_FILES, not at
+# all). A commit by an author none of the sessions' own commits has (a teammate) is judged on
+# content only when its specific lines say so plainly: at least STRANGER_MIN lines' worth and
+# STRANGER_SHARE of what it adds (a few shared lines are what two people writing in one module
+# have in common, not one's work committed by the other).
+STRANGER_MIN = 3.0
+STRANGER_SHARE = 0.5
 # Without content evidence, a commit off the WorkItem's branch needs to be this close to its
 # activity (`_time_score`: 1.0 from an hour before a window to TIME_WINDOW_S after it).
 FALLBACK_TIME = 0.5
@@ -219,13 +228,29 @@ def written_from(c: CommitInfo) -> float:
     return min(ct, at) - WRITE_BEFORE_S
 
 
+def spread(content: Content) -> dict[int, int]:
+    """Line key -> the number of files it is found in: added there by a commit of the history
+    looked at, or written there by a session (at least 1)."""
+    where: dict[int, set[str]] = {}
+    for lines in content.added.values():
+        for f, k in lines:
+            where.setdefault(k, set()).add(f)
+    for k, writes in content.writes.items():
+        files = {w.file for w in writes if w.file}
+        if files:
+            where.setdefault(k, set()).update(files)
+    return {k: len(v) for k, v in where.items()}
+
+
 def content_scores(sha: str, ct: float, content: Content, owners: _Owners,
-                   skip: frozenset[str] = frozenset(), since: float | None = None
+                   skip: frozenset[str] = frozenset(), since: float | None = None,
+                   files_of: dict[int, int] | None = None
                    ) -> tuple[dict[str, float], int, dict[str, float]]:
     """WorkItem -> how many of the commit's added lines its sessions wrote (a line several
-    wrote counts 1/n each), the number of lines the commit adds, and WorkItem -> when its
-    sessions last wrote one of them before the commit (of two WorkItems that wrote as much,
-    the later one's is the version committed)."""
+    wrote counts 1/n each; a line found in several files, `files_of`, 1/files each), the
+    number of lines the commit adds, and WorkItem -> when its sessions last wrote one of them
+    before the commit (of two WorkItems that wrote as much, the later one's is the version
+    committed)."""
     lines = content.added.get(sha, ())
     keys = {k for _, k in lines}
     scores: dict[str, float] = {}
@@ -234,6 +259,9 @@ def content_scores(sha: str, ct: float, content: Content, owners: _Owners,
         writes = content.writes.get(k, ())
         if len({w.file for w in writes if w.file}) > GENERIC_FILES:
             continue  # a line written into many files says nothing about which effort
+        found = max(1, files_of.get(k, 1)) if files_of is not None else 1
+        if found > GENERIC_FILES:
+            continue  # nor does a line the history adds all over the repository
         writers = set()
         for w in writes:
             if w.file is not None and w.file != f:
@@ -246,7 +274,7 @@ def content_scores(sha: str, ct: float, content: Content, owners: _Owners,
                 writers.add(tid)
                 latest[tid] = max(latest.get(tid, 0.0), w.ts)
         for tid in writers:
-            scores[tid] = scores.get(tid, 0.0) + 1.0 / len(writers)
+            scores[tid] = scores.get(tid, 0.0) + 1.0 / (len(writers) * found)
     return scores, len(keys), latest
 
 
@@ -290,14 +318,19 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
                if content is not None else set())
     links: list[Link] = []
     rest: list[CommitInfo] = []
+    files_of = spread(content) if content is not None else None
+    # Content links of strangers' commits that clear the usual bar but not a stranger's: they
+    # link if another commit of the same author links on content plainly (then the author is
+    # one of ours), else they are judged like any other commit (`rest`).
+    pending: list[tuple[CommitInfo, Link]] = []
     # A merged feature branch's commits keep the branch its merge names (the ref that made
     # them is often deleted, and `git log --source` reaches them through the trunk).
     merged = merged_branches(commits)
     for c in commits:
         if len(c.parents) > 1 or not c.files or c.sha in settled:
             continue  # merges and empty commits implement nothing by themselves
-        if content is not None and is_housekeeping(c.subject, c.author):
-            continue  # bots, bumps, formatting and releases implement no effort
+        if is_housekeeping(c.subject, c.author, c.files):
+            continue  # bots, bumps, formatting, releases and changelogs implement no effort
         branch = _branch_of(c) or merged.get(c.sha)
         ct = parse_ts(c.ts)
         files = set(c.files)
@@ -305,7 +338,7 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
         if judged and content is not None and owners is not None:
             skip = frozenset(t for (sha, t) in forbidden if sha == c.sha)
             scores, n, latest = content_scores(c.sha, ct, content, owners, skip,
-                                               written_from(c))
+                                               written_from(c), files_of)
             if scores:
                 # (then the WorkItem whose work began later, never the id alone: see owner)
                 tid, got = max(scores.items(),
@@ -318,13 +351,27 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
                     why = {"content": round(share, 4), "lines": round(got, 2),
                            "files": round(len(files & t.files) / len(files), 4),
                            "branch": b, "time": round(_time_score(ct, t.spans), 4)}
-                    links.append(Link(
+                    link = Link(
                         sha=c.sha, workitem=t.id,
                         confidence=round(min(1.0, 0.6 + 0.4 * share), 4),
                         files=tuple(sorted(files & t.files)), branch=branch,
-                        why=tuple(sorted(why.items()))))
+                        why=tuple(sorted(why.items())))
+                    if (own_authors is not None and c.author not in own_authors
+                            and not (got >= STRANGER_MIN and share >= STRANGER_SHARE)):
+                        pending.append((c, link))
+                    else:
+                        links.append(link)
                     continue
         rest.append(c)
+    if pending:
+        known = {c.author for c in commits if c.sha in {ln.sha for ln in links}}
+        order = {c.sha: i for i, c in enumerate(commits)}
+        for c, link in pending:
+            if c.author in known:
+                links.append(link)
+            else:
+                rest.append(c)
+        rest.sort(key=lambda c: order[c.sha])
     own = own_authors
     if content is not None:  # a session wrote their commits: their authors are ours
         done = {ln.sha for ln in links}

@@ -70,10 +70,21 @@ _PASS = (r"(?:(?:apply|run)\s+)?(?:lint(?:ing)?|format(?:ting)?|re-?format(?:tin
 
 # Subjects that name no effort: a title is never taken from them, and a commit carrying one is
 # never linked on file overlap alone (DESIGN §4.1; docs/quality.md "Titles and chores").
+# A release, as maintainers name one: "Release 3.1.0", "release version 3.0.5 (#1228)",
+# "Prepare release v2.4", "Start version 3.2.0", "Bump version to 1.2", "Version bump", "Back to
+# development": the version number is what it names, so none of it names an effort.
+_RELEASE = (r"(?:(?:prepare|preparing|cut|cutting|tag|tagging)\s+(?:for\s+|the\s+)?)?"
+            r"(?:release|releasing|version|start\s+version|begin\s+version)\s+"
+            r"(?:version\s+|for\s+)?v?\d+(?:\.\d+)*(?:[.\-+]?[A-Za-z0-9]+)*\s*"
+            r"(?:\((?:#|!)\d+\))?\s*$|"
+            r"(?:bump|bumped|bumping|set|update|updated|increment)\s+(?:the\s+)?(?:package\s+)?"
+            r"version\b|version\s+bump\b|back\s+to\s+(?:development|dev)\b|post-?release\b|"
+            r"v?\d+\.\d+(?:\.\d+)*\s+(?:release|released)\s*(?:\((?:#|!)\d+\))?\s*$|"
+            r"(?:release|version)\s+v?\d")
 _NO_TITLE = re.compile(
     r"^\s*(?:fixup!|squash!|amend!|merge\b|squashed commit\b|revert\b|wip\b|bump\s|"
     r"update\s+dependenc|(?:chore|build|ci|style|release|deps)(?:\([^)]*\))?!?:|"
-    r"(?:release|version)\s+v?\d|v?\d+\.\d+(?:\.\d+)?\s*$|"
+    + _RELEASE + r"|v?\d+\.\d+(?:\.\d+)?\s*$|"
     r"(?:apply\s+|run\s+)?(?:ruff|black|prettier|isort|gofmt|rustfmt|clang-format)\b|"
     + _PASS + r"|fix\s+(?:lint(?:ing)?|typos?|formatting)\b)", re.I)
 _BOT_AUTHOR = re.compile(r"\[bot\]|dependabot|renovate|github-actions|pre-commit-ci", re.I)
@@ -90,16 +101,30 @@ MANIFESTS = re.compile(
 # only work: "Lint and test with tox-uv" (a CI change) names more, "Lint and format" does not.
 _HOUSEKEEPING = re.compile(
     r"^\s*(?:bump\s|update\s+dependenc|(?:chore|build|ci|style|release|deps)(?:\([^)]*\))?!?:|"
-    r"(?:release|version)\s+v?\d|v?\d+\.\d+(?:\.\d+)?\s*$|"
+    + _RELEASE + r"|v?\d+\.\d+(?:\.\d+)?\s*$|"
     r"(?:apply\s+|run\s+)?(?:ruff|black|prettier|isort|gofmt|rustfmt|clang-format)\b|"
     + _PASS + r"|fix\s+(?:lint(?:ing)?|typos?|formatting)\b)", re.I)
 
 
-def is_housekeeping(subject: str, author: str = "") -> bool:
-    """A bot's commit, a dependency bump, a formatting/lint pass or a release: never linked,
-    whatever it touches (a fixup, squash, wip or manifest-only commit may still be an
-    effort's work, on content or branch evidence)."""
-    return bool(_HOUSEKEEPING.match(subject or "")) or bool(_BOT_AUTHOR.search(author or ""))
+# The project's running record of changes (not a towncrier fragment, which an effort adds with
+# its work): a commit touching only these records a release, or what was merged, after the fact.
+CHANGELOGS = re.compile(r"(?:^|/)(?:changelog|changes|history|news|releasing|release[-_]notes)"
+                        r"(?:\.\w+)?$", re.I)
+
+
+def changelog_only(files: tuple[str, ...] | list[str]) -> bool:
+    """Only the changelog (CHANGES.rst, CHANGELOG.md, HISTORY, NEWS) changed."""
+    return bool(files) and all(CHANGELOGS.search(f) for f in files)
+
+
+def is_housekeeping(subject: str, author: str = "",
+                    files: tuple[str, ...] | list[str] = ()) -> bool:
+    """A bot's commit, a dependency bump, a formatting/lint pass, a release or version bump,
+    or a commit of the changelog alone: never linked, whatever it touches or whoever wrote
+    its lines (a fixup, squash, wip or other manifest-only commit may still be an effort's
+    work, on content or branch evidence)."""
+    return (bool(_HOUSEKEEPING.match(subject or "")) or bool(_BOT_AUTHOR.search(author or ""))
+            or changelog_only(files))
 
 
 def is_chore_subject(subject: str) -> bool:

@@ -232,6 +232,37 @@ def added_by_file(worktree: Path, shas: list[str]) -> dict[str, list[tuple[str, 
     return out
 
 
+def changed_by_file(worktree: Path, shas: list[str]) -> dict[str, list[tuple[str, str, str]]]:
+    """(file, line, how) of what each commit changes, from one `git log -p`: how is "+" for a
+    line added, "-" for a line removed from a file that stays, "gone" (line "") once for a
+    file the commit deletes (its lines are not listed). Merges change nothing here; lines are
+    raw, without the leading sign."""
+    if not shas:
+        return {}
+    out: dict[str, list[tuple[str, str, str]]] = {sha: [] for sha in shas}
+    cur: list[tuple[str, str, str]] | None = None
+    path = old = ""
+    for raw in _log_patches(worktree, shas).decode("utf-8", "replace").split("\n"):
+        if raw.startswith("commit ") and len(raw) in (47, 71):
+            cur = out.setdefault(raw[7:], [])
+            path = old = ""
+        elif raw.startswith("diff --git "):
+            path = old = ""
+        elif raw.startswith("--- "):
+            name = raw[4:]
+            old = name[2:] if name.startswith("a/") else ""
+        elif raw.startswith("+++ "):
+            name = raw[4:]
+            path = name[2:] if name.startswith("b/") else ""
+            if not path and old and cur is not None:
+                cur.append((old, "", "gone"))
+        elif cur is not None and path and raw.startswith("+"):
+            cur.append((path, raw[1:], "+"))
+        elif cur is not None and path and raw.startswith("-"):
+            cur.append((path, raw[1:], "-"))
+    return out
+
+
 def history_refs(worktree: Path) -> tuple[str, ...]:
     """What "still in history" means: branches, tags, remote-tracking branches, HEAD."""
     refs: tuple[str, ...] = ("--branches", "--tags", "--remotes")

@@ -104,9 +104,10 @@ def test_trunk_work_after_a_merged_branch_needs_more_to_join_its_effort() -> Non
 
 
 def test_a_new_branch_beside_another_efforts_branch_starts_its_own_work() -> None:
-    # Two fixes of one function, weeks apart, each on its own branch: alike in files and words
-    # (more than enough to join on their own), yet the second is new work.
-    first = _w("s1", -900, -898, edited=("app/auth.py",), branch="fix-float",
+    # Two fixes of one function, days apart (within GAP_GRACE_DAYS: time apart takes nothing
+    # off), each on its own branch: alike in files and words (more than enough to join on
+    # their own), yet the second is new work.
+    first = _w("s1", -200, -198, edited=("app/auth.py",), branch="fix-float",
                terms=(("naturalsize", 6), ("byte", 4), ("float", 3), ("regression", 2)))
     second = _w("s2", 0, 2, edited=("app/auth.py",), branch="fix-1-byte",
                 terms=(("naturalsize", 6), ("byte", 4), ("float", 1), ("singular", 3)))

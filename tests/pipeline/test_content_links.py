@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from looma_git.pipeline.content import line_key, written_keys
+from looma_git.pipeline.content import gone_key, line_key, removed_key, written_keys
 from looma_git.pipeline.linking import Content, Target, Write, link_commits
 from looma_git.pipeline.signals import parse_ts
 from looma_git.pipeline.text import is_housekeeping, kind_from_text, strong_link
@@ -32,12 +32,16 @@ def test_written_keys_read_each_agents_edit_shapes_and_never_the_replaced_text()
                                            "structuredPatch": [{"lines": ["-removed_line()",
                                                                           "+" + AUTH[2]]}]}}))
     got = written_keys(claude)
-    assert got == {_k(AUTH[0]), _k(AUTH[1]), _k(AUTH[2])}
+    # What was replaced counts only as taken out, in a key space of its own.
+    assert got == {_k(AUTH[0]), _k(AUTH[1]), _k(AUTH[2]), _gone("def old_name(x):"),
+                   _gone("removed_line()")}
+    assert _k("def old_name(x):") not in got and _k("removed_line()") not in got
     patch = "*** Begin Patch\n*** Update File: q.py\n@@\n-old_queue = None\n+" + QUEUE[0] + "\n"
     codex = json.dumps({"payload": {"type": "custom_tool_call", "input": patch}})
-    assert written_keys(codex) == {_k(QUEUE[0])}
+    assert written_keys(codex) == {_k(QUEUE[0]), _gone("old_queue = None")}
     args = json.dumps({"patch": patch})
-    assert written_keys(json.dumps({"payload": {"arguments": args}})) == {_k(QUEUE[0])}
+    assert written_keys(json.dumps({"payload": {"arguments": args}})) == {
+        _k(QUEUE[0]), _gone("old_queue = None")}
     cursor = json.dumps({"message": {"content": [{"type": "tool_use", "name": "Write",
                          "input": {"contents": "\n".join(QUEUE), "path": "/r/q.py"}}]}})
     assert written_keys(cursor) == {_k(x) for x in QUEUE}
@@ -46,6 +50,19 @@ def test_written_keys_read_each_agents_edit_shapes_and_never_the_replaced_text()
     assert written_keys(json.dumps({"text": AUTH[0], "content": "}\n)\n  pass"})) == set()
     heredoc = "cat > q.py <<'EOF'\n" + QUEUE[1] + "\nEOF\n"
     assert written_keys("", (heredoc,)) == {_k(QUEUE[1])}
+    # Context an edit restates on both sides is not taken out; a file `git rm` removes is.
+    edit = json.dumps({"input": {"old_string": AUTH[0] + "\n" + AUTH[1],
+                                 "new_string": AUTH[0]}})
+    assert written_keys(edit) == {_k(AUTH[0]), _gone(AUTH[1])}
+    assert written_keys("", ("cd app && git rm -q app/old.py; rm -f ./tmp/x.py",)) == {
+        gone_key("app/old.py"), gone_key("tmp/x.py")}
+    assert written_keys("", ("grep -rn term . | wc -l",)) == set()
+
+
+def _gone(line: str) -> int:
+    key = removed_key(line)
+    assert key is not None
+    return key
 
 
 def _commit(sha: str, lines_file: str, author: str = "Ada", subject: str = "Add the work",
@@ -157,7 +174,7 @@ def test_a_lint_or_format_pass_is_housekeeping_only_when_it_names_nothing_else()
 
 def test_a_line_written_into_many_files_is_no_evidence() -> None:
     auth = _target("auth", "claude-code:s1", {"app/auth.py"})
-    common = ["from __future__ import annotations"]
+    common = ["from app.db import session_scope"]
     writes = [("claude-code:s1", "app/auth.py", common, T0 - 60)] + [
         ("claude-code:s9", f"app/m{i}.py", common, T0 - 60) for i in range(3)]
     content = _content({"c1": ("app/auth.py", common)}, writes, {"claude-code:s1"})
