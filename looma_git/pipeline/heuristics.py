@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 KINDS = ("decision", "todo", "bug", "architecture")
@@ -244,10 +244,10 @@ def extract(text: str, *, event_id: str, agent: str, session_id: str, ts: str,
     if not kinds and not verdict:
         return []
     out: list[MemoryCandidate] = []
-    sentences = _SENT.finditer(masked)
+    sentences: Iterator[re.Match[str]] = _SENT.finditer(masked)
     if not kinds:  # only the opening verdict can be a candidate: one sentence to read
-        first = next(sentences, None)
-        sentences = iter(() if first is None else (first,))
+        opening = next(sentences, None)
+        sentences = iter(() if opening is None else (opening,))
     for m in sentences:
         sent = m.group(0)
         stripped = sent.strip()
