@@ -85,7 +85,8 @@ _GENERIC_WORDS = ("config configuration setting settings fix fixes fixed fixing 
 # "continue building the authentication" asks for the authentication: the lead-in is no topic.
 _LEAD_IN = re.compile(
     r"^\s*(?:(?:let's|lets|please|ok|okay|so)\s+)*(?:continue|resume|finish|keep|carry on|"
-    r"get back to|go back to|back to|pick up|work on|working on|start on)"
+    r"get back to|go back to|back to|pick up|work on|working on|start on|"
+    r"where (?:was|were) (?:i|we)|what (?:was|were) (?:i|we) doing)"
     r"(?:\s+(?:building|working on|working|with|on|implementing|adding|fixing|doing|the|"
     r"our|my|where (?:i|we) (?:left off|stopped|was|were)))*\s+", re.I)
 _PATHLIKE = re.compile(r"^[\w.\-]+(?:/[\w.\-]*)+$|^[\w\-]+\.[a-z0-9]{1,5}$", re.I)
