@@ -41,10 +41,14 @@ GRID = {
     "AGREE_MARGIN": (0.05, 0.1, 0.15),
     "AGREE_SEM_MARGIN": (0.05, 0.08, 0.12),
     "AGREE_SEM_AT": (0.3, 0.32, 0.34, 0.36, 0.38),
+    "UNKNOWN_AT": (0.4, 0.45, 0.5, 0.55, 0.6, 0.7),
+    "SEM_UNRELATED": (0.1, 0.15, 0.2, 0.25, 0.3),
+    "GENERIC_WEIGHT": (0.0, 0.15, 0.3, 0.5, 1.0),
 }
 # The thresholds `match.rank` reads (the fused order); the others act in `match.outcome` only,
 # so a grid ranks each goal once per setting of these.
-RANK_KEYS = ("CONFIDENT_AT", "COLD_BELOW", "SEM_CONFIDENT_AT", "SEM_COLD_BELOW")
+RANK_KEYS = ("CONFIDENT_AT", "COLD_BELOW", "SEM_CONFIDENT_AT", "SEM_COLD_BELOW",
+             "GENERIC_WEIGHT")
 _RANKED: dict[tuple[int, tuple[float, ...], bool], Any] = {}
 
 # Goals no benchmark project has any work on (a mobile app, infrastructure, ML, games, data
