@@ -113,6 +113,23 @@ def test_gated_extraction_equals_trying_every_pattern(text: str) -> None:
     assert got == _reference(text)
 
 
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(FRAGMENTS), max_size=30).map(" ".join) |
+       st.lists(st.sampled_from(FRAGMENTS), max_size=30).map("".join))
+def test_searching_a_long_message_whole_first_changes_nothing(text: str) -> None:
+    """A pattern ruled out by one search of the whole message matches none of its sentences
+    (`LONG` lowered so that every message takes that path)."""
+    from looma_git.pipeline import heuristics as h
+
+    saved, h.LONG = h.LONG, 0
+    try:
+        got = [(c.kind, c.start, c.end) for c in extract(
+            text, event_id="e", agent="a", session_id="s", ts="", role="assistant")]
+    finally:
+        h.LONG = saved
+    assert got == _reference(text)
+
+
 # --- decisions without a cue word, and reversals
 
 @pytest.mark.parametrize("text", [
