@@ -245,7 +245,10 @@ def rank(goal: str, items: list[ItemRecord],
     unknown = round(sum(idf[t] for t in topic_terms if not hits_of[t][0] and not hits_of[t][1])
                     / topic_w, 4) if topic_w else 0.0
     digits = [t for t in gts if len(t) >= 2 and _SPECIFIC.search(t)]
-    topic = _LEAD_IN.sub("", goal, count=1).lower()
+    # The title match reads the goal without its generic words: "the release fix" is about
+    # the release, not about every title that says "Fix".
+    topic = " ".join(w for w in _LEAD_IN.sub("", goal, count=1).lower().split()
+                     if stem(w.strip(".,;:!?'\"()")) not in _GENERIC)
     lex: list[tuple[ItemRecord, float, float, float, tuple[str, ...], str, bool, bool]] = []
     for i, it in enumerate(items):
         hit = [t for t in gts if i in hits_of[t][0]]

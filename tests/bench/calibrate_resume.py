@@ -93,14 +93,16 @@ def _goals_kept(base: Path, label: str) -> tuple[Any, list[dict[str, Any]], dict
     key_of = qt.effort_of_workitems(qt.segment_predictions(bench))
     goals = [{"bench": label, "goal": q["goal"], "kind": q["kind"], "expect": q["expect"],
               "want": q.get("efforts") or ([q["effort"]] if q.get("effort") else [])}
-             for q in truth["resume"] if q["goal"]] if _WHICH != "extra" else []
-    if _WHICH in ("extra", "all"):
-        from tests.bench.resume_goals_s24 import GOALS
+             for q in truth["resume"] if q["goal"]] if _WHICH not in ("extra", "later") else []
+    if _WHICH in ("extra", "all", "later"):
+        from tests.bench.resume_goals_s24 import GOALS, LATER
 
         goals += [{"bench": label, **g, "kind": "new " + g["kind"]} for g in GOALS.get(label, ())]
+        goals += [{"bench": label, **g, "kind": "later " + g["kind"]}
+                  for g in LATER.get(label, ()) if _WHICH == "later"]
     goals += [{"bench": label, "goal": g, "kind": "off-topic", "expect": "cold", "want": []}
               for g in OFF_TOPIC if g not in {q["goal"] for q in truth["resume"]}
-              and _WHICH != "extra"]
+              and _WHICH not in ("extra", "later")]
     return find_repo(base / "repo"), goals, key_of
 
 
@@ -148,7 +150,7 @@ def _ok(g: dict[str, Any], state: str, got: list[str]) -> bool:
     return True
 
 
-_WHICH = "truth"  # truth: the benchmarks' labelled goals; extra: resume_goals_s24's; all: both
+_WHICH = "truth"  # truth: the benchmarks' labelled goals; extra, later: resume_goals_s24's; all
 
 Case = tuple[dict[str, Any], Any, Any, dict[str, str]]
 
@@ -204,9 +206,10 @@ def main() -> None:
     ap.add_argument("--show", action="store_true", help="every goal's top scores")
     ap.add_argument("--only", default="", help="grid only these thresholds (comma-separated; "
                     "the others stay at their values in match.py)")
-    ap.add_argument("--goals", choices=("truth", "extra", "all"), default="truth",
+    ap.add_argument("--goals", choices=("truth", "extra", "all", "later"), default="truth",
                     help="the benchmarks' labelled goals, the held-back ones of "
-                    "tests/bench/resume_goals_s24.py (stop 24), or both")
+                    "tests/bench/resume_goals_s24.py (stop 24), both (`all`), or its held-back "
+                    "and later ones (`later`)")
     args = ap.parse_args()
     global _WHICH
     _WHICH = args.goals
