@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 KINDS = ("decision", "todo", "bug", "architecture")
@@ -85,6 +85,12 @@ _PATTERNS: dict[str, tuple[tuple[re.Pattern[str], _Gate], ...]] = {
                     r"\s*(?:s|ms|sec|secs|seconds?|min|mins|minutes?|h|hours?|days?|weeks?|"
                     r"requests?|calls?|attempts?|retries|tries|%)\b", re.I),
          (("expire", "valid", "time", "capped", "limited", "kept", "retained"),)),
+        # ...or by what happens at a count: "After the sixth failure the event goes to a
+        # dead-letter table", "after 3 attempts we give up".
+        (re.compile(r"\bafter\s+(?:the\s+)?(?:\d+|first|second|third|fourth|fifth|sixth|"
+                    r"seventh|eighth|ninth|tenth|last|final)(?:st|nd|rd|th)?\s+(?:failed\s+)?"
+                    r"(?:failures?|attempts?|retries|retry|tries|try|errors?)\b", re.I),
+         (("after",), ("failure", "attempt", "retr", "tries", "try", "error"))),
     ),
     "todo": (
         (re.compile(r"^\s*(?:[-*]\s*)?(?:TODO|FIXME|todo)\b[:\s]", re.M), (("todo", "fixme"),)),
@@ -155,6 +161,25 @@ def _opened(present: frozenset[str]) -> tuple[tuple[str, tuple[re.Pattern[str], 
     return tuple(out)
 
 
+# A pattern that matches a sentence matches the message it is in, unless it is anchored to
+# the sentence's start: one search of a long message (a tool output, a plan) rules out a
+# pattern for all its sentences, where trying it sentence by sentence cost a call each.
+_ANCHORED = frozenset(p for pats in _PATTERNS.values() for p, _ in pats
+                      if "^" in p.pattern.replace("[^", "") or "\\A" in p.pattern)
+LONG = 1500  # characters from which a message is searched whole first
+
+
+def _in_text(kinds: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...], text: str
+             ) -> tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]:
+    """`kinds` without the patterns that match nowhere in `text` (anchored ones kept)."""
+    out = []
+    for kind, pats in kinds:
+        kept = tuple(p for p in pats if p in _ANCHORED or p.search(text))
+        if kept:
+            out.append((kind, kept))
+    return tuple(out)
+
+
 # Phrasings that look like a kind but are not a statement of it.
 _NEGATIVE = re.compile(
     r"^\s*(?:if|should we|shall we|what if|do you think|would it|could we|maybe|perhaps|"
@@ -174,6 +199,38 @@ def _masked(text: str) -> str:
     return _FENCE.sub(lambda m: " " * len(m.group(0)), text)
 
 
+# An answer that opens with its verdict, then the reason: "Opaque: `encode_cursor`
+# base64-encodes ...", "No cap, and none needed: aggregation is one line per ...", "Signed,
+# time-limited tokens with itsdangerous so we don't need a table: ...". The agent's first
+# sentence states the choice without a cue word. Labels ("Summary:", "Plan:", "Options with
+# Redis:") and acknowledgements ("Right:", "Done:") head other things.
+_VERDICT = re.compile(r"\A\s*([A-Za-z][^:\n`/(=?_]{1,90}?):\s+(\S.{24,})", re.S)
+_NOT_VERDICT = frozenset("""summary plan note notes nb done result results status update
+updates step steps todo fixme next output error warning traceback changes changed fixed here
+example examples answer tl;dr usage files file tests test commit committed options option
+context background problem issue cause question questions edit edits diff reason ps bug
+architecture decision right ok okay sure good great nice correct exactly indeed agreed thanks
+hmm well yes also so first then finally caveat aside run ran added removed updated moved
+renamed created deleted tested checked found looked read wrote probably maybe perhaps
+possibly likely unlikely depends hard unclear""".split())
+
+
+def _verdict(sentence: str) -> bool:
+    """Whether a message's first sentence opens with a verdict head (see _VERDICT)."""
+    m = _VERDICT.match(sentence)
+    if m is None:
+        return False
+    head = m.group(1).lower().split()
+    # A head with "is"/"was" describes what is ("Today login is email + password: ..."), one
+    # with "succeeded"/"failed" reports what happened ("The second confirm succeeded: ...").
+    return len(head) <= 14 and head[0].strip(",.") not in _NOT_VERDICT and \
+        _STATE_VERBS.isdisjoint(head)
+
+
+_STATE_VERBS = frozenset("""is was were has had says said succeeded failed passed worked broke
+fails passes works returned returns printed prints showed shows""".split())
+
+
 def extract(text: str, *, event_id: str, agent: str, session_id: str, ts: str,
             role: str) -> list[MemoryCandidate]:
     """Candidates from one message; questions, hypotheticals and code are never candidates."""
@@ -181,25 +238,33 @@ def extract(text: str, *, event_id: str, agent: str, session_id: str, ts: str,
         return []
     masked = _masked(text[:20000])
     kinds = _open_patterns(masked)
-    if not kinds:
+    if kinds and len(masked) >= LONG:
+        kinds = _in_text(kinds, masked)
+    verdict = role == "assistant" and masked.find(":", 0, 100) >= 0  # a verdict may open it
+    if not kinds and not verdict:
         return []
     out: list[MemoryCandidate] = []
-    for m in _SENT.finditer(masked):
+    sentences: Iterator[re.Match[str]] = _SENT.finditer(masked)
+    if not kinds:  # only the opening verdict can be a candidate: one sentence to read
+        opening = next(sentences, None)
+        sentences = iter(() if opening is None else (opening,))
+    for m in sentences:
         sent = m.group(0)
         stripped = sent.strip()
+        first, verdict = verdict, False  # only the message's first sentence
         if len(stripped) < 12 or stripped.endswith("?") or _NEGATIVE.search(stripped):
             continue
-        for kind, pats in kinds:
-            if any(p.search(sent) for p in pats):
-                lead = len(sent) - len(sent.lstrip())
-                start = m.start() + lead
-                end = start + len(stripped)
-                quote = text[start:end][:300]
-                out.append(MemoryCandidate(
-                    kind=kind, text=quote, event_id=event_id, start=start, end=end,
-                    content_hash=hashlib.sha256(quote.encode("utf-8", "replace")).hexdigest()[:16],
-                    agent=agent, session_id=session_id, ts=ts, role=role))
-                break
+        found = next((kind for kind, pats in kinds if any(p.search(sent) for p in pats)),
+                     "decision" if first and _verdict(sent) else None)
+        if found is None:
+            continue
+        start = m.start() + len(sent) - len(sent.lstrip())
+        end = start + len(stripped)
+        quote = text[start:end][:300]
+        out.append(MemoryCandidate(
+            kind=found, text=quote, event_id=event_id, start=start, end=end,
+            content_hash=hashlib.sha256(quote.encode("utf-8", "replace")).hexdigest()[:16],
+            agent=agent, session_id=session_id, ts=ts, role=role))
     return out
 
 

@@ -36,6 +36,22 @@ AGREE_MARGIN = 0.10
 AGREE_SEM_MARGIN = 0.08
 AGREE_SEM_AT = 0.34
 MAX_SIDE_BY_SIDE = 4
+# Words that say a goal is about work but not which ("fix the config", "the test bug"): they
+# rank (at GENERIC_WEIGHT of their idf; in a project of ten WorkItems a word one of them said
+# by chance has the highest idf) but never make a match: a words match needs a shared
+# non-generic word, else the goal is cold by words ("the thing with the config").
+GENERIC_WEIGHT = 0.3
+# A goal most of whose topic weight is words no WorkItem has is a paraphrase or about something
+# else ("add a japanese translation", "retry failed card payments"): the few words it shares
+# are then no near-tie, and make a match only with meaning's confirmation (see `outcome`).
+UNKNOWN_AT = 0.5
+# ...meaning's confirmation there: the lead's cosine at least this (under it the texts are
+# unrelated: "continue the startup time work" met the tox work by "time" at 0.12).
+SEM_UNRELATED = 0.2
+# Meaning is no near-tie when it is near every WorkItem: a goal close to the project as a whole
+# ("pipx inject extra packages" in pipx) is close to none of its work. Ties of more than this
+# share of the WorkItems with cosines are dropped.
+SEM_TIES_SHARE = 0.5
 RRF_K = 60  # reciprocal rank fusion constant (the usual 60)
 
 W_COVERAGE = 0.70
@@ -45,7 +61,11 @@ BRANCH_SCORE = 1.0  # the goal names the item's branch
 FILE_SCORE = 0.9  # the goal names one of the item's files (or a directory of them)
 ENTITY_OTHERS = 0.5  # ...then the words score of the items that do not have it is scaled
 
-_WORD = re.compile(r"[a-z0-9][a-z0-9+#]*")
+_WORD = re.compile(r"[a-z0-9][a-z0-9+#]*(?:\.[0-9]+)*")
+# Paths split on / . _ - but a dot between digits is a version's ("3.14" is not "3" and "14").
+_SPLIT = re.compile(r"[/_\-]|\.(?![0-9])|(?<![0-9])\.")
+# A goal word with a digit names one thing (a version, a PR, a status code, "int32").
+_SPECIFIC = re.compile(r"[0-9]")
 # Function words (pronouns, auxiliaries, quantifiers) name no topic but are in most texts, so
 # in a goal they match WorkItems at random: "users who forgot their password" met the SSO work
 # through "their" and the audit log through "who".
@@ -54,13 +74,21 @@ _STOP = frozenset("the a an of to in on for and or with is are was were be been 
                   "that this these those by from into onto at as via than then there here who "
                   "whom which when why their them they you your he she his her us one some any "
                   "all also just so if but not no can could should would will shall may might "
-                  "must has have had get got make".split())
+                  "must has have had get got make thing things stuff up left off again still "
+                  "bit part way something".split())
+# See GENERIC_WEIGHT (stemmed as `terms` stems them).
+_GENERIC_WORDS = ("config configuration setting settings fix fixes fixed fixing bug bugs issue "
+                  "issues problem problems error errors change changes update updates add adding "
+                  "new test tests testing feature features support code file files work "
+                  "improve pr prs branch commit look check done finish start help continue "
+                  "broken wrong stuff function named module".split())
 # "continue building the authentication" asks for the authentication: the lead-in is no topic.
 _LEAD_IN = re.compile(
     r"^\s*(?:(?:let's|lets|please|ok|okay|so)\s+)*(?:continue|resume|finish|keep|carry on|"
-    r"get back to|go back to|back to|pick up|work on|working on|start on)"
+    r"get back to|go back to|back to|pick up|work on|working on|start on|"
+    r"where (?:was|were) (?:i|we)|what (?:was|were) (?:i|we) doing)"
     r"(?:\s+(?:building|working on|working|with|on|implementing|adding|fixing|doing|the|"
-    r"our|my))*\s+", re.I)
+    r"our|my|where (?:i|we) (?:left off|stopped|was|were)))*\s+", re.I)
 _PATHLIKE = re.compile(r"^[\w.\-]+(?:/[\w.\-]*)+$|^[\w\-]+\.[a-z0-9]{1,5}$", re.I)
 
 
@@ -69,14 +97,20 @@ def stem(word: str) -> str:
     """A light English stemmer: enough to make 'indexing' meet 'index' and 'tokens' 'token'."""
     for suf in ("ations", "ation", "ings", "ing", "ers", "er", "ies", "es", "ed", "s"):
         if len(word) - len(suf) >= 3 and word.endswith(suf):
+            # "speed", "need" and "class", "process" end like a suffix but are stems.
+            if (suf == "ed" and word.endswith("eed")) or (suf == "s" and word.endswith("ss")):
+                return word
             return word[: -len(suf)] + ("y" if suf == "ies" else "")
     return word
+
+
+_GENERIC = frozenset(stem(w) for w in _GENERIC_WORDS)
 
 
 def terms(text: str) -> list[str]:
     """Stemmed content terms; paths split on / . _ -."""
     low = text.lower().replace("'", "")
-    return [stem(w) for w in _WORD.findall(re.sub(r"[/._\-]", " ", low)) if w not in _STOP]
+    return [stem(w) for w in _WORD.findall(_SPLIT.sub(" ", low)) if w not in _STOP]
 
 
 def goal_terms(goal: str) -> list[str]:
@@ -169,6 +203,12 @@ class Match:
     matched_terms: tuple[str, ...]
     lexical: float = 0.0
     via: str = "words"  # words | meaning | words+meaning | branch | file | picked | recent
+    # What makes a words match a match (see `outcome`): the item shares a non-generic goal
+    # word, and one of the goal's words with a digit when it has any ("python 3.14" is not
+    # the work on 3.8); `unknown`: the goal's share of topic weight no WorkItem has.
+    topical: bool = True
+    names_specific: bool = True
+    unknown: float = 0.0
 
 
 def _entity(goal: str, it: ItemRecord) -> tuple[float, str] | None:
@@ -197,31 +237,45 @@ def rank(goal: str, items: list[ItemRecord],
     ix = _index(items)
     n = len(items)
     hits_of = {t: ix.hits(t) for t in gts}
-    idf = {t: math.log(1 + (n + 1) / (1 + len(e) + len(p))) for t, (e, p) in hits_of.items()}
+    idf = {t: math.log(1 + (n + 1) / (1 + len(e) + len(p))) *
+           (GENERIC_WEIGHT if t in _GENERIC else 1.0) for t, (e, p) in hits_of.items()}
     total = sum(idf.values())
-    topic = _LEAD_IN.sub("", goal, count=1).lower()
-    lex: list[tuple[ItemRecord, float, float, float, tuple[str, ...], str]] = []
+    topic_terms = [t for t in gts if t not in _GENERIC]
+    topic_w = sum(idf[t] for t in topic_terms)
+    unknown = round(sum(idf[t] for t in topic_terms if not hits_of[t][0] and not hits_of[t][1])
+                    / topic_w, 4) if topic_w else 0.0
+    digits = [t for t in gts if len(t) >= 2 and _SPECIFIC.search(t)]
+    # The title match reads the goal without its generic words: "the release fix" is about
+    # the release, not about every title that says "Fix".
+    topic = " ".join(w for w in _LEAD_IN.sub("", goal, count=1).lower().split()
+                     if stem(w.strip(".,;:!?'\"()")) not in _GENERIC)
+    lex: list[tuple[ItemRecord, float, float, float, tuple[str, ...], str, bool, bool]] = []
     for i, it in enumerate(items):
         hit = [t for t in gts if i in hits_of[t][0]]
         part = [t for t in gts if i in hits_of[t][1]]
         coverage = (sum(idf[t] for t in hit) + PARTIAL * sum(idf[t] for t in part)) / total \
             if total else 0.0
-        # A fuzzy title hit without any shared term is noise ("kubernetes" vs "Rate Limiter").
+        topical = any(t not in _GENERIC for t in hit + part)
+        # A fuzzy title hit without any shared topic term is noise ("kubernetes" vs "Rate
+        # Limiter", "the thing with the config" vs any title with "the").
         title = max(token_set_ratio(topic, x.lower()) for x in (it.title, *it.aliases)) \
-            / 100.0 if hit else 0.0
-        score = W_COVERAGE * coverage + W_TITLE * title
+            / 100.0 if topical else 0.0
+        score = W_COVERAGE * coverage + W_TITLE * title if topical else 0.0
         via = "words"
         ent = _entity(goal, it)
         if ent and ent[0] > score:
             score, via = ent
+            topical = True
         lex.append((it, round(score, 4), round(coverage, 4), round(title, 4),
-                    tuple(hit + part), via))
+                    tuple(hit + part), via, topical,
+                    via != "words" or not digits or any(t in hit for t in digits)))
     if any(r[5] in ("branch", "file") for r in lex):
         # The goal names a branch or a file that WorkItems have: those are its matches. The
         # words of a path or branch name ("src", "py", the package, "fix") are in most
         # WorkItems of a project and say little more about the others.
         lex = [r if r[5] in ("branch", "file") else (r[0], round(r[1] * ENTITY_OTHERS, 4),
                                                     *r[2:]) for r in lex]
+        unknown = 0.0
     order_lex = sorted(lex, key=lambda r: (-r[1], -r[0].confidence, r[0].id))
     rrf: dict[str, float] = {r[0].id: 1.0 / (RRF_K + i + 1) for i, r in enumerate(order_lex)
                              if r[1] > 0}
@@ -232,18 +286,21 @@ def rank(goal: str, items: list[ItemRecord],
             if semantic[it.id] >= SEM_COLD_BELOW:
                 rrf[it.id] = rrf.get(it.id, 0.0) + 1.0 / (RRF_K + i + 1)
     out = []
-    for it, score, coverage, title, found, via in lex:
+    for it, score, coverage, title, found, via, topical, specific in lex:
         cos = semantic.get(it.id) if semantic else None
         fused = score
         if cos is not None:
             s = sem_on_word_scale(cos)
-            if s > score:
+            if via in ("branch", "file"):
+                fused = max(s, score)  # still the entity's match (see `outcome`)
+            elif s > score:
                 fused, via = s, ("words+meaning" if score >= COLD_BELOW else "meaning")
             elif s >= COLD_BELOW and score >= COLD_BELOW:
                 via = "words+meaning"
         out.append(Match(item=it, score=round(fused, 4), coverage=coverage, title=title,
                          semantic=None if cos is None else round(cos, 4), matched_terms=found,
-                         lexical=score, via=via))
+                         lexical=score, via=via, topical=topical, names_specific=specific,
+                         unknown=unknown))
     out.sort(key=lambda m: (-m.score, -rrf.get(m.item.id, 0.0), -m.item.confidence, m.item.id))
     return out
 
@@ -258,8 +315,19 @@ def sem_on_word_scale(cos: float) -> float:
 def lexical_decides(lexical: list[Match]) -> bool:
     """The rule for loading no model: the words alone make the goal confident. Meaning is
     consulted only when words leave it ambiguous or cold (a paraphrase, a vague goal)."""
-    return _state(lexical, [m.lexical for m in lexical], CONFIDENT_AT, MARGIN,
-                  COLD_BELOW) == "confident"
+    return _words_confident(lexical) is not None
+
+
+def _words_confident(matches: list[Match]) -> Match | None:
+    """The WorkItem the words alone make confident: the top words score at CONFIDENT_AT, MARGIN
+    over the runner-up, naming the goal's digits (a version, a number) when it has any, on a
+    goal whose topic is mostly words the project has."""
+    if not matches:
+        return None
+    by = sorted(matches, key=lambda m: (-m.lexical, -m.item.confidence, m.item.id))
+    if _state(by, [m.lexical for m in by], CONFIDENT_AT, MARGIN, COLD_BELOW) != "confident":
+        return None
+    return by[0] if by[0].names_specific else None
 
 
 def semantic_can_change(lexical: list[Match]) -> bool:
@@ -296,6 +364,19 @@ def outcome(matches: list[Match]) -> tuple[str, list[Match]]:
       near-ties: one weak match alone is no choice to offer, so the goal is cold."""
     if not matches:
         return "cold", []
+    top_lex = max(matches, key=lambda m: m.lexical)
+    if top_lex.via in ("branch", "file"):
+        # Several WorkItems have the branch or file the goal names: they are its matches, side
+        # by side (the meaning of a path is no tie-break).
+        named = [m for m in matches if m.via == top_lex.via and m.lexical == top_lex.lexical]
+        if len(named) > 1:
+            return "ambiguous", named[:MAX_SIDE_BY_SIDE]
+    sure = _words_confident(matches)
+    if sure is not None:
+        return "confident", [sure]
+    # Most of the goal is words no WorkItem has: its few shared words are no near-tie, and
+    # make a match only where meaning confirms them.
+    unknown = matches[0].unknown >= UNKNOWN_AT
 
     def lex(m: Match) -> float:
         if m.lexical < LEX_WEAK and m.semantic is not None and m.semantic < SEM_COLD_BELOW:
@@ -305,8 +386,8 @@ def outcome(matches: list[Match]) -> tuple[str, list[Match]]:
     by_lex = sorted(matches, key=lambda m: (-lex(m), -m.item.confidence, m.item.id))
     lex_scores = [lex(m) for m in by_lex]
     s_lex = _state(by_lex, lex_scores, CONFIDENT_AT, MARGIN, COLD_BELOW)
-    if s_lex == "confident":
-        return "confident", [by_lex[0]]
+    if s_lex == "confident":  # but not `sure`: it misses the goal's digits; meaning may pick
+        s_lex = "ambiguous"
     with_cos = [m for m in matches if m.semantic is not None]
     by_sem = sorted(with_cos, key=lambda m: (-(m.semantic or 0.0), m.item.id))
     sem_scores = [m.semantic or 0.0 for m in by_sem]
@@ -323,23 +404,32 @@ def outcome(matches: list[Match]) -> tuple[str, list[Match]]:
     # them ahead, even where meaning has discounted the others.
     raw = sorted(matches, key=lambda m: (-m.lexical, -m.item.confidence, m.item.id))
     if with_cos and by_sem and by_sem[0].item.id == raw[0].item.id and \
+            raw[0].names_specific and \
             _state(raw, [m.lexical for m in raw], COLD_BELOW, AGREE_MARGIN,
                    COLD_BELOW) == "confident" and \
-            _state(by_sem, sem_scores, AGREE_SEM_AT, AGREE_SEM_MARGIN,
-                   SEM_COLD_BELOW) == "confident":
+            _state(by_sem, sem_scores, AGREE_SEM_AT,
+                   SEM_MARGIN if unknown else AGREE_SEM_MARGIN, SEM_COLD_BELOW) == "confident":
         return "confident", [raw[0]]
-    if with_cos and _state(by_lex, lex_scores, LEX_WEAK, MARGIN, COLD_BELOW) == "confident":
+    if with_cos and _state(by_lex, lex_scores, LEX_WEAK, MARGIN, COLD_BELOW) == "confident" \
+            and lead.names_specific and (not unknown or (lead.semantic or 0.0) >= SEM_UNRELATED):
         mine = lead.semantic or 0.0
         closer = [m for m in by_sem if (m.semantic or 0.0) >= SEM_COLD_BELOW and (
             (m.semantic or 0.0) - mine >= SEM_MARGIN
             or ((m.semantic or 0.0) >= SEM_CONFIDENT_AT and (m.semantic or 0.0) > mine))]
         if not closer:
             return "confident", [lead]
+    # Of a goal mostly unknown to the project, words shared by several WorkItems alike are
+    # noise ("retry failed card payments": "retry" and "fail" in the jobs and the webhooks);
+    # a clear words lead still stands beside what meaning prefers.
+    noise = unknown and _state(by_lex, lex_scores, COLD_BELOW, MARGIN, COLD_BELOW) != "confident"
     lex_ties = [m for m in by_lex if lex(m) >= COLD_BELOW
-                and lex_scores[0] - lex(m) < MARGIN] if s_lex == "ambiguous" else []
+                and lex_scores[0] - lex(m) < MARGIN] if s_lex == "ambiguous" and not noise \
+        else []
     sem_ties = [m for m in by_sem if (m.semantic or 0.0) >= SEM_COLD_BELOW
                 and sem_scores[0] - (m.semantic or 0.0) < SEM_MARGIN] \
-        if s_sem != "cold" else []
+        if s_sem != "cold" and (not noise or sem_scores[0] >= SEM_CONFIDENT_AT) else []
+    if len(sem_ties) > max(2, SEM_TIES_SHARE * len(with_cos)):
+        sem_ties = []  # near every WorkItem: near none of them
     ids = {m.item.id for m in lex_ties + sem_ties}
     ties = [m for m in matches if m.item.id in ids]  # `matches` is in fused (RRF) order
     if len(ties) < 2:

@@ -75,16 +75,19 @@ def _reference(text: str, role: str = "assistant") -> list[tuple[str, int, int]]
         return []
     masked = h._masked(text[:20000])
     out = []
-    for m in h._SENT.finditer(masked):
+    for i, m in enumerate(h._SENT.finditer(masked)):
         sent = m.group(0)
         stripped = sent.strip()
         if len(stripped) < 12 or stripped.endswith("?") or h._NEGATIVE.search(stripped):
             continue
+        start = m.start() + len(sent) - len(sent.lstrip())
         for kind in h.KINDS:
             if any(p.search(sent) for p, _gate in h._PATTERNS[kind]):
-                start = m.start() + len(sent) - len(sent.lstrip())
                 out.append((kind, start, start + len(stripped)))
                 break
+        else:  # an answer's opening verdict ("Opaque: ...") is the first sentence's only
+            if i == 0 and role == "assistant" and h._verdict(sent):
+                out.append(("decision", start, start + len(stripped)))
     return out
 
 
@@ -110,6 +113,23 @@ def test_gated_extraction_equals_trying_every_pattern(text: str) -> None:
     assert got == _reference(text)
 
 
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(FRAGMENTS), max_size=30).map(" ".join) |
+       st.lists(st.sampled_from(FRAGMENTS), max_size=30).map("".join))
+def test_searching_a_long_message_whole_first_changes_nothing(text: str) -> None:
+    """A pattern ruled out by one search of the whole message matches none of its sentences
+    (`LONG` lowered so that every message takes that path)."""
+    from looma_git.pipeline import heuristics as h
+
+    saved, h.LONG = h.LONG, 0
+    try:
+        got = [(c.kind, c.start, c.end) for c in extract(
+            text, event_id="e", agent="a", session_id="s", ts="", role="assistant")]
+    finally:
+        h.LONG = saved
+    assert got == _reference(text)
+
+
 # --- decisions without a cue word, and reversals
 
 @pytest.mark.parametrize("text", [
@@ -120,6 +140,9 @@ def test_gated_extraction_equals_trying_every_pattern(text: str) -> None:
     "Stream rows with a generator instead of building the file in memory.",
     "Retry with exponential backoff and full jitter: delay = random(0, 30s * 2^n).",
     "Reset links expire after 30 minutes and are single-use.",
+    "Opaque: encode_cursor base64-encodes the pair, and clients must not build it.",
+    "No cap, and none needed: aggregation is one line per subscription item.",
+    "After the sixth failure the event goes to a dead-letter table for replay.",
 ])
 def test_choices_stated_without_cue_words(text: str) -> None:
     assert kinds(text) == [("decision", text)]
@@ -130,6 +153,12 @@ def test_choices_stated_without_cue_words(text: str) -> None:
     "Rather than that, thanks!",
     "It works, not sure why.",
     "Run the tests: all pass.",
+    "Summary: the N+1 on line items and a sequential scan.",
+    "Options with Redis: Celery (heavy, lots of config), Dramatiq (small).",
+    "Right: the workflow runs the build straight after checkout.",
+    "Today login is email and password: the route checks the hash.",
+    "Probably not: if we limited /health the load balancer would mark us down.",
+    "The second confirm with the same token succeeded: the row was not deleted in the same transaction.",
     "Match the brackets.",
     "Keep the old file around for now.",
 ])

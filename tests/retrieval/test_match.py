@@ -250,3 +250,65 @@ def test_a_word_many_workitems_share_is_no_agreement() -> None:
     goal = "elasticsearch reindex job"
     ranked = match.rank(goal, jobs, {"wi_o": 0.43, "wi_q": 0.29, "wi_u": 0.05})
     assert match.outcome(ranked)[0] != "confident"
+
+
+# --- stop 24: goals of the kinds users type that looma was not tuned on
+
+WORK = [
+    item("wi_rl", "Per-client rate limiting", ("app/api/ratelimit.py", "app/config.py")),
+    item("wi_exp", "Invoice CSV export: the download thing", ("app/billing/export.py",
+                                                              "app/config.py")),
+    item("wi_jobs", "Background jobs on RQ with retries on failed jobs", ("app/jobs/queue.py",)),
+    item("wi_wh", "Webhook delivery retries when an endpoint failed", ("app/webhooks/retry.py",)),
+    item("wi_py", "Drop Python 3.8 from the CI matrix", ("pyproject.toml", "tox.ini")),
+]
+
+
+def test_generic_words_make_no_match() -> None:
+    """'config' and 'thing' say a goal is about work, not which: a WorkItem that happens to
+    contain them is no match, confident or side by side."""
+    for goal in ("the thing with the config", "fix the config", "continue the work"):
+        assert match.outcome(match.rank(goal, WORK)) == ("cold", []), goal
+    # Beside a topic word they still rank: the topic decides.
+    state, chosen = match.outcome(match.rank("the rate limit config", WORK))
+    assert (state, chosen[0].item.id) == ("confident", "wi_rl")
+
+
+def test_a_goal_naming_a_version_the_workitem_lacks_is_not_confident() -> None:
+    ranked = match.rank("python 3.14 in the CI matrix", WORK)
+    assert ranked[0].item.id == "wi_py" and ranked[0].lexical >= match.CONFIDENT_AT
+    assert not ranked[0].names_specific and not match.lexical_decides(ranked)
+    assert match.outcome(ranked)[0] != "confident"
+    # The version it has: confident.
+    assert match.outcome(match.rank("python 3.8 in the CI matrix", WORK))[0] == "confident"
+    assert match.terms("python 3.14 src/app.py") == ["python", "3.14", "src", "app", "py"]
+
+
+def test_a_goal_mostly_unknown_to_the_project_is_no_near_tie() -> None:
+    """'retry failed card payments': 'retry' and 'fail' are in two WorkItems alike, 'card' and
+    'payments' in none. The shared words are noise unless meaning clearly confirms one."""
+    goal = "retry failed card payments"
+    ranked = match.rank(goal, WORK)
+    assert ranked[0].unknown >= match.UNKNOWN_AT
+    assert match.outcome(ranked) == ("cold", [])
+    vague = {"wi_jobs": 0.29, "wi_wh": 0.33, "wi_rl": 0.36}
+    assert match.outcome(match.rank(goal, WORK, vague)) == ("cold", [])
+    # Meaning close to one WorkItem at its confident line still carries the goal.
+    clear = {"wi_jobs": 0.22, "wi_wh": 0.50, "wi_rl": 0.2}
+    state, chosen = match.outcome(match.rank(goal, WORK, clear))
+    assert (state, [m.item.id for m in chosen]) == ("confident", ["wi_wh"])
+
+
+def test_workitems_sharing_the_named_file_are_side_by_side() -> None:
+    """Two WorkItems changed app/config.py: both are the goal's matches, whatever the cosine
+    of a path string says."""
+    cos = {"wi_rl": 0.72, "wi_exp": 0.41, "wi_jobs": 0.2}
+    state, chosen = match.outcome(match.rank("app/config.py", WORK, cos))
+    assert state == "ambiguous" and {m.item.id for m in chosen} == {"wi_rl", "wi_exp"}
+
+
+def test_the_stemmer_keeps_words_that_only_look_inflected() -> None:
+    assert [match.stem(w) for w in ("speed", "need", "class", "process", "classes")] == \
+        ["speed", "need", "class", "process", "class"]
+    assert match.goal_terms("continue where I left off on the french stuff") == ["french"]
+    assert match.goal_terms("where was I with the download thing") == ["download"]
