@@ -21,6 +21,7 @@ from looma_git.api.refine import refine_and_publish, run_pass
 from looma_git.gitrepo import find_repo
 from looma_git.index import storedb, workmodel
 from looma_git.pipeline.inputs import Session
+from looma_git.pipeline.views import RefineResult
 from tests.helpers import cli, git
 from tests.pipeline.test_incremental import COMMITS, KNOWN, POOL, _part
 
@@ -79,7 +80,7 @@ def _template(root: Path) -> tuple[Path, dict[str, str]]:
     return repo, shas
 
 
-def _shape(res) -> tuple:  # noqa: ANN001 - RefineResult
+def _shape(res: RefineResult) -> tuple:
     items = sorted(res.workitems, key=lambda w: w.id)
     mems = sorted(res.memories, key=lambda m: (m.workitem or "", m.id))
     links = sorted((ln.sha, ln.workitem, ln.confidence, ln.why) for ln in res.links)
