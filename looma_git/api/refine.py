@@ -132,7 +132,8 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
         if moved:
             changed |= workmodel.sessions_touching(conn, moved) & set(versions)
         gone = set(before) - set(versions)
-        for sw in workmodel.stored_windows(conn, skip=set()):
+        same_code = workmodel.get_meta(conn, "memo_code") == memo_code()
+        for sw in workmodel.stored_windows(conn, skip=set(), titles=same_code):
             key = sw.signal.session_key
             if key in gone:
                 dirty_from = min(dirty_from, window_order(sw.signal)[0])

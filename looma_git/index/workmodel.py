@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import fields, is_dataclass
-from typing import Any
+from typing import Any, overload
 
 from looma_git.index import schema
 from looma_git.pipeline.heuristics import MemoryCandidate
@@ -60,7 +60,11 @@ def plain(value: Any) -> Any:
 
 
 def _window_json(sw: StoredWindow) -> str:
+    from looma_git.pipeline.clusters import alias_of
+
+    prompt = sw.signal.first_prompt
     return json.dumps({"signal": sw.signal.to_json(), "cands": [plain(c) for c in sw.cands],
+                       "alias": alias_of(prompt) if prompt else "",
                        "related": [list(r) for r in sw.related], "events": sw.events,
                        "scored": None if sw.scored is None else list(sw.scored),
                        "founded": sw.founded}, sort_keys=True)
@@ -71,21 +75,73 @@ def _cand(d: dict[str, Any]) -> MemoryCandidate:
     return MemoryCandidate(**d)
 
 
-def stored_windows(conn: sqlite3.Connection, skip: set[str]) -> list[StoredWindow]:
-    """Every stored window except those of the sessions in `skip` (compact: no event text)."""
+class StoredCands(Sequence[MemoryCandidate]):
+    """A stored window's memory candidates, decoded on first use: a pass reads the
+    candidates only of the clusters whose results it recomputes (most of the history's are
+    never looked at). Equal to any sequence of the same candidates."""
+
+    __slots__ = ("_items", "_raw")
+
+    def __init__(self, raw: list[dict[str, Any]]) -> None:
+        self._raw: list[dict[str, Any]] | None = raw
+        self._items: tuple[MemoryCandidate, ...] = ()
+
+    def _all(self) -> tuple[MemoryCandidate, ...]:
+        if self._raw is not None:
+            self._items, self._raw = tuple(_cand(c) for c in self._raw), None
+        return self._items
+
+    @overload
+    def __getitem__(self, i: int) -> MemoryCandidate: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[MemoryCandidate]: ...
+    def __getitem__(self, i: int | slice) -> MemoryCandidate | Sequence[MemoryCandidate]:
+        return self._all()[i]
+
+    def __len__(self) -> int:
+        return len(self._raw) if self._raw is not None else len(self._items)
+
+    def __iter__(self) -> Iterator[MemoryCandidate]:
+        return iter(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if isinstance(other, Sequence):
+            return self._all() == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._all())
+
+    def __repr__(self) -> str:
+        return repr(self._all())
+
+
+def stored_windows(conn: sqlite3.Connection, skip: set[str],
+                   titles: bool = False) -> list[StoredWindow]:
+    """Every stored window except those of the sessions in `skip` (compact: no event text);
+    `titles` (the store was written by this code): the title each stored with its opening
+    request is remembered (`clusters.alias_of`)."""
+    from looma_git.pipeline.clusters import remember_aliases
+
     out = []
+    aliases = {}
     for session, cluster, raw in conn.execute(
             "SELECT session, cluster, json FROM refine_signals ORDER BY key"):
         if session in skip:
             continue
         d = json.loads(raw)
+        if titles and d.get("alias") is not None and d["signal"].get("first_prompt"):
+            aliases[d["signal"]["first_prompt"]] = d["alias"]
         out.append(StoredWindow(
             signal=WorkSignal.from_json(d["signal"]),
-            cands=tuple(_cand(c) for c in d["cands"]), cluster=cluster,
+            cands=StoredCands(d["cands"]), cluster=cluster,
             related=tuple((a, float(b)) for a, b in d.get("related", ())),
             events=int(d.get("events", 0)),
             scored=None if d.get("scored") is None else tuple(d["scored"]),
             founded=bool(d.get("founded", False))))
+    remember_aliases(aliases)
     return out
 
 

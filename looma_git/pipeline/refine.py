@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -127,14 +127,14 @@ def _corroborated(c: Cluster) -> bool:
 
 
 def _windows(inp: RefineInput, extractor: Extractor
-             ) -> tuple[list[WorkSignal], dict[str, list[MemoryCandidate]], float, int]:
+             ) -> tuple[list[WorkSignal], dict[str, Sequence[MemoryCandidate]], float, int]:
     """Every window of the pass, its candidates, the replay point and how many were extracted.
 
     Sessions are segmented one at a time (events are dropped after each); a window whose
     signals equal a stored one reuses its candidates (extraction is the costly part)."""
     prior = {sw.signal.key: sw for sw in inp.prior}
     windows: list[WorkSignal] = []
-    cands: dict[str, list[MemoryCandidate]] = {}
+    cands: dict[str, Sequence[MemoryCandidate]] = {}
     changed: set[str] = set()
     first_change = float("inf")
     extracted = 0
@@ -165,7 +165,7 @@ def _windows(inp: RefineInput, extractor: Extractor
     for sw in inp.prior:
         if sw.signal.session_key not in changed:
             windows.append(sw.signal)
-            cands[sw.signal.key] = list(sw.cands)
+            cands[sw.signal.key] = sw.cands  # (read only for a cluster whose memo is stale)
     return windows, cands, first_change, extracted
 
 
@@ -315,7 +315,7 @@ def refine(inp: RefineInput) -> RefineResult:
         fresh_memo[c.id] = ClusterMemo(key=keys[c.id], target=target, full=full,
                                        view=items[-1], memories=tuple(memories[n_mems:]))
     stored = tuple(
-        StoredWindow(signal=w, cands=tuple(cands_by_window.get(w.key, ())),
+        StoredWindow(signal=w, cands=_cands_of(cands_by_window.get(w.key, ())),
                      cluster=placed[w.key][0], related=placed[w.key][1],
                      events=len(w.event_ids), scored=decided[w.key][0],
                      founded=decided[w.key][1])
@@ -353,6 +353,12 @@ def target_of(c: Cluster) -> Target:
         spans=spans, terms=tuple(c.terms.most_common(60)),
         windows=tuple(sorted((w.session_key, parse_ts(w.start_ts), parse_ts(w.end_ts))
                              for w in c.windows if w.start_ts)))
+
+
+def _cands_of(found: Sequence[MemoryCandidate]) -> Sequence[MemoryCandidate]:
+    """A window's candidates as stored: a list found in this pass as a tuple, a stored
+    sequence as it is (unread: a store's candidates are decoded only when used)."""
+    return tuple(found) if isinstance(found, list) else found
 
 
 def _memo_key(c: Cluster) -> tuple[Any, ...]:

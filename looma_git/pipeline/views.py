@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +24,7 @@ class StoredWindow:
     """A window from an earlier pass: its signals, candidates and where resolution put it."""
 
     signal: WorkSignal
-    cands: tuple[MemoryCandidate, ...]
+    cands: Sequence[MemoryCandidate]  # a tuple, or the store's lazily decoded sequence
     cluster: str
     related: tuple[tuple[str, float], ...] = ()
     events: int = 0
