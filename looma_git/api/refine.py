@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -84,10 +83,6 @@ def seeds_from_state(state: LedgerState) -> tuple[list[Seed], dict[str, str],
             frozenset(state.links))
 
 
-def _seeds_fingerprint(seeds: list[Seed]) -> str:
-    return hashlib.sha256(repr(sorted(seeds, key=lambda x: x.id)).encode()).hexdigest()
-
-
 SESSION_BATCH = 50  # sessions whose sha mentions are validated in one git call
 
 
@@ -107,14 +102,14 @@ def _stream(conn: Connection, worktree: Any, keys: list[str],
 def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
              commits_revs: tuple[str, ...] = ("--all",), no_walk: bool = False,
              extractor: Extractor | None = None, incremental: bool = False
-             ) -> tuple[RefineResult, dict[str, str], frozenset[str], str, int, str,
-                        tuple[Any, ...]]:
+             ) -> tuple[RefineResult, dict[str, str], frozenset[str], tuple[Seed, ...], int,
+                        str, tuple[Any, ...], dict[str, Any]]:
     """One pure refinery pass over what is stored locally and in git.
 
     Full: every session is read (one at a time) and segmented. Incremental: only sessions
     that are new, grew, or touch a path the repository gained or lost since the last pass;
     the others' windows come from store.db. Returns (result, session versions, known paths,
-    seeds fingerprint, sessions read, mode, the stored windows it loaded)."""
+    seeds resolved against, sessions read, mode, the stored windows and the memo it loaded)."""
     from looma_git.index import workmodel
     from looma_git.pipeline.clusters import window_order
     from looma_git.pipeline.inputs import session_versions
@@ -125,7 +120,6 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
     commits = gitfacts.list_commits(worktree, revs=commits_revs, no_walk=no_walk)
     known = gitfacts.known_paths(worktree)
     seeds, overrides, forbidden, live = seeds_from_state(state)
-    fp = _seeds_fingerprint(seeds)
     prior: list[StoredWindow] = []
     dirty_from = float("inf")
     mode = "full"
@@ -138,14 +132,19 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
         if moved:
             changed |= workmodel.sessions_touching(conn, moved) & set(versions)
         gone = set(before) - set(versions)
-        for sw in workmodel.stored_windows(conn, skip=set()):
+        same_code = workmodel.get_meta(conn, "memo_code") == memo_code()
+        for sw in workmodel.stored_windows(conn, skip=set(), titles=same_code):
             key = sw.signal.session_key
             if key in gone:
                 dirty_from = min(dirty_from, window_order(sw.signal)[0])
             else:  # a changed session's new segmentation is compared with it window by window
                 prior.append(sw)
         keys = sorted(changed)
-    replay = mode == "incremental" and workmodel.get_meta(conn, "seeds") == fp
+    # The seeds the stored decisions were made against and the per-cluster memo: what this
+    # pass compares its own with to replay decisions and reuse results (pipeline/replay.py).
+    # A full pass (`looma reprocess`) uses neither.
+    prior_seeds = workmodel.load_seeds(conn) if mode == "incremental" else None
+    memo = workmodel.load_memo(conn, memo_code()) if mode == "incremental" else {}
     actor = user_actor(paths)
     content = link_content(conn, worktree, commits, full=mode == "full")
     sha_lookup: dict[str, str] = {}
@@ -154,9 +153,17 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
         known_paths=known, sha_lookup=sha_lookup, seeds=tuple(seeds),
         forbidden_links=forbidden, ledger_links=live,
         overrides=tuple(sorted(overrides.items())), extractor=extractor,
-        prior=tuple(prior), replay=replay, dirty_from=dirty_from,
-        local_authors=frozenset({actor.name} if actor.name else set()), content=content))
-    return result, versions, known, fp, len(keys), mode, tuple(prior)
+        prior=tuple(prior), replay=prior_seeds is not None, dirty_from=dirty_from,
+        local_authors=frozenset({actor.name} if actor.name else set()), content=content,
+        prior_seeds=prior_seeds, memo=memo))
+    return result, versions, known, tuple(seeds), len(keys), mode, tuple(prior), memo
+
+
+def memo_code() -> str:
+    """The code the memo was derived with (looma's source files): other code recomputes."""
+    from looma_git.store import fold_cache
+
+    return fold_cache.fingerprint().decode()
 
 
 def link_content(conn: Connection, worktree: Any, commits: Any, full: bool = False) -> Any:
@@ -214,7 +221,7 @@ def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
         state = ledger.load_state(paths)
         extractor = build_extractor(settings.llm if settings else None, conn, offline=offline)
         run_seen = _ingest_run_idle(paths, conn)  # before the pass reads the sessions
-        result, versions, known, fp, read, mode, prior = run_pass(
+        result, versions, known, seeds, read, mode, prior, memo = run_pass(
             paths, state, conn, commits_revs, no_walk, extractor, incremental)
         report = RefineReport(sessions=len({w.session_key for w in result.windows}),
                               windows=len(result.windows), workitems=len(result.workitems),
@@ -252,15 +259,18 @@ def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
                                             state.memories, redact_text)
                    if d["op"] == "memory.update"])
         with conn:
+            reused = frozenset(k for k, v in (result.memo or {}).items()
+                               if memo.get(k) is v)
             workmodel.save_graph(conn, result.workitems, result.memories, result.windows,
-                                 id_map, window_text)
-            stored, renamed = _published_names(result.stored, id_map)
+                                 id_map, window_text, reused)
+            stored, _ = _published_names(result.stored, id_map)
             workmodel.save_windows(conn, stored, versions, known, prior)
             workmodel.save_targets(conn, result.targets, id_map,
                                    _creates(result, id_map, redact_text))
-            # Windows stored under their published names are no replay of this pass's
-            # resolution (it ran before those WorkItems were seeds): never replayed.
-            workmodel.set_meta(conn, "seeds", "renamed" if renamed else fp)
+            # Windows stored under their published names: the next pass has those WorkItems
+            # as seeds (new ones, so whatever was compared with them is scored again).
+            workmodel.set_meta(conn, "seeds_json", workmodel.seeds_json(seeds))
+            workmodel.save_memo(conn, result.memo or {}, memo, memo_code())
             workmodel.set_meta(conn, "pass", mode)
             workmodel.set_meta(conn, PASS_INGEST_RUN, run_seen or "")
             workmodel.set_meta(conn, "own_authors", json.dumps(
@@ -288,8 +298,10 @@ def _published_names(stored: tuple[StoredWindow, ...], id_map: dict[str, str]
     for sw in stored:
         related = tuple((fresh.get(c, c), s) for c, s in sw.related)
         cluster = fresh.get(sw.cluster, sw.cluster)
-        out.append(sw if (cluster, related) == (sw.cluster, sw.related)
-                   else replace(sw, cluster=cluster, related=related))
+        scored = None if sw.scored is None else tuple(sorted(fresh.get(c, c)
+                                                             for c in sw.scored))
+        out.append(sw if (cluster, related, scored) == (sw.cluster, sw.related, sw.scored)
+                   else replace(sw, cluster=cluster, related=related, scored=scored))
     return tuple(out), True
 
 

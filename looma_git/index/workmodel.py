@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import fields, is_dataclass
-from typing import Any
+from typing import Any, overload
 
 from looma_git.index import schema
 from looma_git.pipeline.heuristics import MemoryCandidate
@@ -17,10 +17,14 @@ from looma_git.pipeline.views import StoredWindow
 
 SCHEMA = schema.WORKMODEL
 LOCAL_TABLES = ("refine_workitems", "refine_memories")
+# Per cluster, what the last pass derived from it and from which inputs (ClusterMemo,
+# pickled: only this user's processes write store.db, as for the fold cache).
+MEMO_SCHEMA = "CREATE TABLE IF NOT EXISTS refine_memo(id TEXT PRIMARY KEY, blob BLOB)"
 
 
 def ensure(conn: sqlite3.Connection) -> None:
     conn.executescript(SCHEMA)
+    conn.execute(MEMO_SCHEMA)
 
 
 def get_meta(conn: sqlite3.Connection, key: str) -> str | None:
@@ -56,9 +60,14 @@ def plain(value: Any) -> Any:
 
 
 def _window_json(sw: StoredWindow) -> str:
+    from looma_git.pipeline.clusters import alias_of
+
+    prompt = sw.signal.first_prompt
     return json.dumps({"signal": sw.signal.to_json(), "cands": [plain(c) for c in sw.cands],
-                       "related": [list(r) for r in sw.related], "events": sw.events},
-                      sort_keys=True)
+                       "alias": alias_of(prompt) if prompt else "",
+                       "related": [list(r) for r in sw.related], "events": sw.events,
+                       "scored": None if sw.scored is None else list(sw.scored),
+                       "founded": sw.founded}, sort_keys=True)
 
 
 # ----------------------------------------------------------------- windows
@@ -66,19 +75,73 @@ def _cand(d: dict[str, Any]) -> MemoryCandidate:
     return MemoryCandidate(**d)
 
 
-def stored_windows(conn: sqlite3.Connection, skip: set[str]) -> list[StoredWindow]:
-    """Every stored window except those of the sessions in `skip` (compact: no event text)."""
+class StoredCands(Sequence[MemoryCandidate]):
+    """A stored window's memory candidates, decoded on first use: a pass reads the
+    candidates only of the clusters whose results it recomputes (most of the history's are
+    never looked at). Equal to any sequence of the same candidates."""
+
+    __slots__ = ("_items", "_raw")
+
+    def __init__(self, raw: list[dict[str, Any]]) -> None:
+        self._raw: list[dict[str, Any]] | None = raw
+        self._items: tuple[MemoryCandidate, ...] = ()
+
+    def _all(self) -> tuple[MemoryCandidate, ...]:
+        if self._raw is not None:
+            self._items, self._raw = tuple(_cand(c) for c in self._raw), None
+        return self._items
+
+    @overload
+    def __getitem__(self, i: int) -> MemoryCandidate: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[MemoryCandidate]: ...
+    def __getitem__(self, i: int | slice) -> MemoryCandidate | Sequence[MemoryCandidate]:
+        return self._all()[i]
+
+    def __len__(self) -> int:
+        return len(self._raw) if self._raw is not None else len(self._items)
+
+    def __iter__(self) -> Iterator[MemoryCandidate]:
+        return iter(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if isinstance(other, Sequence):
+            return self._all() == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._all())
+
+    def __repr__(self) -> str:
+        return repr(self._all())
+
+
+def stored_windows(conn: sqlite3.Connection, skip: set[str],
+                   titles: bool = False) -> list[StoredWindow]:
+    """Every stored window except those of the sessions in `skip` (compact: no event text);
+    `titles` (the store was written by this code): the title each stored with its opening
+    request is remembered (`clusters.alias_of`)."""
+    from looma_git.pipeline.clusters import remember_aliases
+
     out = []
+    aliases = {}
     for session, cluster, raw in conn.execute(
             "SELECT session, cluster, json FROM refine_signals ORDER BY key"):
         if session in skip:
             continue
         d = json.loads(raw)
+        if titles and d.get("alias") is not None and d["signal"].get("first_prompt"):
+            aliases[d["signal"]["first_prompt"]] = d["alias"]
         out.append(StoredWindow(
             signal=WorkSignal.from_json(d["signal"]),
-            cands=tuple(_cand(c) for c in d["cands"]), cluster=cluster,
+            cands=StoredCands(d["cands"]), cluster=cluster,
             related=tuple((a, float(b)) for a, b in d.get("related", ())),
-            events=int(d.get("events", 0))))
+            events=int(d.get("events", 0)),
+            scored=None if d.get("scored") is None else tuple(d["scored"]),
+            founded=bool(d.get("founded", False))))
+    remember_aliases(aliases)
     return out
 
 
@@ -137,6 +200,60 @@ def save_windows(conn: sqlite3.Connection, stored: tuple[StoredWindow, ...],
     conn.executemany("DELETE FROM refine_known WHERE path=?", [(p,) for p in have - known])
     conn.executemany("INSERT OR IGNORE INTO refine_known(path) VALUES (?)",
                      [(p,) for p in sorted(known - have)])
+
+
+# ----------------------------------------------------------------- seeds and memo
+def seeds_json(seeds: Iterable[Any]) -> str:
+    """The seeds a pass resolved against (the next pass's replay compares its own with them)."""
+    return json.dumps([{"id": s.id, "title": s.title, "files": sorted(s.files),
+                        "aliases": list(s.aliases), "sessions": sorted(s.sessions),
+                        "branch": s.branch, "quarantined": s.quarantined,
+                        "owns": sorted(s.owns), "group": s.group} for s in seeds],
+                      sort_keys=True)
+
+
+def load_seeds(conn: sqlite3.Connection) -> tuple[Any, ...] | None:
+    """The last pass's seeds, or None (no pass stored them)."""
+    from looma_git.pipeline.clusters import Seed
+
+    raw = get_meta(conn, "seeds_json")
+    if not raw:
+        return None
+    return tuple(Seed(id=d["id"], title=d["title"], files=frozenset(d["files"]),
+                      aliases=tuple(d["aliases"]), sessions=frozenset(d["sessions"]),
+                      branch=d["branch"], quarantined=bool(d["quarantined"]),
+                      owns=frozenset(d["owns"]), group=d["group"]) for d in json.loads(raw))
+
+
+def load_memo(conn: sqlite3.Connection, code: str) -> dict[str, Any]:
+    """The last pass's ClusterMemo per cluster id ({} when it was written by other code)."""
+    import pickle
+
+    if get_meta(conn, "memo_code") != code:
+        return {}
+    out = {}
+    for cid, blob in conn.execute("SELECT id, blob FROM refine_memo"):
+        try:
+            out[cid] = pickle.loads(blob)
+        except Exception:  # a damaged entry is recomputed, never trusted
+            continue
+    return out
+
+
+def save_memo(conn: sqlite3.Connection, memo: dict[str, Any], old: dict[str, Any],
+              code: str) -> None:
+    """Write the entries that are not the loaded ones (same object: reused), drop the rest."""
+    import pickle
+
+    if get_meta(conn, "memo_code") != code:
+        conn.execute("DELETE FROM refine_memo")
+        old = {}
+    conn.executemany("DELETE FROM refine_memo WHERE id=?",
+                     [(k,) for k in old if k not in memo])
+    conn.executemany("INSERT OR REPLACE INTO refine_memo(id, blob) VALUES (?,?)",
+                     [(k, pickle.dumps(v, protocol=pickle.HIGHEST_PROTOCOL))
+                      for k, v in memo.items() if old.get(k) is not v])
+    set_meta(conn, "memo_code", code)
 
 
 # ----------------------------------------------------------------- targets
@@ -213,8 +330,12 @@ def set_target_ledger_id(conn: sqlite3.Connection, local: str, ledger_id: str) -
 
 # ----------------------------------------------------------------- the local graph
 def save_graph(conn: sqlite3.Connection, workitems: Iterable[Any], memories: Iterable[Any],
-               windows: Iterable[WorkSignal], id_map: dict[str, str], text_of: Any) -> None:
-    """The local graph (candidates included) for `work --all`, `ask` and health."""
+               windows: Iterable[WorkSignal], id_map: dict[str, str], text_of: Any,
+               reused: frozenset[str] = frozenset()) -> None:
+    """The local graph (candidates included) for `work --all`, `ask` and health.
+
+    `reused`: WorkItems whose view and memories are the last pass's own (ClusterMemo): their
+    stored JSON is what serialising them gives, so it is kept rather than rebuilt."""
     wis = list(workitems)
     windows = list(windows)
     # Window summaries (opening request + topic terms) for the vector index: a goal that
@@ -229,25 +350,42 @@ def save_graph(conn: sqlite3.Connection, workitems: Iterable[Any], memories: Ite
                ("key", "agent", "session_id", "workitem", "event_ids"),
                [(w.key, w.agent, w.session_id, owner.get(w.key), json.dumps(list(w.event_ids)))
                 for w in windows])
+    have_wi = _rows(conn, "refine_workitems", ("id", "ledger_id", "promoted", "json"))
+    kept = {k: r[3] for k, r in have_wi.items() if k in reused}
     _sync_rows(conn, "refine_workitems", ("id", "ledger_id", "promoted", "json"),
                [(w.id, id_map.get(w.id), int(w.id in id_map),
-                 json.dumps(plain(w), sort_keys=True, default=str)) for w in wis])
+                 kept.get(w.id) or json.dumps(plain(w), sort_keys=True, default=str))
+                for w in wis], have_wi)
+    have_mem = _rows(conn, "refine_memories", ("id", "ledger_id", "workitem", "promoted", "json"))
+    mem_rows = []
+    for m in memories:
+        wi = id_map.get(m.workitem or "", m.workitem)
+        row = have_mem.get(m.id)
+        text = row[4] if (row is not None and m.workitem in reused and row[2] == wi) else None
+        mem_rows.append((m.id, None, wi, int(m.workitem in id_map),
+                         text or json.dumps(plain(m), sort_keys=True, default=str)))
     _sync_rows(conn, "refine_memories", ("id", "ledger_id", "workitem", "promoted", "json"),
-               [(m.id, None, id_map.get(m.workitem or "", m.workitem),
-                 int(m.workitem in id_map), json.dumps(plain(m), sort_keys=True, default=str))
-                for m in memories])
+               mem_rows, have_mem)
     # What this model was built from, so `looma status` can say "work model stale".
     conn.execute("INSERT OR REPLACE INTO refine_meta(key, value) SELECT "
                  "'events_ingested_at', COALESCE(MAX(ingested_at), '') FROM events")
 
 
+def _rows(conn: sqlite3.Connection, table: str, cols: tuple[str, ...]
+          ) -> dict[Any, tuple[Any, ...]]:
+    return {r[0]: tuple(r) for r in conn.execute(f"SELECT {', '.join(cols)} FROM {table}")}
+
+
 def _sync_rows(conn: sqlite3.Connection, table: str, cols: tuple[str, ...],
-               rows: list[tuple[Any, ...]]) -> None:
+               rows: list[tuple[Any, ...]],
+               have: dict[Any, tuple[Any, ...]] | None = None) -> None:
     """Make `table` hold exactly `rows` (keyed by the first column; a later row wins),
     writing only the rows that changed: a pass after one new session changes a few of the
-    history's thousands of windows, and rewriting them all was most of its store time."""
+    history's thousands of windows, and rewriting them all was most of its store time.
+    `have`: the table's rows, when the caller already read them."""
     want = {r[0]: tuple(r) for r in rows}
-    have = {r[0]: tuple(r) for r in conn.execute(f"SELECT {', '.join(cols)} FROM {table}")}
+    if have is None:
+        have = _rows(conn, table, cols)
     stale = [(k,) for k, r in have.items() if want.get(k) != r]
     conn.executemany(f"DELETE FROM {table} WHERE {cols[0]}=?", stale)
     conn.executemany(f"INSERT INTO {table}({', '.join(cols)}) VALUES "

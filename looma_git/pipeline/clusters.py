@@ -77,7 +77,7 @@ class Cluster:
             self.landed[w.landed] += 1
         if w.branch and w.branch not in TRUNK_BRANCHES:
             self.branches[w.branch] += 1
-        alias = title_from_prompt(w.first_prompt) if w.first_prompt else ""
+        alias = alias_of(w.first_prompt) if w.first_prompt else ""
         if (alias and alias != "Untitled work" and alias not in self.aliases
                 and len(self.aliases) < MAX_ALIASES):
             self.aliases.append(alias)
@@ -97,6 +97,25 @@ class Cluster:
     def all_files(self) -> set[str]:
         return set(self.files) | (set(self.seed.files) if self.seed else set())
 
+
+
+# title_from_prompt of each window's opening request, remembered: a pass places every window
+# of the history and the title is the costly part of placing one (regular expressions). The
+# store keeps each window's (pure function of its prompt), and `remember_aliases` brings them.
+_ALIASES: dict[str, str] = {}
+
+
+def alias_of(prompt: str) -> str:
+    """`title_from_prompt(prompt)`, remembered."""
+    alias = _ALIASES.get(prompt)
+    if alias is None:
+        alias = _ALIASES[prompt] = title_from_prompt(prompt)
+    return alias
+
+
+def remember_aliases(pairs: dict[str, str]) -> None:
+    """Titles computed earlier (`alias_of` of each prompt, as stored with its window)."""
+    _ALIASES.update(pairs)
 
 
 def cluster_id(w: WorkSignal) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -16,6 +16,7 @@ from looma_git.pipeline.kinds import judge_kind
 from looma_git.pipeline.linking import Target, content_authors, link_commits
 from looma_git.pipeline.memories import expire_done
 from looma_git.pipeline.memories import memories as memory_views
+from looma_git.pipeline.replay import Replay
 from looma_git.pipeline.resolve import Resolver
 from looma_git.pipeline.signals import WorkSignal, parse_ts, windows_of
 from looma_git.pipeline.text import (
@@ -28,6 +29,7 @@ from looma_git.pipeline.text import (
 )
 from looma_git.pipeline.views import (
     QUOTE_MAX,
+    ClusterMemo,
     Evidence,
     MemoryView,
     RefineInput,
@@ -125,14 +127,14 @@ def _corroborated(c: Cluster) -> bool:
 
 
 def _windows(inp: RefineInput, extractor: Extractor
-             ) -> tuple[list[WorkSignal], dict[str, list[MemoryCandidate]], float, int]:
+             ) -> tuple[list[WorkSignal], dict[str, Sequence[MemoryCandidate]], float, int]:
     """Every window of the pass, its candidates, the replay point and how many were extracted.
 
     Sessions are segmented one at a time (events are dropped after each); a window whose
     signals equal a stored one reuses its candidates (extraction is the costly part)."""
     prior = {sw.signal.key: sw for sw in inp.prior}
     windows: list[WorkSignal] = []
-    cands: dict[str, list[MemoryCandidate]] = {}
+    cands: dict[str, Sequence[MemoryCandidate]] = {}
     changed: set[str] = set()
     first_change = float("inf")
     extracted = 0
@@ -163,7 +165,7 @@ def _windows(inp: RefineInput, extractor: Extractor
     for sw in inp.prior:
         if sw.signal.session_key not in changed:
             windows.append(sw.signal)
-            cands[sw.signal.key] = list(sw.cands)
+            cands[sw.signal.key] = sw.cands  # (read only for a cluster whose memo is stale)
     return windows, cands, first_change, extracted
 
 
@@ -181,25 +183,47 @@ def refine(inp: RefineInput) -> RefineResult:
         if old is not None and (old.signal.wrote, old.signal.landed) != (w.wrote, w.landed):
             first_change = min(first_change, window_order(w)[0])
     resolver = Resolver(list(inp.seeds))
+    replay = Replay(inp.seeds if inp.prior_seeds is None else inp.prior_seeds, inp.seeds,
+                    first_change, enabled=inp.replay)
     placed: dict[str, tuple[str, tuple[tuple[str, float], ...]]] = {}
+    decided: dict[str, tuple[tuple[str, ...] | None, bool]] = {}  # key -> (scored, founded)
+    same: set[str] = set()  # windows equal to their stored selves
     rescored = 0
     for w in sorted(windows, key=window_order):
         old = prior.get(w.key)
-        if (inp.replay and old is not None and window_order(w)[0] < first_change
-                and old.signal == w):
+        if old is not None and old.signal == w:
+            same.add(w.key)
+        founding = resolver.routed_to(w) is None
+        if founding and replay.may_replay(w, old, resolver):
+            assert old is not None
+            founded = old.cluster not in resolver.by_id
             resolver.assign(w, old.cluster, dict(old.related))
-            placed[w.key] = (old.cluster, old.related)
-            continue
-        cid, related = resolver.add(w)
-        placed[w.key] = (cid, tuple(sorted(related.items())))
-        rescored += 1
+            cid, related, scored = old.cluster, old.related, old.scored
+        else:
+            n = len(resolver.clusters)
+            cid, rel = resolver.add(w)
+            founded = len(resolver.clusters) > n
+            related, scored = tuple(sorted(rel.items())), resolver.last_scored
+            rescored += founding
+        placed[w.key] = (cid, related)
+        decided[w.key] = (scored, founded)
+        replay.placed(w, old, cid, resolver)
     clusters = resolver.result()
     overrides = dict(inp.overrides)
+    memo: dict[str, ClusterMemo] = dict(inp.memo or {})
+    keys = {c.id: _memo_key(c) for c in clusters}
+    # A cluster's derived results are reused when its inputs are the last pass's: the same
+    # seed, windows (each equal to its stored self) and related edges, and for the view the
+    # same commits linked the same way and the same override.
+    reuse = {c.id for c in clusters if c.id in memo and memo[c.id].key == keys[c.id]
+             and all(w.key in same for w in c.windows)}
     targets = []
     for c in clusters:
         if (c.seed and c.seed.quarantined) or c.readonly:
             continue
-        targets.append(target_of(c))
+        t = memo[c.id].target if c.id in reuse else None
+        targets.append(t if t is not None else target_of(c))
+    targets_by = {t.id: t for t in targets}
     by_sha = {x.sha: x for x in inp.commits}
     own = own_authors(windows, inp.commits, inp.local_authors)
     # A split by files decided which part each of its commits belongs to: no second part.
@@ -218,9 +242,20 @@ def refine(inp: RefineInput) -> RefineResult:
         linked.setdefault(c.id, set()).update(c.commits)
     items: list[WorkItemView] = []
     memories: list[MemoryView] = []
+    fresh_memo: dict[str, ClusterMemo] = {}
+    recomputed: set[str] = set()
     for c in clusters:
         shas = sorted(linked.get(c.id, set()), key=lambda s: (by_sha[s].ts if s in by_sha
                                                               else "", s))
+        full = (tuple(shas), tuple(x in strong for x in shas), overrides.get(c.id))
+        hit = memo.get(c.id) if c.id in reuse else None
+        if hit is not None and hit.full == full:
+            items.append(hit.view)
+            memories.extend(hit.memories)
+            fresh_memo[c.id] = hit
+            continue
+        recomputed.add(c.id)
+        n_mems = len(memories)
         feats = _features(c, len(shas))
         cf = conf.score(feats, override=overrides.get(c.id))
         if c.readonly and cf.override is None and cf.value > conf.READONLY_CAP:
@@ -276,15 +311,19 @@ def refine(inp: RefineInput) -> RefineResult:
                             + [x.ts for x in commit_objs], default=""),
             observed=observations(c),
             corroborated=c.readonly and _corroborated(c)))
+        target = None if (c.seed and c.seed.quarantined) or c.readonly else targets_by[c.id]
+        fresh_memo[c.id] = ClusterMemo(key=keys[c.id], target=target, full=full,
+                                       view=items[-1], memories=tuple(memories[n_mems:]))
     stored = tuple(
-        StoredWindow(signal=w, cands=tuple(cands_by_window.get(w.key, ())),
+        StoredWindow(signal=w, cands=_cands_of(cands_by_window.get(w.key, ())),
                      cluster=placed[w.key][0], related=placed[w.key][1],
-                     events=len(w.event_ids))
+                     events=len(w.event_ids), scored=decided[w.key][0],
+                     founded=decided[w.key][1])
         for w in sorted(windows, key=window_order))
     return RefineResult(workitems=tuple(items), memories=tuple(memories),
                         links=tuple(links), windows=tuple(windows), stored=stored,
                         targets=tuple(targets), rescored=rescored, extracted=extracted,
-                        own_authors=own)
+                        own_authors=own, memo=fresh_memo, recomputed=frozenset(recomputed))
 
 
 def own_authors(windows: list[WorkSignal], commits: Iterable[CommitInfo],
@@ -314,6 +353,18 @@ def target_of(c: Cluster) -> Target:
         spans=spans, terms=tuple(c.terms.most_common(60)),
         windows=tuple(sorted((w.session_key, parse_ts(w.start_ts), parse_ts(w.end_ts))
                              for w in c.windows if w.start_ts)))
+
+
+def _cands_of(found: Sequence[MemoryCandidate]) -> Sequence[MemoryCandidate]:
+    """A window's candidates as stored: a list found in this pass as a tuple, a stored
+    sequence as it is (unread: a store's candidates are decoded only when used)."""
+    return tuple(found) if isinstance(found, list) else found
+
+
+def _memo_key(c: Cluster) -> tuple[Any, ...]:
+    """A cluster's resolution inputs: its seed, its windows (by key: their content is
+    checked against the stored windows) and its related edges."""
+    return (c.seed, tuple(w.key for w in c.windows), tuple(sorted(c.related.items())))
 
 
 def term_counter(view: WorkItemView) -> Counter[str]:

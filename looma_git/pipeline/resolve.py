@@ -58,6 +58,10 @@ class Resolver:
         self._windows = 0
         self._last: dict[str, str] = {}  # session -> cluster of its latest window
         self._groups: dict[str, list[Cluster]] = {}  # split-by-files parts, by split WorkItem
+        # The clusters the last `add` scored its window against (None: routed by a seed's
+        # sessions, nothing compared); an incremental pass replays a decision only while
+        # none of them changed (pipeline/replay.py).
+        self.last_scored: tuple[str, ...] | None = None
         for s in seeds:
             c = Cluster(id=s.id, seed=s, aliases=list(s.aliases)[:MAX_ALIASES])
             c.files.update({f: 1 for f in s.files})
@@ -185,12 +189,14 @@ class Resolver:
         if prev is None and parent is not None:
             prev = self._last.get(parent)
         routed = self.by_session.get(w.session_key)
+        self.last_scored = None
         if routed:
             best = max(routed, key=lambda c: (score(w, c, idf, prev)[0], c.id)) \
                 if len(routed) > 1 else routed[0]
             self._place(w, best)
             return best.id, {}
         near, pool = self.candidates(w)
+        self.last_scored = tuple(sorted(c.id for c in near + pool))
         fresh = bool(w.branch and w.branch not in TRUNK_BRANCHES
                      and not self._by_branch.get(w.branch))
         shown_around = orientation(w)
@@ -209,6 +215,18 @@ class Resolver:
         self._register(new)
         self._place(w, new)
         return new.id, dict(new.related)
+
+    def routed_to(self, w: WorkSignal) -> str | None:
+        """The one seed whose sessions route `w` (no scoring decides it), else None."""
+        routed = self.by_session.get(w.session_key)
+        return routed[0].id if routed and len(routed) == 1 else None
+
+    def group_of(self, cid: str) -> list[str]:
+        """The parts of the split by files `cid` belongs to (a placement there moves them
+        all), else just `cid`."""
+        c = self.by_id.get(cid)
+        group = c.seed.group if c is not None and c.seed else None
+        return [p.id for p in self._groups[group]] if group else [cid]
 
     def result(self) -> list[Cluster]:
         return [c for c in self.clusters if c.windows or c.seed]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,10 +24,14 @@ class StoredWindow:
     """A window from an earlier pass: its signals, candidates and where resolution put it."""
 
     signal: WorkSignal
-    cands: tuple[MemoryCandidate, ...]
+    cands: Sequence[MemoryCandidate]  # a tuple, or the store's lazily decoded sequence
     cluster: str
     related: tuple[tuple[str, float], ...] = ()
     events: int = 0
+    # What the decision was made from: the clusters it was scored against (None: a seed's
+    # sessions routed it, nothing was compared), and whether it founded its cluster.
+    scored: tuple[str, ...] | None = None
+    founded: bool = False
 
 
 @dataclass(frozen=True)
@@ -36,9 +40,11 @@ class RefineInput:
 
     Full pass: every session in `sessions`, no `prior`. Incremental pass: only new or grown
     sessions in `sessions` (any iterable: they are read one at a time), every other session's
-    windows in `prior`; with `replay` (the seeds are the ones `prior` was resolved against),
-    windows before the first changed one keep their stored cluster without being scored, so
-    the result is exactly the full pass's on the same inputs."""
+    windows in `prior`; with `replay` and `prior_seeds` (the seeds `prior` was resolved
+    against), a stored decision is kept without scoring while nothing it was made from
+    differs (pipeline/replay.py), and `memo` (the last pass's per-cluster results) is reused
+    for every cluster whose inputs are the same: the result is exactly the full pass's on the
+    same inputs."""
 
     sessions: Iterable[Session]
     commits: tuple[CommitInfo, ...]
@@ -54,6 +60,8 @@ class RefineInput:
     dirty_from: float = float("inf")  # earliest start of a window that vanished since `prior`
     local_authors: frozenset[str] = frozenset()  # this clone's git identity (commit authors)
     content: Content | None = None  # what sessions wrote vs what commits add (linking)
+    prior_seeds: tuple[Seed, ...] | None = None  # None: `seeds` (the caller says unchanged)
+    memo: Any = None  # cluster id -> ClusterMemo of the last pass (None: compute every one)
 
 
 @dataclass(frozen=True)
@@ -102,6 +110,19 @@ class WorkItemView:
 
 
 @dataclass(frozen=True)
+class ClusterMemo:
+    """What a pass derived from one cluster, and the inputs it was derived from: the next
+    pass reuses it when the cluster's inputs are equal (a cluster's view, memories and link
+    target are pure functions of them)."""
+
+    key: tuple[Any, ...]  # the seed (canonical), window keys and related edges
+    target: Target | None
+    full: tuple[Any, ...]  # + linked commits, which of them link strongly, the override
+    view: WorkItemView
+    memories: tuple[MemoryView, ...]
+
+
+@dataclass(frozen=True)
 class RefineResult:
     """Everything one pass produced."""
 
@@ -114,3 +135,5 @@ class RefineResult:
     rescored: int = 0  # windows scored (the rest were replayed)
     extracted: int = 0  # windows whose candidates were extracted in this pass
     own_authors: frozenset[str] | None = None  # authors with session evidence (None: unknown)
+    memo: Any = None  # cluster id -> ClusterMemo (what the next incremental pass reuses)
+    recomputed: frozenset[str] = frozenset()  # clusters whose memo was not reused

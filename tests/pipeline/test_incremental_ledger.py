@@ -1,0 +1,167 @@
+"""With the ledger in the loop (each pass's WorkItems are the next pass's seeds), an incremental
+pass over store.db + a real git repository ends exactly where the full rebuild does, whatever
+order sessions and commits arrive in; and a full pass after the last one publishes nothing."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import shutil
+import sqlite3
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from looma_git.api import ledger
+from looma_git.api.refine import refine_and_publish, run_pass
+from looma_git.gitrepo import find_repo
+from looma_git.index import storedb, workmodel
+from looma_git.pipeline.inputs import Session
+from looma_git.pipeline.views import RefineResult
+from tests.helpers import cli, git
+from tests.pipeline.test_incremental import COMMITS, KNOWN, POOL, _part
+
+_TICK = itertools.count(1_800_000_000)
+
+
+def _store(repo: Path, s: Session) -> None:
+    """Write (or grow) session `s` in store.db as the ingest does: events, tool calls, files."""
+    conn = storedb.connect(find_repo(repo))
+    try:
+        storedb.ensure_schema(conn)
+        with conn:
+            conn.execute("INSERT OR REPLACE INTO sessions(agent, session_id, project_root, "
+                         "git_branch, first_ts, last_ts, event_count) VALUES (?,?,?,?,?,?,?)",
+                         (s.agent, s.session_id, str(repo), s.branch, s.events[0].ts,
+                          s.events[-1].ts, len(s.events)))
+            at = next(_TICK)
+            for e in s.events:
+                eid = f"{s.agent}-{s.session_id}-{e.event_id}"
+                if conn.execute("SELECT 1 FROM events WHERE event_id=?", (eid,)).fetchone():
+                    continue
+                conn.execute("INSERT INTO events(event_id, agent, session_id, seq, ts, role, "
+                             "text, branch, ingested_at) VALUES (?,?,?,?,?,?,?,?,?)",
+                             (eid, s.agent, s.session_id, e.seq, e.ts, e.role, e.text,
+                              e.branch, at))
+                for i, t in enumerate(e.tools):
+                    conn.execute("INSERT INTO tool_calls(event_id, idx, name, kind) "
+                                 "VALUES (?,?,?,?)", (eid, i, t.name, t.kind))
+                    for f in t.files:
+                        conn.execute("INSERT INTO tool_files(event_id, idx, raw_path, relpath, "
+                                     "op) VALUES (?,?,?,?,?)", (eid, i, f, f, t.kind))
+    finally:
+        conn.close()
+
+
+def _template(root: Path) -> tuple[Path, dict[str, str]]:
+    """A repository holding every file the pool touches, and the pool's commits (by subject
+    -> sha): the commits exist from the start, a pass sees only those that have 'arrived'."""
+    repo = root / "repo"
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    for f in sorted(KNOWN):
+        (repo / f).parent.mkdir(parents=True, exist_ok=True)
+        (repo / f).write_text(f"# {f}\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "Initial layout")
+    shas = {"": git(repo, "rev-parse", "HEAD")}
+    for c in COMMITS:
+        for f in c.files:
+            (repo / f).write_text((repo / f).read_text() + f"# {c.subject}\n")
+        git(repo, "add", "-A")
+        env = {"GIT_AUTHOR_DATE": c.ts, "GIT_COMMITTER_DATE": c.ts}
+        git(repo, "commit", "-q", "-m", c.subject, env={**os.environ, **env})
+        shas[c.subject] = git(repo, "rev-parse", "HEAD")
+    cli(repo, "init")
+    return repo, shas
+
+
+def _shape(res: RefineResult) -> tuple:
+    items = sorted(res.workitems, key=lambda w: w.id)
+    mems = sorted(res.memories, key=lambda m: (m.workitem or "", m.id))
+    links = sorted((ln.sha, ln.workitem, ln.confidence, ln.why) for ln in res.links)
+    placed = sorted((sw.signal.key, sw.cluster, sw.related) for sw in res.stored)
+    targets = sorted(res.targets, key=lambda t: t.id)
+    return items, mems, links, placed, targets
+
+
+@st.composite
+def arrivals(draw: st.DrawFn) -> list[tuple[str, object]]:
+    """Sessions (some first arriving half-written, then grown) and commits, shuffled."""
+    steps: list[tuple[str, object]] = []
+    for s in POOL:
+        if len(s.events) >= 4 and draw(st.booleans()):
+            steps.append(("session", _part(s, 2)))
+        steps.append(("session", s))
+    steps += [("commit", c.subject) for c in COMMITS]
+    order = draw(st.permutations(range(len(steps))))
+    seen: dict[str, int] = {}
+    out = []
+    for i in order:
+        kind, x = steps[i]
+        if kind == "session":
+            assert isinstance(x, Session)
+            if len(x.events) < seen.get(x.key, 0):
+                continue
+            seen[x.key] = len(x.events)
+        out.append((kind, x))
+    return out
+
+
+@pytest.fixture(scope="module")
+def template() -> tuple[Path, dict[str, str]]:
+    root = Path(tempfile.mkdtemp(prefix="looma-incr-ledger-"))
+    try:
+        yield _template(root / "t")  # type: ignore[misc]
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _tables(repo: Path) -> dict[str, list[tuple]]:
+    with sqlite3.connect(find_repo(repo).store_db) as db:
+        return {t: sorted(db.execute(f"SELECT * FROM {t}").fetchall()) for t in
+                ("refine_workitems", "refine_memories", "refine_targets", "refine_windows")}
+
+
+@settings(max_examples=4, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(steps=arrivals())
+def test_incremental_passes_with_the_ledger_equal_the_full_rebuild(template, steps) -> None:
+    src, shas = template
+    work = Path(tempfile.mkdtemp(prefix="looma-incr-run-"))
+    try:
+        repo = work / "repo"
+        shutil.copytree(src, repo, symlinks=True)
+        paths = find_repo(repo)
+        arrived: list[str] = [shas[""]]  # the initial layout: every pass lists >= 1 commit
+        # Then one pass with nothing new: the WorkItems the last pass published are seeds now.
+        for kind, x in [*steps, ("settle", None)]:
+            if kind == "session":
+                assert isinstance(x, Session)
+                _store(repo, x)
+            elif kind == "commit":
+                arrived.append(shas[str(x)])
+            revs = tuple(arrived)
+            state = ledger.load_state(paths)
+            conn = storedb.connect(paths)
+            try:
+                workmodel.ensure(conn)
+                full = run_pass(paths, state, conn, revs, True)[0]
+                inc = run_pass(paths, state, conn, revs, True, incremental=True)[0]
+            finally:
+                conn.close()
+            assert _shape(inc) == _shape(full)
+            refine_and_publish(paths, commits_revs=revs, no_walk=True, incremental=True)
+        before = _tables(repo)
+        head = git(repo, "rev-parse", "refs/looma/ledger")
+        report = refine_and_publish(paths, commits_revs=tuple(arrived), no_walk=True)
+        assert report.ops_written == 0, report.ops
+        assert git(repo, "rev-parse", "refs/looma/ledger") == head
+        assert _tables(repo) == before
+        assert json.dumps(report.ops) == "{}"
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
