@@ -32,26 +32,16 @@ def work(paths: RepoPaths, *, status: str | None = None, candidates: bool = Fals
 
 
 def _unpromoted_rows(paths: RepoPaths) -> list[WorkItemOut]:
-    """Unpromoted WorkItems of the last refinery pass (local only, never shared)."""
+    """Unpromoted WorkItems of the last refinery pass (local only, never shared): domain
+    values first (records.local_work_item), then the one projection every listing uses."""
     from looma_git.index.reads import local_rows
+    from looma_git.retrieval.records import local_work_item
 
-    out = []
-    for wid, w, promoted in local_rows(paths, "refine_workitems"):
-        if promoted or w.get("quarantined"):
-            continue
-        conf = w.get("confidence") or {}
-        value = float(conf.get("value", 0.0)) if isinstance(conf, dict) else 0.0
-        out.append(WorkItemOut(
-            id=wid, title=w.get("title", ""), kind=w.get("kind", "feature"), status="candidate",
-            lifecycle="active", confidence=round(value, 2),
-            band=str(conf.get("band", "low")) if isinstance(conf, dict) else "low",
-            files=list(w.get("files", [])), commits=list(w.get("commits", [])),
-            sessions=[SessionRef(agent=a, id=s) for a, s in w.get("sessions", [])],
-            promoted=False, branch=w.get("branch"), summary=w.get("summary", ""),
-            features={str(k): float(v) for k, v in (conf.get("features") or [])}
-            if isinstance(conf, dict) else {}))
-    out.sort(key=lambda x: (-x.confidence, x.title.lower(), x.id))
-    return out
+    items = [ItemRecord.of(local_work_item(wid, w, scored=True))
+             for wid, w, promoted in local_rows(paths, "refine_workitems")
+             if not promoted and not w.get("quarantined")]
+    items.sort(key=lambda it: (-round(it.confidence, 2), it.title.lower(), it.id))
+    return [_work_out(it) for it in items]
 
 
 def _match_out(m: match.Match, letter: str) -> ResumeMatchOut:

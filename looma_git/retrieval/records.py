@@ -152,17 +152,34 @@ def local_memory(mid: str, m: Mapping[str, Any]) -> Memory:
                   said_at=str(m.get("ts") or ""), promoted=False)
 
 
-def local_work_item(wid: str, w: Mapping[str, Any], memories: tuple[Memory, ...]) -> WorkItem:
+def local_work_item(wid: str, w: Mapping[str, Any], memories: tuple[Memory, ...] = (), *,
+                    scored: bool = False) -> WorkItem:
     """An unpromoted WorkItem of the last refinery pass (store.db's refine_workitems row) as
     a domain WorkItem, `promoted=False`, status "candidate": ask ranks these as unconfirmed
-    facts by their memories, never by a score the ledger has not accepted (confidence 0)."""
-    from looma_git.domain import Evidence, WorkItem
+    facts by their memories, never by a score the ledger has not accepted (confidence 0).
+    `scored` (`work --candidates`): also the pass's own confidence, band, features, sessions
+    and commits, so the listing shows what the refinery proposed."""
+    from looma_git.domain import CommitLink, Evidence, SessionRef, WorkItem
 
     branch = w.get("branch")
-    return WorkItem(id=wid, title=str(w.get("title", "")), kind=str(w.get("kind", "feature")),
+    item = WorkItem(id=wid, title=str(w.get("title", "")), kind=str(w.get("kind", "feature")),
                     status="candidate", summary=str(w.get("summary", "")),
                     files=_strs(w.get("files")), aliases=_strs(w.get("aliases")),
                     branch=branch if isinstance(branch, str) else None, confidence=0.0,
                     band="low", memories=memories, promoted=False,
                     evidence=tuple(Evidence.from_mapping(e) for e in w.get("evidence") or ()
                                    if isinstance(e, Mapping)))
+    if not scored:
+        return item
+    from dataclasses import replace
+
+    conf = w.get("confidence")
+    conf = conf if isinstance(conf, Mapping) else {}
+    value = float(conf.get("value", 0.0))
+    sessions = w.get("sessions") or ()
+    return replace(
+        item, confidence=value, band=str(conf.get("band", "low")),
+        features=tuple((str(k), float(v)) for k, v in conf.get("features") or ()),
+        sessions=tuple(SessionRef(str(a), str(sid)) for a, sid in sessions),
+        commits=tuple(CommitLink(sha=sha, workitem=wid, confidence=value, by="backfill")
+                      for sha in _strs(w.get("commits"))))

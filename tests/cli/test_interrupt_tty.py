@@ -14,7 +14,8 @@ from tests.cli.ptyrun import PtyRun
 from tests.helpers import cli
 from tests.ingest.gen_claude import typical_session
 
-SESSIONS, EVENTS_EACH = 150, 50
+# Enough that each interrupted phase lasts well past the Ctrl-C (the reading ~1 s on 2 cores).
+SESSIONS, EVENTS_EACH = 100, 50
 
 
 def _session_members(sid: int) -> list[int]:

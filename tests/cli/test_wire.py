@@ -151,7 +151,28 @@ def test_real_outputs_validate(scenario) -> None:
     _strict(wire_model("correct undo"),
             json.loads(cli(repo, "correct", "undo", undo[:12], "--json", env=env).stdout),
             "correct undo")
-    assert len(seen) >= 25
+    seen.add("correct undo")
+    # The other corrections, each on a WorkItem or candidate it applies to.
+    items = work(repo, env)
+    oauth = by_files(items, "auth/oauth.py")
+    s0, s1 = [s["id"] for s in oauth["sessions"]][:2]
+    cands = [w["id"] for w in json.loads(cli(repo, "work", "--candidates", "--json",
+                                             env=env).stdout)["workitems"]
+             if not w["promoted"]]
+    others = [w["id"] for w in items if w["id"] not in (oauth["id"], wid)]
+    for command, args in (
+            ("correct split", ("correct", "split", oauth["id"], "--into", "P1,P2",
+                               "--part", f"1={s0}", "--part", f"2={s1}")),
+            ("correct promote", ("correct", "promote", cands[0])),
+            ("correct reject", ("correct", "reject", cands[1])),
+            ("correct merge", ("correct", "merge", others[0], wid)),
+            ("correct false-positive", ("correct", "false-positive", others[1]))):
+        proc = cli(repo, *args, "--json", env=env, check=False)
+        doc = json.loads(proc.stdout)
+        assert proc.returncode == 0, (args, doc)
+        _strict(wire_model(command), doc, command)
+        seen.add(command)
+    assert seen == set(WIRE), set(WIRE) - seen  # every declared shape met a real output
 
 
 def test_errors_validate(scenario) -> None:

@@ -1,17 +1,30 @@
-"""SIGKILL `looma ingest` at several points; the next run completes it to the same store."""
+"""SIGKILL `looma ingest` at each phase boundary and inside its reading; the next run completes
+it to the same store."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
+from looma_git.ingest.engine import _TXN_EVENTS
+from tests.cli.ptyrun import PtyRun
 from tests.ingest.gen_claude import typical_session
+
+EVENTS_EACH = 50  # typical_session(turns=10)
+# Enough sessions that the reading phase commits one batch of sources before its end, so a
+# kill can land before it, after it, or between phases.
+SESSIONS = _TXN_EVENTS // EVENTS_EACH + 10
+_FIRST_COMMIT = -(-_TXN_EVENTS // EVENTS_EACH)  # sources read when the first batch commits
 
 _TABLES = {
     "events": "SELECT event_id, agent, session_id, seq, ts, role, model, branch, text, raw_json,"
@@ -37,34 +50,57 @@ def _cmd(repo: Path, home: Path) -> tuple[list[str], dict[str, str]]:
     return [sys.executable, "-m", "looma_git", "ingest", "--agent", "claude-code"], env
 
 
+_PROGRESS = re.compile(rb"reading transcripts: [^\r\n]*?(\d+)/(\d+)")
+
+
+def _read(out: bytes) -> tuple[int, int]:
+    """(sources read, sources to read) of the reading phase's last progress line, or (0, 0)."""
+    hits = _PROGRESS.findall(out)
+    return (int(hits[-1][0]), int(hits[-1][1])) if hits else (0, 0)
+
+
+# Where the runs are killed, one after another (each run after the first is the recovery run
+# of the one killed before it): as the reading starts, inside its first batch (nothing of it
+# committed), just after that batch committed, as the work model starts and as the indexing
+# starts (each phase boundary). The progress display says where a run is, so every kill lands
+# where it is meant to on a fast machine or a loaded one (fixed delays did neither).
+_KILLS: tuple[tuple[str, Callable[[bytes], bool]], ...] = (
+    ("reading starts", lambda out: b"reading transcripts:" in out),
+    ("inside the first batch", lambda out: _read(out)[0] >= _FIRST_COMMIT // 2),
+    ("after the first batch", lambda out: _read(out)[0] > _FIRST_COMMIT),
+    ("work model starts", lambda out: b"building the work model:" in out),
+    ("indexing starts", lambda out: b"indexing:" in out),
+)
+
+
+def _run_and_kill(repo: Path, env: dict[str, str], when: Callable[[bytes], bool]) -> bool:
+    """`looma ingest` on a pty (so it draws its progress), SIGKILLed once `when(output)` holds;
+    whether the kill landed inside the run."""
+    run = PtyRun(repo, "ingest", "--agent", "claude-code", env=env)
+    deadline = time.monotonic() + 300
+    while not when(run.out) and time.monotonic() < deadline and run._read(0.05):
+        pass
+    alive = run._alive()
+    os.kill(run.pid, signal.SIGKILL)
+    run.wait(timeout=60)
+    return alive
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs a pty")
 def test_sigkill_at_any_point_then_rerun_equals_one_clean_run(repo, scrubbed_env):
     home = scrubbed_env
     projects = home / ".claude" / "projects"
-    for i in range(120):
+    for i in range(SESSIONS):
         typical_session(str(repo), seed=i, turns=10).write(projects)
     cmd, env = _cmd(repo, home)
     state = repo / ".git" / "looma"
 
     subprocess.run(cmd, cwd=repo, env=env, check=True, capture_output=True, timeout=300)
     clean = _snapshot(state / "store.db")
-    assert len(clean["events"]) == 120 * 50
+    assert len(clean["events"]) == SESSIONS * EVENTS_EACH
 
-    killed_mid_run = 0
-    for delay in (0.2, 0.5, 0.8, 1.2, 1.8):
-        shutil.rmtree(state)
-        proc = subprocess.Popen(cmd, cwd=repo, env=env, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
-        time.sleep(delay)
-        if proc.poll() is None:
-            killed_mid_run += 1
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        # A second kill during the recovery run, then a full run.
-        proc = subprocess.Popen(cmd, cwd=repo, env=env, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
-        time.sleep(delay / 2)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        subprocess.run(cmd, cwd=repo, env=env, check=True, capture_output=True, timeout=300)
-        assert _snapshot(state / "store.db") == clean, f"store differs after kill at {delay}s"
-    assert killed_mid_run >= 1  # at least one kill really landed inside a run
+    shutil.rmtree(state)
+    landed = {point: _run_and_kill(repo, env, when) for point, when in _KILLS}
+    subprocess.run(cmd, cwd=repo, env=env, check=True, capture_output=True, timeout=300)
+    assert _snapshot(state / "store.db") == clean, "the store differs after the kills"
+    assert all(landed.values()), landed  # every kill landed inside a run
