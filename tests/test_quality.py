@@ -634,6 +634,111 @@ def test_holdout3_prompts_are_found_in_what_looma_stored(holdout3: tuple[Any, di
         [s for s in segs if s["prompts_found"] != 1]
 
 
+# --- the fourth hold-out (fixtures/holdout4: rich), built and run once per module -----------
+# Nobody tuned on it: the maintainer's branches of terse commits, version bumps and CI fixes
+# pushed onto effort branches outside the sessions, a contributor's PR continued four months
+# later in another agent, three near-duplicate pairs, `ask` questions with expected decisions.
+
+
+@pytest.fixture(scope="module")
+def holdout4(clean_env: None, tmp_path_factory: pytest.TempPathFactory
+             ) -> tuple[Any, dict[str, Any]]:
+    _real_data("holdout4")
+    bench, env, _ = rp.build(Path(tmp_path_factory.mktemp("holdout4")), "holdout4")
+    return bench, rp.measure(bench, env)
+
+
+@pytest.mark.slow
+def test_holdout4_has_the_shape_issue_13_asks_for(holdout4: tuple[Any, dict]) -> None:
+    import json as _json
+
+    truth = holdout4[0].truth
+    shape = rp.shape(truth)
+    assert shape["efforts"] >= 10 and shape["sessions"] > shape["efforts"]
+    agents = [s["agent"] for s in truth["sessions"]]
+    assert {a: agents.count(a) for a in set(agents)} == {"claude-code": 6, "codex": 3,
+                                                         "gemini-cli": 4, "opencode": 3}
+    assert shape["commits"] >= 140 and shape["merge_commits"] >= 40
+    assert shape["chore_commits"] >= 15 and shape["teammate_commits"] >= 30
+    kinds = [q["kind"] for q in truth["resume"]]
+    assert set(kinds) == {"direct", "paraphrase", "branch", "vague", "cold"}
+    assert 20 <= len(kinds) <= 24
+    assert all(q["expect"] == {"cold": "cold", "vague": "ambiguous"}.get(q["kind"], "confident")
+               for q in truth["resume"])
+    assert len(truth["ask"]) >= 5 and any(q.get("superseded") for q in truth["ask"])
+    # one session switches topic, saying so, onto a new branch
+    switch = [s for s in truth["sessions"] if len(s["efforts"]) == 2]
+    assert len(switch) == 1 and switch[0]["agent"] == "claude-code"
+    second = [g for g in truth["segments"] if g["id"] == switch[0]["id"]
+              and g["effort"] == switch[0]["efforts"][1]]
+    assert second[0]["prompts"][0].startswith("different thing now")
+    # efforts continued in another agent's session; one four months later
+    continued = [e for e in truth["efforts"] if len(e["sessions"]) >= 2]
+    assert len(continued) >= 3
+    assert all(len({a for a, _ in e["sessions"]}) == 2 for e in continued)
+    hr = next(s for s in truth["sessions"] if s["key"] == "highlight-regex-2")
+    assert hr["start"][:7] == "2024-08" and hr["agent"] == "codex"
+    # the investigation: a whole Gemini CLI session that edits nothing and commits nothing
+    inv = next(s for s in truth["sessions"] if s["key"] == "regex-error-investigation")
+    calls = [c for line in (holdout4[0].root / inv["path"]).read_text().splitlines()
+             for c in _json.loads(line).get("toolCalls", [])]
+    assert inv["agent"] == "gemini-cli" and len(calls) > 100
+    assert not [c for c in calls if c["name"] in ("replace", "write_file") or "git commit"
+                in c["args"].get("command", "")]
+    # near-duplicate pairs: the same function fixed twice by different PRs
+    files = {e["key"]: set(e["files"]) for e in truth["efforts"]}
+    assert "rich/segment.py" in files["split-cells"] & files["splitcells-fix"]
+    assert "rich/text.py" in files["append-tokens"] & files["infinite-append"]
+    assert "rich/pretty.py" in files["dataclass-field"] & files["dataclass-313"]
+    # version bumps committed on effort branches (merged by the effort's PR) stay chores
+    role = {c["orig"][:7]: c for c in truth["commits"]}
+    assert all(role[x]["role"] == "chore:release" and role[x]["effort"] is None
+               for x in ("661ae8d", "ad6b886"))
+
+
+@pytest.mark.slow
+def test_holdout4_history_is_the_real_one(holdout4: tuple[Any, dict]) -> None:
+    """The rebuilt repository holds the extracted commits, parents included (read back with
+    git), and each effort commit has its added lines in the effort's sessions (Claude edits,
+    Codex patches, Gemini replaces, OpenCode edit parts), printed with its real sha."""
+    import json as _json
+    import subprocess
+
+    bench = holdout4[0]
+    _history_is_the_data(bench, "holdout4")
+    for e in bench.truth["efforts"]:
+        text = "".join(_holdout3_session_text(bench, s) for s in bench.truth["sessions"]
+                       if e["key"] in s["efforts"])
+        for sha in e["commits"]:
+            diff = subprocess.run(["git", "show", "--format=", "--unified=0", sha],
+                                  cwd=bench.repo, capture_output=True, text=True,
+                                  check=True).stdout
+            added = [ln[1:] for ln in diff.splitlines() if ln.startswith("+")
+                     and not ln.startswith("+++") and len(ln.strip()) > 12]
+            assert all(_json.dumps(a, ensure_ascii=False)[1:-1] in text
+                       or _json.dumps(a)[1:-1] in text for a in added), (e["key"], sha)
+            assert f"{sha[:7]}] " in text, (e["key"], sha)
+
+
+@pytest.mark.slow
+def test_holdout4_prompts_are_found_in_what_looma_stored(holdout4: tuple[Any, dict]) -> None:
+    segs = holdout4[1]["segments"]
+    assert all(s["prompts_found"] == s["prompts"] == 1 for s in segs), \
+        [s for s in segs if s["prompts_found"] != 1]
+
+
+@pytest.mark.slow
+def test_holdout4_ask_top3(holdout4: tuple[Any, dict]) -> None:
+    """Issue 13's ask bar (7 of 8 in the top 3) on the hold-out's five decisions."""
+    m = holdout4[1]
+    met = m["ask_top3"] * 8 >= 7 * m["ask_total"]
+    # A strict xfail (first contact 0/5: each decision is stored as a prompt or an assistant
+    # message, none as a decision fact): it fails the day the bar is met.
+    assert not met, "met on holdout4: drop this xfail"
+    pytest.xfail(f"issue 13 on holdout4: ask top-3 {m['ask_top3']}/{m['ask_total']} (first "
+                 "contact 0/5)")
+
+
 # --- issue 13's targets, on the real project and on the hold-out (same scorer, same bars) ---
 
 
@@ -646,7 +751,8 @@ def realproject_2025q1(clean_env: None, tmp_path_factory: pytest.TempPathFactory
     return bench, rp.measure(bench, env)
 
 
-@pytest.fixture(params=["realproject", "realproject_2025q1", "holdout", "holdout2", "holdout3"])
+@pytest.fixture(params=["realproject", "realproject_2025q1", "holdout", "holdout2", "holdout3",
+                        "holdout4"])
 def real_history(request: pytest.FixtureRequest) -> tuple[Any, dict]:
     """The real-project benchmark, its 2025q1 range, then the hold-outs (module-scoped
     builds; holdout2's and holdout3's shortfalls are strict xfails of their own, see `_short`;
@@ -662,6 +768,8 @@ def test_real_history_clustering_f1(real_history: tuple[Any, dict],
     met = m["clustering_f1"] >= rp.TARGETS["clustering_f1"]
     _short(request, "holdout3", met, f"clustering F1 {m['clustering_f1']} (first contact 0.8375: "
            "branchless Gemini/OpenCode windows join near-duplicates)")
+    _short(request, "holdout4", met, f"clustering F1 {m['clustering_f1']} (first contact 0.7484: "
+           "near-duplicate PRs on one function join one WorkItem)")
     assert met, m["workitems"]
 
 
@@ -672,6 +780,8 @@ def test_real_history_link_precision(real_history: tuple[Any, dict],
     met = m["link_precision"] >= rp.TARGETS["link_precision"]
     _short(request, "holdout3", met, f"link precision {m['link_precision']} (first contact "
            "0.8444)")
+    _short(request, "holdout4", met, f"link precision {m['link_precision']} (first contact "
+           "0.8333)")
     assert met, m["wrong_links_detail"]
 
 
@@ -691,6 +801,7 @@ def test_real_history_link_recall(real_history: tuple[Any, dict],
            "2021-2022 branch commits)")
     _short(request, "holdout3", met, f"link recall {m['link_recall']} (first contact 0.8085: "
            "OpenCode edits carry no content evidence)")
+    _short(request, "holdout4", met, f"link recall {m['link_recall']} (first contact 0.8654)")
     assert met, m["missed_links"]
 
 
@@ -701,6 +812,8 @@ def test_real_history_no_chore_or_others_commit_linked(real_history: tuple[Any, 
     met = (m["chores_linked"], m["teammate_linked"]) == (0, 0)
     _short(request, "holdout3", met, f"chores linked {m['chores_linked']}, teammate commits "
            f"linked {m['teammate_linked']} (first contact 2 releases, 1 teammate)")
+    _short(request, "holdout4", met, f"chores linked {m['chores_linked']}, teammate commits "
+           f"linked {m['teammate_linked']} (first contact 1 version bump, 2 review suggestions)")
     assert met, m["wrong_links_detail"]
 
 
@@ -727,6 +840,9 @@ def test_real_history_resume(real_history: tuple[Any, dict],
     # holdout3 has 21 goals: 90% of them is 19
     _short(request, "holdout3", m["resume_correct"] >= tw.resume_target(m, rp.TARGETS),
            f"resume {m['resume_correct']}/{m['resume_total']} (first contact 13/21)")
+    # holdout4 has 22 goals: 90% of them is 20
+    _short(request, "holdout4", m["resume_correct"] >= tw.resume_target(m, rp.TARGETS),
+           f"resume {m['resume_correct']}/{m['resume_total']} (first contact 15/22)")
     assert m["resume_correct"] >= tw.resume_target(m, rp.TARGETS), [
         r for r in m["resume"] if not r["ok"]]
 
@@ -738,4 +854,5 @@ def test_real_history_kinds(real_history: tuple[Any, dict],
     m = real_history[1]
     _short(request, "holdout2", not m["wrong_kinds"], f"kinds {m['wrong_kinds']}")
     _short(request, "holdout3", not m["wrong_kinds"], f"kinds {m['wrong_kinds']}")
+    _short(request, "holdout4", not m["wrong_kinds"], f"kinds {m['wrong_kinds']}")
     assert not m["wrong_kinds"], m["wrong_kinds"]

@@ -156,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     args = argv if argv is not None else sys.argv[1:]
     only = args[args.index("--only") + 1] if "--only" in args else None
     real_ranges = ("2025h2", "2025q1", "2024h2") if only in (None, "realproject") else ()
-    if why := rp.missing(*real_ranges, *(("holdout", "holdout2", "holdout3")
+    if why := rp.missing(*real_ranges, *(("holdout", "holdout2", "holdout3", "holdout4")
                                          if only in (None, "holdout") else ())):
         print("\n".join(why), file=sys.stderr)  # real histories are extracted, not committed
         return 2
@@ -168,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     pipx = rp.run("holdout") if only in (None, "holdout") else None
     mm = rp.run("holdout2") if only in (None, "holdout") else None
     h3 = rp.run("holdout3") if only in (None, "holdout") else None
+    h4 = rp.run("holdout4") if only in (None, "holdout") else None
     if scen:
         print(_scenario_table(scen))
         for r in scen["resume"]:
@@ -190,14 +191,17 @@ def main(argv: list[str] | None = None) -> int:
         print(rp.summary(mm[0], mm[2], "holdout2"))
     if h3:
         print(rp.summary(h3[0], h3[2], "holdout3"))
+    if h4:
+        print(rp.summary(h4[0], h4[2], "holdout4"))
     if "--write-docs" in args:
-        if not (scen and team and real and hold and h24 and pipx and mm and h3):
+        if not (scen and team and real and hold and h24 and pipx and mm and h3 and h4):
             print("--write-docs needs every benchmark (drop --only)", file=sys.stderr)
             return 2
         doc = ROOT / "docs" / "quality.md"
         doc.write_text(render(scen, _scenario_table(scen), *team, real=rp.render(*real) + rp.render_holdout(*hold)
                               + rp.render_2024h2(*h24) + rp.render(*pipx, source="holdout")
-                              + rp.render_holdout2(*mm) + rp.render_holdout3(*h3)),
+                              + rp.render_holdout2(*mm) + rp.render_holdout3(*h3)
+                              + rp.render_holdout4(*h4)),
                        encoding="utf-8")
         print(f"wrote {doc}")
     if "--json" in args:
