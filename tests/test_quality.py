@@ -660,8 +660,6 @@ def test_real_history_clustering_f1(real_history: tuple[Any, dict],
                                     request: pytest.FixtureRequest) -> None:
     m = real_history[1]
     met = m["clustering_f1"] >= rp.TARGETS["clustering_f1"]
-    _short(request, "holdout3", met, f"clustering F1 {m['clustering_f1']} (first contact 0.8375: "
-           "branchless Gemini/OpenCode windows join near-duplicates)")
     assert met, m["workitems"]
 
 
@@ -670,8 +668,6 @@ def test_real_history_link_precision(real_history: tuple[Any, dict],
                                      request: pytest.FixtureRequest) -> None:
     m = real_history[1]
     met = m["link_precision"] >= rp.TARGETS["link_precision"]
-    _short(request, "holdout3", met, f"link precision {m['link_precision']} (first contact "
-           "0.8444)")
     assert met, m["wrong_links_detail"]
 
 
@@ -689,8 +685,6 @@ def test_real_history_link_recall(real_history: tuple[Any, dict],
     met = m["link_recall"] >= rp.TARGETS["link_recall"]
     _short(request, "holdout2", met, f"link recall {m['link_recall']} (an ordered-set PR's "
            "2021-2022 branch commits)")
-    _short(request, "holdout3", met, f"link recall {m['link_recall']} (first contact 0.8085: "
-           "OpenCode edits carry no content evidence)")
     assert met, m["missed_links"]
 
 
@@ -709,7 +703,6 @@ def test_real_history_no_mistitled_workitem(real_history: tuple[Any, dict],
                                             request: pytest.FixtureRequest) -> None:
     m = real_history[1]
     met = m["mistitled"] == rp.TARGETS["mistitled"]
-    _short(request, "holdout3", met, f"mistitled {m['mistitled_list']}")
     assert met, m["mistitled_list"]
 
 
