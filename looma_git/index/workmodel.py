@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import fields, is_dataclass
+from dataclasses import fields, is_dataclass, replace
 from typing import Any, overload
 
 from looma_git.index import schema
@@ -20,11 +20,17 @@ LOCAL_TABLES = ("refine_workitems", "refine_memories")
 # Per cluster, what the last pass derived from it and from which inputs (ClusterMemo,
 # pickled: only this user's processes write store.db, as for the fold cache).
 MEMO_SCHEMA = "CREATE TABLE IF NOT EXISTS refine_memo(id TEXT PRIMARY KEY, blob BLOB)"
+# Per window, what its decision was made from (StoredWindow.scored, .founded): apart from
+# its row, as it changes without the window (the pass after one that published its cluster
+# routes it), and rewriting the row means serialising its candidates.
+DECISIONS_SCHEMA = ("CREATE TABLE IF NOT EXISTS refine_decisions(key TEXT PRIMARY KEY, "
+                    "scored TEXT, founded INTEGER)")
 
 
 def ensure(conn: sqlite3.Connection) -> None:
     conn.executescript(SCHEMA)
     conn.execute(MEMO_SCHEMA)
+    conn.execute(DECISIONS_SCHEMA)
 
 
 def get_meta(conn: sqlite3.Connection, key: str) -> str | None:
@@ -65,9 +71,13 @@ def _window_json(sw: StoredWindow) -> str:
     prompt = sw.signal.first_prompt
     return json.dumps({"signal": sw.signal.to_json(), "cands": [plain(c) for c in sw.cands],
                        "alias": alias_of(prompt) if prompt else "",
-                       "related": [list(r) for r in sw.related], "events": sw.events,
-                       "scored": None if sw.scored is None else list(sw.scored),
-                       "founded": sw.founded}, sort_keys=True)
+                       "related": [list(r) for r in sw.related], "events": sw.events},
+                      sort_keys=True)
+
+
+def _decision(sw: StoredWindow) -> tuple[str, str | None, int]:
+    return (sw.signal.key, None if sw.scored is None else json.dumps(list(sw.scored)),
+            int(sw.founded))
 
 
 # ----------------------------------------------------------------- windows
@@ -127,8 +137,11 @@ def stored_windows(conn: sqlite3.Connection, skip: set[str],
 
     out = []
     aliases = {}
-    for session, cluster, raw in conn.execute(
-            "SELECT session, cluster, json FROM refine_signals ORDER BY key"):
+    conn.execute(DECISIONS_SCHEMA)  # (a store from before it)
+    decided = {k: (sc, f) for k, sc, f in conn.execute(
+        "SELECT key, scored, founded FROM refine_decisions")}
+    for key, session, cluster, raw in conn.execute(
+            "SELECT key, session, cluster, json FROM refine_signals ORDER BY key"):
         if session in skip:
             continue
         d = json.loads(raw)
@@ -139,8 +152,9 @@ def stored_windows(conn: sqlite3.Connection, skip: set[str],
             cands=StoredCands(d["cands"]), cluster=cluster,
             related=tuple((a, float(b)) for a, b in d.get("related", ())),
             events=int(d.get("events", 0)),
-            scored=None if d.get("scored") is None else tuple(d["scored"]),
-            founded=bool(d.get("founded", False))))
+            scored=None if decided.get(key, (None, 0))[0] is None
+            else tuple(json.loads(decided[key][0])),
+            founded=bool(decided.get(key, (None, 0))[1])))
     remember_aliases(aliases)
     return out
 
@@ -180,7 +194,14 @@ def save_windows(conn: sqlite3.Connection, stored: tuple[StoredWindow, ...],
     self keeps its row, so an incremental pass writes only what changed (serialising every
     window of the history was most of one new session's cost)."""
     loaded = {sw.signal.key: sw for sw in prior}
-    same = {sw.signal.key for sw in stored if loaded.get(sw.signal.key) == sw}
+    conn.execute(DECISIONS_SCHEMA)
+    _sync_rows(conn, "refine_decisions", ("key", "scored", "founded"),
+               [_decision(sw) for sw in stored])
+
+    def row(sw: StoredWindow | None) -> Any:
+        return None if sw is None else replace(sw, scored=None, founded=False)
+
+    same = {sw.signal.key for sw in stored if row(loaded.get(sw.signal.key)) == row(sw)}
     if same:
         conn.executemany("DELETE FROM refine_signals WHERE key=?",
                          [(k,) for (k,) in conn.execute("SELECT key FROM refine_signals")
