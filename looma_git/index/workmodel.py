@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import fields, is_dataclass
+from dataclasses import fields, is_dataclass, replace
 from typing import Any, overload
 
 from looma_git.index import schema
@@ -20,11 +20,17 @@ LOCAL_TABLES = ("refine_workitems", "refine_memories")
 # Per cluster, what the last pass derived from it and from which inputs (ClusterMemo,
 # pickled: only this user's processes write store.db, as for the fold cache).
 MEMO_SCHEMA = "CREATE TABLE IF NOT EXISTS refine_memo(id TEXT PRIMARY KEY, blob BLOB)"
+# Per window, what its decision was made from (StoredWindow.scored, .founded): apart from
+# its row, as it changes without the window (the pass after one that published its cluster
+# routes it), and rewriting the row means serialising its candidates.
+DECISIONS_SCHEMA = ("CREATE TABLE IF NOT EXISTS refine_decisions(key TEXT PRIMARY KEY, "
+                    "scored TEXT, founded INTEGER)")
 
 
 def ensure(conn: sqlite3.Connection) -> None:
     conn.executescript(SCHEMA)
     conn.execute(MEMO_SCHEMA)
+    conn.execute(DECISIONS_SCHEMA)
 
 
 def get_meta(conn: sqlite3.Connection, key: str) -> str | None:
@@ -65,9 +71,13 @@ def _window_json(sw: StoredWindow) -> str:
     prompt = sw.signal.first_prompt
     return json.dumps({"signal": sw.signal.to_json(), "cands": [plain(c) for c in sw.cands],
                        "alias": alias_of(prompt) if prompt else "",
-                       "related": [list(r) for r in sw.related], "events": sw.events,
-                       "scored": None if sw.scored is None else list(sw.scored),
-                       "founded": sw.founded}, sort_keys=True)
+                       "related": [list(r) for r in sw.related], "events": sw.events},
+                      sort_keys=True)
+
+
+def _decision(sw: StoredWindow) -> tuple[str, str | None, int]:
+    return (sw.signal.key, None if sw.scored is None else json.dumps(list(sw.scored)),
+            int(sw.founded))
 
 
 # ----------------------------------------------------------------- windows
@@ -127,8 +137,11 @@ def stored_windows(conn: sqlite3.Connection, skip: set[str],
 
     out = []
     aliases = {}
-    for session, cluster, raw in conn.execute(
-            "SELECT session, cluster, json FROM refine_signals ORDER BY key"):
+    conn.execute(DECISIONS_SCHEMA)  # (a store from before it)
+    decided = {k: (sc, f) for k, sc, f in conn.execute(
+        "SELECT key, scored, founded FROM refine_decisions")}
+    for key, session, cluster, raw in conn.execute(
+            "SELECT key, session, cluster, json FROM refine_signals ORDER BY key"):
         if session in skip:
             continue
         d = json.loads(raw)
@@ -139,8 +152,9 @@ def stored_windows(conn: sqlite3.Connection, skip: set[str],
             cands=StoredCands(d["cands"]), cluster=cluster,
             related=tuple((a, float(b)) for a, b in d.get("related", ())),
             events=int(d.get("events", 0)),
-            scored=None if d.get("scored") is None else tuple(d["scored"]),
-            founded=bool(d.get("founded", False))))
+            scored=None if decided.get(key, (None, 0))[0] is None
+            else tuple(json.loads(decided[key][0])),
+            founded=bool(decided.get(key, (None, 0))[1])))
     remember_aliases(aliases)
     return out
 
@@ -180,7 +194,14 @@ def save_windows(conn: sqlite3.Connection, stored: tuple[StoredWindow, ...],
     self keeps its row, so an incremental pass writes only what changed (serialising every
     window of the history was most of one new session's cost)."""
     loaded = {sw.signal.key: sw for sw in prior}
-    same = {sw.signal.key for sw in stored if loaded.get(sw.signal.key) == sw}
+    conn.execute(DECISIONS_SCHEMA)
+    _sync_rows(conn, "refine_decisions", ("key", "scored", "founded"),
+               [_decision(sw) for sw in stored])
+
+    def row(sw: StoredWindow | None) -> Any:
+        return None if sw is None else replace(sw, scored=None, founded=False)
+
+    same = {sw.signal.key for sw in stored if row(loaded.get(sw.signal.key)) == row(sw)}
     if same:
         conn.executemany("DELETE FROM refine_signals WHERE key=?",
                          [(k,) for (k,) in conn.execute("SELECT key FROM refine_signals")
@@ -225,19 +246,53 @@ def load_seeds(conn: sqlite3.Connection) -> tuple[Any, ...] | None:
                       owns=frozenset(d["owns"]), group=d["group"]) for d in json.loads(raw))
 
 
+class StoredMemo(dict[str, Any]):
+    """The stored ClusterMemo entries by cluster id, each unpickled when first read: a
+    cluster that is not the last pass's (a new seed, a new id) never costs its entry's
+    decoding. A damaged entry reads as absent (recomputed, never trusted)."""
+
+    def __init__(self, blobs: dict[str, bytes]) -> None:
+        super().__init__()
+        self._blobs = blobs
+
+    def _load(self, key: str) -> Any:
+        import pickle
+
+        if key not in self._blobs:
+            return None
+        try:
+            value = pickle.loads(self._blobs.pop(key))
+        except Exception:  # a damaged entry is recomputed, never trusted
+            return None
+        dict.__setitem__(self, key, value)
+        return value
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, key) or (
+            isinstance(key, str) and self._load(key) is not None)
+
+    def __missing__(self, key: str) -> Any:
+        value = self._load(key)
+        if value is None:
+            raise KeyError(key)
+        return value
+
+    def get(self, key: str, default: Any = None) -> Any:
+        value = dict.get(self, key)
+        return value if value is not None else (self._load(key) if key in self._blobs
+                                                else None) or default
+
+    def ids(self) -> set[str]:
+        """Every stored id, read or not."""
+        return set(dict.keys(self)) | set(self._blobs)
+
+
 def load_memo(conn: sqlite3.Connection, code: str) -> dict[str, Any]:
     """The last pass's ClusterMemo per cluster id ({} when it was written by other code)."""
-    import pickle
-
     if get_meta(conn, "memo_code") != code:
         return {}
-    out = {}
-    for cid, blob in conn.execute("SELECT id, blob FROM refine_memo"):
-        try:
-            out[cid] = pickle.loads(blob)
-        except Exception:  # a damaged entry is recomputed, never trusted
-            continue
-    return out
+    return StoredMemo({cid: bytes(blob) for cid, blob in
+                       conn.execute("SELECT id, blob FROM refine_memo")})
 
 
 def save_memo(conn: sqlite3.Connection, memo: dict[str, Any], old: dict[str, Any],
@@ -248,11 +303,12 @@ def save_memo(conn: sqlite3.Connection, memo: dict[str, Any], old: dict[str, Any
     if get_meta(conn, "memo_code") != code:
         conn.execute("DELETE FROM refine_memo")
         old = {}
+    stored = old.ids() if isinstance(old, StoredMemo) else set(old)
     conn.executemany("DELETE FROM refine_memo WHERE id=?",
-                     [(k,) for k in old if k not in memo])
+                     [(k,) for k in stored if k not in memo])
     conn.executemany("INSERT OR REPLACE INTO refine_memo(id, blob) VALUES (?,?)",
                      [(k, pickle.dumps(v, protocol=pickle.HIGHEST_PROTOCOL))
-                      for k, v in memo.items() if old.get(k) is not v])
+                      for k, v in memo.items() if dict.get(old, k) is not v])
     set_meta(conn, "memo_code", code)
 
 

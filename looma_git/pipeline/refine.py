@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -210,7 +210,7 @@ def refine(inp: RefineInput) -> RefineResult:
         replay.placed(w, old, cid, resolver)
     clusters = resolver.result()
     overrides = dict(inp.overrides)
-    memo: dict[str, ClusterMemo] = dict(inp.memo or {})
+    memo: Mapping[str, ClusterMemo] = inp.memo if inp.memo is not None else {}
     keys = {c.id: _memo_key(c) for c in clusters}
     # A cluster's derived results are reused when its inputs are the last pass's: the same
     # seed, windows (each equal to its stored self) and related edges, and for the view the
