@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -157,6 +158,13 @@ def scrubbed_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("LOOMA_NO_PROGRESS", "1")
+    # A drainer lingers LOOMA_DRAIN_SETTLE_S (0.5 s) after its queues empty, for the next
+    # commit of a burst: in tests that is half a second of waiting per drain. The burst test
+    # (tests/hooks/test_git_events.py) sets the linger it checks.
+    monkeypatch.setenv("LOOMA_DRAIN_SETTLE_S", "0")
+    drain = sys.modules.get("looma_git.hooks.drain")  # read at import: in-process drains
+    if drain is not None:
+        monkeypatch.setattr(drain, "SETTLE_S", 0.0)
     (home / ".gitconfig").write_text(
         "[user]\n\tname = Test User\n\temail = test@example.com\n"
         "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"

@@ -122,6 +122,23 @@ def load_default_with_reason() -> tuple[Embedder | None, str | None]:
         return None, exc.message
 
 
+def prepare_batch(texts: int) -> None:
+    """Before loading the default model for `texts` texts: when that batch is big enough to
+    pay for it and no folded copy is cached, build one (index/model_cache), so the batch
+    loads only the folded model (loading the shipped one as well added ~75 MB to the peak of
+    an ingest at 5,000 sessions). Best effort: any failure leaves the shipped model."""
+    from looma_git.index import model_cache
+
+    if texts < model_cache.FOLD_AT_TEXTS or \
+            model_cache.folded_model(DEFAULT_MODEL_ID, MODEL_SHA256) is not None:
+        return
+    try:
+        model_path, _tok = default_model_files()
+    except EmbedderUnavailable:
+        return
+    model_cache.build_folded(model_path, DEFAULT_MODEL_ID, MODEL_SHA256)
+
+
 def for_batch(embedder: Embedder, texts: int) -> Embedder:
     """The embedder to run `texts` texts with: for a batch big enough to pay for it, the
     default model is first folded into the per-user cache (index/model_cache) and reloaded

@@ -93,8 +93,10 @@ def remember_verified(path: Path, sha256: str) -> None:
 
 
 def _folded_dir(model_id: str, sha256: str) -> Path | None:
-    import onnxruntime as ort
-
+    try:
+        import onnxruntime as ort
+    except ImportError:  # no runtime: the embedder reports why; nothing to fold or use
+        return None
     root = cache_root()
     # Keyed by the source bytes and the onnxruntime that folded them (its file format).
     return None if root is None else root / "models" / f"{model_id}-{sha256[:16]}-ort{ort.__version__}"

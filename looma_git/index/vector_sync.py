@@ -87,15 +87,26 @@ def sync(paths: RepoPaths, texts: list[Text], memory_budget_s: float | None,
     earlier runs' leftovers) within `memory_budget_s` CPU seconds (None: no limit). What is
     left is recorded as pending, reported, and topped up by later runs. Lexical-only when no
     model is installed."""
-    from looma_git.index.embedder import for_batch, load_default_with_reason
+    from looma_git.index.embedder import (
+        DEFAULT_MODEL_ID,
+        for_batch,
+        load_default_with_reason,
+        prepare_batch,
+    )
 
+    wanted = {i: _text_hash(k, t) for i, k, t in texts}
+    # How many texts this run will embed at least (WorkItems whose text changed; everything
+    # without a budget), known before any model is loaded.
+    record = _read_embedded(paths, DEFAULT_MODEL_ID)
+    seen_before = record[0] if record is not None else {}
+    prepare_batch(sum(1 for i, k, _ in texts if seen_before.get(i) != wanted[i]
+                      and (k == "workitem" or memory_budget_s is None)))
     embedder, reason = load_default_with_reason()
     if embedder is None:
         return SyncResult(None, reason=reason)
     from looma_git.errors import LoomaError
     from looma_git.index.vectors import VectorStore
 
-    wanted = {i: _text_hash(k, t) for i, k, t in texts}
     try:
         with VectorStore(vectors_path(paths), embedder.dim, embedder.model_id) as vs:
             record = _read_embedded(paths, embedder.model_id)

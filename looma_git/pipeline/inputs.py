@@ -33,7 +33,7 @@ class Event:
     branch: str | None
     tools: tuple[ToolUse, ...]
     # What git printed in the event's shell calls, for agents that record no branch
-    # (domain/gitshell.py, stored in `extra` by the adapter): branches in the order the calls
+    # (gitshell.py, stored in `extra` by the adapter): branches in the order the calls
     # were on them, and the shas of commits they made or pushed.
     shown_branches: tuple[str, ...] = ()
     shown_commits: tuple[str, ...] = ()
@@ -53,7 +53,7 @@ class Session:
         return f"{self.agent}:{self.session_id}"
 
 
-# The `extra` entries of domain/gitshell (SHELL_BRANCHES, SHELL_COMMITS), read in SQL; most
+# The `extra` entries of gitshell (SHELL_BRANCHES, SHELL_COMMITS), read in SQL; most
 # events have none, so the LIKE keeps json_extract off their rows.
 _SHOWN = ("CASE WHEN extra LIKE '%\"shell_%' THEN json_extract(extra, '$.shell_branches') END, "
           "CASE WHEN extra LIKE '%\"shell_%' THEN json_extract(extra, '$.shell_commits') END")

@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from looma_git.domain.gitshell import TRUNK_NAMES, shell_git
+from looma_git.gitshell import TRUNK_NAMES, shell_git
 from looma_git.isotime import parse_ts
 from looma_git.pipeline.inputs import Session
 from looma_git.pipeline.text import cosine, path_terms, tokens
@@ -255,7 +255,7 @@ class _BranchTrack:
     a `git checkout -b` run since); the window's git commands (`checkout -b x`, `switch x`,
     `push origin x`, `checkout main`); for agents that record none, what git printed in their
     shell (`[x 1a2b3c4] subject`, `On branch x`, `* [new branch] x -> x`: the adapters keep it,
-    domain/gitshell.py). A window worked on the last branch off the trunk it was on while
+    gitshell.py). A window worked on the last branch off the trunk it was on while
     doing work, even when it went back to the trunk at its end (that return ends the branch for
     the windows after it). What git printed counts only in a window that did work: a session
     only looking around on someone's branch ("before I touch the jobs branch: how slow is

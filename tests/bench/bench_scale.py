@@ -1,6 +1,13 @@
 """Scale benchmark: a heavy user's history at several sizes, measured as a user meets it.
 
 Run: .venv/bin/python tests/bench/bench_scale.py [--sizes 250,1500,5000] [--keep]
+     [--only cold,resume,new] [--work DIR] [--code DIR] [--resumes 10]
+
+`--only` runs a subset of the row groups (read, cold, resume, new, drain, reprocess; the ones
+after `cold` need it). `--work DIR` keeps each generated history pristine under DIR and restores
+it on the next run instead of generating it again (transcripts name their repository's path,
+so the copy is restored at the same place). `--code DIR` measures another checkout of looma
+(its tree first on PYTHONPATH) against the same history: an A/B in one run.
 
 For each size (sessions; 2/3 Claude Code, 1/3 Codex, ~100 stored events each, one commit per
 effort in a real git repository; see tests/bench/scale_history.py) every measure is the real
@@ -11,7 +18,9 @@ except for the read-path diagnostic:
   indexer (json.loads + SQLite FTS5, what cc-search does) over the same Claude Code files: CPU
   seconds of each, in the same run (the store is then deleted);
 - cold ingest: `looma ingest` (reading + the work model + the index), events/s on wall time;
-- `looma --help` and `looma resume GOAL` p50 (fresh processes);
+  and each named phase's CPU seconds and peak RSS (a thin wrapper logs them as the CLI
+  announces each phase: /proc/self/status VmHWM, reset per phase through clear_refs);
+- `looma --help` and `looma resume GOAL` p50 (fresh processes, `--resumes` distinct goals);
 - one new session: one more Claude Code session, then `looma ingest`;
 - one commit's drain: `looma hooks install`, `git commit`, and the detached drainer the
   post-commit shim starts, reaped by this process (PR_SET_CHILD_SUBREAPER) for its CPU time;
@@ -138,6 +147,55 @@ def looma(*args: str) -> list[str]:
     return [sys.executable, "-m", "looma_git", *args]
 
 
+# The CLI with a log of each phase it announces: CPU seconds and peak RSS of the main process
+# in that phase (VmHWM, reset after each phase; the largest of them is the process's peak).
+PHASED = r"""
+import os, sys, time
+import looma_git.cli.progress as progress
+
+def _hwm():
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmHWM"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+_now = {"name": "start", "cpu": time.process_time()}
+
+def _end(following):
+    cpu = time.process_time()
+    print("PHASE\t%s\t%.3f\t%.1f" % (_now["name"], cpu - _now["cpu"], _hwm()), file=sys.stderr,
+          flush=True)
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+    except OSError:
+        pass
+    _now.update(name=following, cpu=time.process_time())
+
+_phase = progress.Phases.phase
+def phase(self, name):
+    _end(name)
+    return _phase(self, name)
+progress.Phases.phase = phase
+import atexit
+atexit.register(lambda: _end("end"))
+from looma_git.cli.main import main
+sys.argv[0] = "looma"
+main()
+"""
+
+
+def phases(err: str) -> list[tuple[str, float, float]]:
+    """(phase, CPU s, peak RSS MB) from PHASED's log."""
+    out = []
+    for line in err.splitlines():
+        if line.startswith("PHASE\t"):
+            _, name, cpu, rss = line.split("\t")
+            out.append((name, float(cpu), float(rss)))
+    return out
+
+
 def become_subreaper() -> bool:
     """Orphaned descendants (the shim's detached drainer) are re-parented to this process,
     so it can wait for them and read their CPU time."""
@@ -192,80 +250,135 @@ def _pending(repo: Path, env: dict[str, str]) -> float:
     return float((st.get("index") or {}).get("vectors_pending", float("nan")))
 
 
-def measure(n: int, base: Path, reaps: bool) -> SizeResult:
-    res = SizeResult(n)
+GROUPS = ("read", "cold", "resume", "new", "drain", "reprocess")
+PHASE_ROWS = {"reading transcripts": "reading", "building the work model": "work model",
+              "indexing": "indexing"}
+
+
+def _history(n: int, base: Path, work: Path | None) -> tuple[History, float, bool]:
+    """The history of `n` sessions: generated, or restored from `work`'s pristine copy."""
+    import pickle
+
+    root = (work or base) / f"h{n}"
+    pristine = root.with_name(f"h{n}.pristine")
+    handle = root.with_name(f"h{n}.history.pickle")
     t0 = time.perf_counter()
-    h: History = build_history(base / f"h{n}", n)
+    if work is not None and pristine.is_dir() and handle.is_file():
+        shutil.rmtree(root, ignore_errors=True)
+        subprocess.run(["cp", "-a", str(pristine), str(root)], check=True)
+        h: History = pickle.loads(handle.read_bytes())
+        return h, time.perf_counter() - t0, True
+    shutil.rmtree(root, ignore_errors=True)
+    h = build_history(root, n)
     gen_s = time.perf_counter() - t0
-    print(f"[{n}] generated {h.claude} Claude Code + {h.codex} Codex sessions, {h.records:,} "
+    if work is not None:
+        shutil.rmtree(pristine, ignore_errors=True)
+        subprocess.run(["cp", "-a", str(root), str(pristine)], check=True)
+        handle.write_bytes(pickle.dumps(h))
+    return h, gen_s, False
+
+
+def measure(n: int, base: Path, reaps: bool, only: frozenset[str] = frozenset(GROUPS),
+            work: Path | None = None, code: Path | None = None, resumes: int = 10
+            ) -> SizeResult:
+    res = SizeResult(n)
+    h, gen_s, restored = _history(n, base, work)
+    print(f"[{n}] {'restored' if restored else 'generated'} "
+          f"{h.claude} Claude Code + {h.codex} Codex sessions, {h.records:,} "
           f"records, {h.bytes / 1e6:.0f} MB, {h.commits} commits in {gen_s:.1f} s", flush=True)
-    res.put("generate history", gen_s, "s")
+    if not restored:
+        res.put("generate history", gen_s, "s")
     env = git_env(h.home)
+    if code is not None:  # another checkout of looma: its tree first on the import path
+        env["PYTHONPATH"] = str(code)
     repo = h.repo
     run(looma("init"), repo, env)
-
-    # Read path alone (diagnostic): Claude Code files into store.db, vs a plain FTS indexer.
-    rp = run(looma("ingest", "--json", "--no-refine", "--agent", "claude-code"), repo, env)
-    fts_db = base / f"fts{n}.db"
-    fts = run([sys.executable, "-c", FTS_BASELINE, str(h.home / ".claude"), str(fts_db)],
-              repo, env)
-    fts_db.unlink(missing_ok=True)
-    rp_events = json.loads(rp.out)["events_added"]
-    print(f"[{n}] read path: {h.claude} Claude Code files -> {rp_events:,} events, "
-          f"{rp.cpu:.1f} CPU-s ({rp.wall:.1f} s wall, {rp.rss_mb:.0f} MB); plain FTS5 indexer "
-          f"{fts.cpu:.1f} CPU-s ({fts.rss_mb:.0f} MB) -> {rp.cpu / fts.cpu:.2f}x", flush=True)
-    res.put("read path CPU (Claude Code files)", rp.cpu, "s")
-    res.put("plain FTS indexer CPU", fts.cpu, "s")
-    res.put("read path CPU / FTS indexer CPU", rp.cpu / fts.cpu, "x")
     state = repo / ".git" / "looma"
-    for p in state.glob("store.db*"):
-        p.unlink()
 
-    cold = run(looma("ingest", "--json"), repo, env)
+    if "read" in only:
+        # Read path alone (diagnostic): Claude Code files into store.db, vs a plain FTS indexer.
+        rp = run(looma("ingest", "--json", "--no-refine", "--agent", "claude-code"), repo, env)
+        fts_db = base / f"fts{n}.db"
+        fts = run([sys.executable, "-c", FTS_BASELINE, str(h.home / ".claude"), str(fts_db)],
+                  repo, env)
+        fts_db.unlink(missing_ok=True)
+        rp_events = json.loads(rp.out)["events_added"]
+        print(f"[{n}] read path: {h.claude} Claude Code files -> {rp_events:,} events, "
+              f"{rp.cpu:.1f} CPU-s ({rp.wall:.1f} s wall, {rp.rss_mb:.0f} MB); plain FTS5 indexer "
+              f"{fts.cpu:.1f} CPU-s ({fts.rss_mb:.0f} MB) -> {rp.cpu / fts.cpu:.2f}x", flush=True)
+        res.put("read path CPU (Claude Code files)", rp.cpu, "s")
+        res.put("plain FTS indexer CPU", fts.cpu, "s")
+        res.put("read path CPU / FTS indexer CPU", rp.cpu / fts.cpu, "x")
+        for p in state.glob("store.db*"):
+            p.unlink()
+
+    if not only & set(GROUPS[1:]):
+        return res
+    cold = run([sys.executable, "-c", PHASED, "ingest", "--json"], repo, env)
     rep = json.loads(cold.out)
     events = rep["events_added"]
     refine = rep.get("refine") or {}
+    logged = phases(cold.err)
+    # Resetting VmHWM per phase also resets what wait4 reports for the main process: its
+    # peak is the largest phase's (children, the reading workers, are in ru_maxrss).
+    peak = max([cold.rss_mb, *(rss for _, _, rss in logged)])
     print(f"[{n}] cold `looma ingest`: {events:,} events in {cold.wall:.1f} s wall, "
           f"{cold.cpu:.1f} CPU-s -> {events / cold.wall:,.0f} events/s; peak RSS "
-          f"{cold.rss_mb:.0f} MB; work model: {refine.get('workitems')} WorkItems, "
+          f"{peak:.0f} MB; work model: {refine.get('workitems')} WorkItems, "
           f"{refine.get('links')} links, {refine.get('ops_written')} ops", flush=True)
+    for name, cpu, rss in logged:
+        if name in PHASE_ROWS:
+            print(f"[{n}]   phase {name}: {cpu:.1f} CPU-s (main process), peak {rss:.0f} MB",
+                  flush=True)
+            res.put(f"cold ingest: {PHASE_ROWS[name]} CPU", cpu, "s")
+            res.put(f"cold ingest: {PHASE_ROWS[name]} peak RSS", rss, "MB")
     res.put("events stored", events, "events")
     res.put("cold ingest", events / cold.wall, "events/s")
     res.put("cold ingest wall", cold.wall, "s")
     res.put("cold ingest CPU", cold.cpu, "s")
-    res.put("cold ingest peak RSS", cold.rss_mb, "MB")
+    res.put("cold ingest peak RSS", peak, "MB")
     res.put("vectors pending after cold ingest", _pending(repo, env), "texts")
 
-    helps = [run(looma("--help"), repo, env) for _ in range(5)]
-    res.put("looma --help p50", p50([r.wall * 1000 for r in helps]), "ms")
-    res.put("looma --help CPU p50", p50([r.cpu * 1000 for r in helps]), "ms")
-    goals = [f"{e.topic} {e.area}" for e in h.efforts[:: max(1, len(h.efforts) // 5)]][:5]
-    resumes = [run(looma("resume", g), repo, env) for g in goals]
-    res.put("resume p50 (fresh process)", p50([r.wall * 1000 for r in resumes]), "ms")
-    res.put("resume CPU p50", p50([r.cpu * 1000 for r in resumes]), "ms")
-    res.put("resume peak RSS", max(r.rss_mb for r in resumes), "MB")
-    print(f"[{n}] looma --help p50 {res.rows['looma --help p50']:.0f} ms; resume p50 "
-          f"{res.rows['resume p50 (fresh process)']:.0f} ms (first {resumes[0].wall * 1000:.0f} "
-          f"ms, {res.rows['resume peak RSS']:.0f} MB)", flush=True)
+    goals = [f"{e.topic} {e.area}" for e in h.efforts[:: max(1, len(h.efforts) // resumes)]]
+    goals = goals[:resumes]
+    if "resume" in only:
+        helps = [run(looma("--help"), repo, env) for _ in range(5)]
+        res.put("looma --help p50", p50([r.wall * 1000 for r in helps]), "ms")
+        res.put("looma --help CPU p50", p50([r.cpu * 1000 for r in helps]), "ms")
+        rs = [run(looma("resume", g), repo, env) for g in goals]
+        res.put("resume p50 (fresh process)", p50([r.wall * 1000 for r in rs]), "ms")
+        res.put("resume CPU p50", p50([r.cpu * 1000 for r in rs]), "ms")
+        res.put("resume peak RSS", max(r.rss_mb for r in rs), "MB")
+        states = [r.out.split(":", 1)[0] for r in rs]
+        print(f"[{n}] looma --help p50 {res.rows['looma --help p50']:.0f} ms; resume p50 "
+              f"{res.rows['resume p50 (fresh process)']:.0f} ms, CPU p50 "
+              f"{res.rows['resume CPU p50']:.0f} ms over {len(rs)} goals (first "
+              f"{rs[0].wall * 1000:.0f} ms, {res.rows['resume peak RSS']:.0f} MB; "
+              f"{', '.join(f'{k} {states.count(k)}' for k in sorted(set(states)))})", flush=True)
 
-    add_session(h, effort=len(h.efforts) - 1)
-    one = run(looma("ingest", "--json"), repo, env)
-    added = json.loads(one.out)["events_added"]
-    print(f"[{n}] one new session ({added} events): `looma ingest` {one.cpu:.2f} CPU-s, "
-          f"{one.wall:.2f} s wall, {one.rss_mb:.0f} MB", flush=True)
-    res.put("one new session CPU", one.cpu, "s")
-    res.put("one new session wall", one.wall, "s")
-    res.put("one new session peak RSS", one.rss_mb, "MB")
-    res.put("vectors pending after it", _pending(repo, env), "texts")
-    # The first pass after the cold one is the first with its WorkItems as seeds (it renames
-    # every window's cluster); a second new session is what each later one costs.
-    add_session(h, effort=len(h.efforts) - 2, seed=88_888_888)
-    two = run(looma("ingest", "--json"), repo, env)
-    print(f"[{n}] a second new session: `looma ingest` {two.cpu:.2f} CPU-s, "
-          f"{two.wall:.2f} s wall, {two.rss_mb:.0f} MB", flush=True)
-    res.put("second new session CPU", two.cpu, "s")
+    if "new" in only or "drain" in only or "reprocess" in only:
+        add_session(h, effort=len(h.efforts) - 1)
+        one = run(looma("ingest", "--json"), repo, env)
+        added = json.loads(one.out)["events_added"]
+        print(f"[{n}] one new session ({added} events): `looma ingest` {one.cpu:.2f} CPU-s, "
+              f"{one.wall:.2f} s wall, {one.rss_mb:.0f} MB", flush=True)
+        res.put("one new session CPU", one.cpu, "s")
+        res.put("one new session wall", one.wall, "s")
+        res.put("one new session peak RSS", one.rss_mb, "MB")
+        res.put("vectors pending after it", _pending(repo, env), "texts")
+        # The first pass after the cold one is the first with its WorkItems as seeds (it
+        # renames every window's cluster); a second new session is what each later one costs.
+        add_session(h, effort=len(h.efforts) - 2, seed=88_888_888)
+        two = run([sys.executable, "-c", PHASED, "ingest", "--json"], repo, env)
+        index_cpu = sum(cpu for name, cpu, _ in phases(two.err) if name == "indexing")
+        print(f"[{n}] a second new session: `looma ingest` {two.cpu:.2f} CPU-s "
+              f"(indexing {index_cpu:.2f}), {two.wall:.2f} s wall, {two.rss_mb:.0f} MB",
+              flush=True)
+        res.put("second new session CPU", two.cpu, "s")
+        res.put("second new session: indexing CPU", index_cpu, "s")
 
-    if reaps:
+    if "drain" in only and reaps:
+        reap_detached(0)  # processes detached by earlier rows are not the drain's
         run(looma("hooks", "install"), repo, env)
         e = h.efforts[-1]
         target = repo / e.files[0]
@@ -282,23 +395,28 @@ def measure(n: int, base: Path, reaps: bool) -> SizeResult:
         res.put("one commit's drain peak RSS", rss, "MB")
         after = run(looma("resume", goals[0]), repo, env)
         res.put("resume right after a commit", after.wall * 1000, "ms")
-    else:
+    elif "drain" in only:
         res.notes.append("drain not measured: no PR_SET_CHILD_SUBREAPER on this platform")
 
-    rp2 = run(looma("reprocess"), repo, env)
-    print(f"[{n}] `looma reprocess`: {rp2.wall:.1f} s wall, {rp2.cpu:.1f} CPU-s, "
-          f"{rp2.rss_mb:.0f} MB", flush=True)
-    res.put("reprocess wall", rp2.wall, "s")
-    res.put("reprocess CPU", rp2.cpu, "s")
-    res.put("reprocess peak RSS", rp2.rss_mb, "MB")
+    if "reprocess" in only:
+        rp2 = run(looma("reprocess"), repo, env)
+        print(f"[{n}] `looma reprocess`: {rp2.wall:.1f} s wall, {rp2.cpu:.1f} CPU-s, "
+              f"{rp2.rss_mb:.0f} MB", flush=True)
+        res.put("reprocess wall", rp2.wall, "s")
+        res.put("reprocess CPU", rp2.cpu, "s")
+        res.put("reprocess peak RSS", rp2.rss_mb, "MB")
     return res
 
 
 ORDER = ("generate history", "events stored", "read path CPU (Claude Code files)",
          "plain FTS indexer CPU", "read path CPU / FTS indexer CPU", "cold ingest",
          "cold ingest wall", "cold ingest CPU", "cold ingest peak RSS",
+         "cold ingest: reading CPU", "cold ingest: reading peak RSS",
+         "cold ingest: work model CPU", "cold ingest: work model peak RSS",
+         "cold ingest: indexing CPU", "cold ingest: indexing peak RSS",
          "vectors pending after cold ingest", "one new session CPU", "one new session wall",
          "one new session peak RSS", "vectors pending after it", "second new session CPU",
+         "second new session: indexing CPU",
          "one commit's drain CPU",
          "one commit's drain wall", "one commit's drain peak RSS", "reprocess wall",
          "reprocess CPU", "reprocess peak RSS", "resume p50 (fresh process)",
@@ -368,7 +486,18 @@ def main() -> None:
     ap.add_argument("--sizes", default="250,1500,5000",
                     help="comma-separated session counts (default 250,1500,5000)")
     ap.add_argument("--keep", action="store_true", help="keep the generated histories")
+    ap.add_argument("--only", default=",".join(GROUPS),
+                    help=f"row groups to run (default all: {','.join(GROUPS)})")
+    ap.add_argument("--work", type=Path, default=None,
+                    help="keep pristine histories here and restore them instead of generating")
+    ap.add_argument("--code", type=Path, default=None,
+                    help="measure this checkout of looma (first on PYTHONPATH) instead")
+    ap.add_argument("--resumes", type=int, default=10,
+                    help="fresh `looma resume` processes (distinct goals) per size")
     args = ap.parse_args()
+    only = frozenset(g.strip() for g in args.only.split(",") if g.strip())
+    if only - set(GROUPS):
+        ap.error(f"--only: unknown group(s) {', '.join(sorted(only - set(GROUPS)))}")
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     reaps = become_subreaper()
     base = Path(tempfile.mkdtemp(prefix="looma-bench-scale-"))
@@ -376,14 +505,14 @@ def main() -> None:
         load = os.getloadavg()[0]
     except OSError:
         load = float("nan")
-    print(f"machine: nproc={os.cpu_count()}, load average at start {load:.1f}; temp {base}",
-          flush=True)
+    print(f"machine: nproc={os.cpu_count()}, load average at start {load:.1f}; temp {base}"
+          + (f"; code {args.code}" if args.code else ""), flush=True)
     results = []
     try:
         for n in sizes:
-            results.append(measure(n, base, reaps))
+            results.append(measure(n, base, reaps, only, args.work, args.code, args.resumes))
             if not args.keep:
-                shutil.rmtree(base / f"h{n}", ignore_errors=True)
+                shutil.rmtree((args.work or base) / f"h{n}", ignore_errors=True)
     finally:
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)

@@ -90,7 +90,10 @@ def serve(responder: Responder) -> Iterator[FakeLLM]:
     fake = FakeLLM(responder)
     server = ThreadingHTTPServer(("127.0.0.1", 0), fake.handler())
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # serve_forever polls for shutdown() every poll_interval (0.5 s by default): each test
+    # would wait that long at its end for nothing.
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02},
+                              daemon=True)
     thread.start()
     fake.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
     try:

@@ -1,11 +1,11 @@
-"""Branch evidence from what git printed in an agent's shell (domain/gitshell.py), and the branch
+"""Branch evidence from what git printed in an agent's shell (gitshell.py), and the branch
 each window carries from it (pipeline/signals.py) when the agent records none."""
 
 from __future__ import annotations
 
 import pytest
 
-from looma_git.domain.gitshell import shell_git
+from looma_git.gitshell import shell_git
 from looma_git.pipeline.evidence import score
 from looma_git.pipeline.inputs import Event, Session, ToolUse
 from looma_git.pipeline.resolve import Resolver

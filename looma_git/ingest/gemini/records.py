@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from looma_git.domain.gitshell import GitShell, joined, shell_git
+from looma_git.gitshell import GitShell, joined, shell_git
 from looma_git.ingest.agent_text import (
     RAW_JSON_MAX,
     as_dict,

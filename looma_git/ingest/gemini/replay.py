@@ -14,7 +14,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from looma_git.domain.gitshell import extra_of
+from looma_git.gitshell import extra_of
 from looma_git.ingest.agent_text import as_dict, as_list, as_str, utc_z
 from looma_git.ingest.base import event_id
 from looma_git.ingest.gemini.records import AGENT, record_raw, view

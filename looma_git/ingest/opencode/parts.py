@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from looma_git.domain.gitshell import GitShell, extra_of, joined, shell_git
+from looma_git.gitshell import GitShell, extra_of, joined, shell_git
 from looma_git.ingest.base import event_id
 from looma_git.ingest.ide_common import (
     MAX_RAW,
