@@ -42,6 +42,10 @@ GENERIC_FILES = 2
 # have in common, not one's work committed by the other).
 STRANGER_MIN = 3.0
 STRANGER_SHARE = 0.5
+# A chore (manifest/lock/changelog-only commit, a chore subject) links on content only when
+# clearly most of what it adds is the session's: a changelog entry the session wrote, committed
+# on its own, is its work; a release's changelog that shares one heading line with it is not.
+CHORE_SHARE = 2 / 3
 # Without content evidence, a commit off the WorkItem's branch needs to be this close to its
 # activity (`_time_score`: 1.0 from an hour before a window to TIME_WINDOW_S after it).
 FALLBACK_TIME = 0.5
@@ -345,7 +349,10 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
                                key=lambda kv: (kv[1], latest.get(kv[0], 0.0),
                                                started.get(kv[0], 0.0), kv[0]))
                 share = got / n if n else 0.0
-                if got >= CONTENT_MIN and share >= CONTENT_SHARE and tid in index:
+                # a chore (a changelog-only commit, say) is the session's only when most of
+                # what it adds is: a shared heading line is not its entry
+                need = CHORE_SHARE if is_chore(c.subject, c.author, c.files) else CONTENT_SHARE
+                if got >= CONTENT_MIN and share >= need and tid in index:
                     t = prepared[index[tid]].target
                     b = 1.0 if branch and branch in t.branches else 0.0
                     why = {"content": round(share, 4), "lines": round(got, 2),

@@ -119,12 +119,14 @@ def changelog_only(files: tuple[str, ...] | list[str]) -> bool:
 
 def is_housekeeping(subject: str, author: str = "",
                     files: tuple[str, ...] | list[str] = ()) -> bool:
-    """A bot's commit, a dependency bump, a formatting/lint pass, a release or version bump,
-    or a commit of the changelog alone: never linked, whatever it touches or whoever wrote
-    its lines (a fixup, squash, wip or other manifest-only commit may still be an effort's
-    work, on content or branch evidence)."""
-    return (bool(_HOUSEKEEPING.match(subject or "")) or bool(_BOT_AUTHOR.search(author or ""))
-            or changelog_only(files))
+    """A bot's commit, a dependency bump, a formatting/lint pass, a release or version bump:
+    never linked, whatever it touches or whoever wrote its lines. A commit of the changelog
+    alone is a chore, not housekeeping (`is_chore`): on the effort's own branch it is the
+    effort's entry, written in its session; elsewhere it records a release after the fact and
+    file overlap cannot link it (a fixup, squash, wip or other manifest-only commit likewise
+    needs content or branch evidence)."""
+    del files  # kept in the signature: callers pass what the commit touched
+    return bool(_HOUSEKEEPING.match(subject or "")) or bool(_BOT_AUTHOR.search(author or ""))
 
 
 def is_chore_subject(subject: str) -> bool:

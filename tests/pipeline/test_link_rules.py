@@ -1,6 +1,6 @@
 """The linking rules that generalise beyond the tuned benchmarks, each in the shape of a failure
 seen on untuned real history, on a real repository with real Claude Code sessions: release and
-changelog commits are chores, a teammate's commit sharing only boilerplate lines with a session
+changelog commits no session wrote are chores, a teammate's commit sharing only boilerplate lines with a session
 is not its work, a commit that removes what a session removed is that session's."""
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ INIT_EXPORT = ('__version__ = "3.0.4.dev"\n\nfrom .pagination import Pagination\
 
 
 @pytest.mark.slow
-def test_release_and_changelog_commits_are_never_linked_though_they_touch_the_efforts_files(
+def test_release_commits_are_never_linked_though_they_touch_the_efforts_files(
         tmp_path: Path) -> None:
     p = Project(tmp_path)
     p.commit(at(-48), "Initial import", {"src/pkg/__init__.py": INIT,
@@ -50,8 +50,9 @@ def test_release_and_changelog_commits_are_never_linked_though_they_touch_the_ef
               ("Edit", "CHANGES.rst", "Unreleased\n\n", "Unreleased\n\n" + ENTRY)])])
     work = p.commit(at(1), "Fix per_page after calling next() on a pagination",
                     {"src/pkg/pagination.py": fixed, "src/pkg/__init__.py": INIT_EXPORT})
-    # The changelog entry the session wrote, committed on its own; then the release, which
-    # dates the changelog and sets the version in __init__.py (both files the effort edited).
+    # The changelog entry the session wrote, committed on its own (the effort's: its lines are
+    # the session's); then the release, which dates the changelog and sets the version in
+    # __init__.py (both files the effort edited): never the effort's.
     log = p.commit(at(1.5), "Update CHANGES", {"CHANGES.rst": CHANGES + ENTRY})
     release = p.commit(at(3), "release version 3.0.4",
                        {"CHANGES.rst": (CHANGES + ENTRY).replace("Unreleased",
@@ -59,10 +60,17 @@ def test_release_and_changelog_commits_are_never_linked_though_they_touch_the_ef
                         "src/pkg/__init__.py": INIT_EXPORT.replace('3.0.4.dev', '3.0.4')})
     start = p.commit(at(3.2), "start version 3.0.5",
                      {"src/pkg/__init__.py": INIT_EXPORT.replace('3.0.4.dev', '3.0.5.dev')})
+    # A changelog commit whose lines no session wrote, off any branch: a chore, not linked on
+    # the files it shares with the effort.
+    other = p.commit(at(3.4), "Update CHANGES",
+                     {"CHANGES.rst": (CHANGES + ENTRY).replace("Unreleased",
+                                                               "Released 2026-03-02")
+                      + "\nVersion 3.0.5\n-------------\n\nUnreleased\n"})
     wi = p.run()
     got = links(wi)
     assert got.get(work) == of_session(wi, "s-page"), got
-    for sha in (log, release, start):
+    assert got.get(log) == got[work], got
+    for sha in (release, start, other):
         assert sha not in got, (sha, got)
     [item] = [w for w in wi if w["id"] == got[work]]
     assert item["title"].startswith("Fix per_page"), item["title"]
