@@ -147,6 +147,9 @@ def run_teamwork() -> tuple[dict[str, Any], dict[str, Any], dict[str, float]]:
         return m, tw.shape(bench.truth), cpu
 
 
+HAND = "<!-- hand-written sections below"
+
+
 def main(argv: list[str] | None = None) -> int:
     """`python -m tests.bench.quality [--write-docs] [--only scenario|teamwork|realproject|holdout]`."""
     from tests.bench import quality_realproject as rp
@@ -198,11 +201,14 @@ def main(argv: list[str] | None = None) -> int:
             print("--write-docs needs every benchmark (drop --only)", file=sys.stderr)
             return 2
         doc = ROOT / "docs" / "quality.md"
+        # sections written by hand (what a change did, measured once) stay below the marker
+        old = doc.read_text(encoding="utf-8") if doc.exists() else ""
+        kept = old[old.index(HAND):] if HAND in old else ""
         doc.write_text(render(scen, _scenario_table(scen), *team, real=rp.render(*real) + rp.render_holdout(*hold)
                               + rp.render_2024h2(*h24) + rp.render(*pipx, source="holdout")
                               + rp.render_holdout2(*mm) + rp.render_holdout3(*h3)
-                              + rp.render_holdout4(*h4)),
-                       encoding="utf-8")
+                              + rp.render_holdout4(*h4)).rstrip("\n")
+                       + ("\n\n" + kept if kept else "\n"), encoding="utf-8")
         print(f"wrote {doc}")
     if "--json" in args:
         out = Path(args[args.index("--json") + 1])

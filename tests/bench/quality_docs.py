@@ -219,8 +219,14 @@ least one line's worth and 20% of the commit's lines; the note's `why` then hold
   session named or committed on a session's branch, plus this clone's identity) whose lines no
   session wrote is not linked to a WorkItem whose sessions show what they wrote: a teammate's
   work in a shared file stays unlinked.
-- **Without content** (some agents' stored records name the edited files but not the text:
-  Gemini CLI's oversized records, OpenCode's message records; or a commit that only deletes)
+- **Lines a session removed** (an edit's old text, a `git rm`/`rm` of a file) are evidence
+  too: they match the lines a commit removes and the files it deletes, so a deletion-only
+  commit links on content. OpenCode edits and Gemini CLI's oversized records now keep their
+  edit text (docs/adapters.md). A chore (manifest/lock/changelog-only) links on content only
+  when most of what it adds is the session's (`CHORE_SHARE`): the changelog entry a session
+  wrote and committed alone is its work.
+- **Without content** (a record that names the edited file but not the text, or a commit whose
+  lines no session wrote)
   the score of files, branch, time and wording decides as before (`LINK_AT`), off the
   WorkItem's branch only close to its activity (`FALLBACK_TIME`) and never when made more than
   an hour before its first window began (`BEFORE_WORK_S`: its sessions cannot have done it), a
