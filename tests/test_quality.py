@@ -220,6 +220,14 @@ def _real_data(variant: str) -> Path:
     return found
 
 
+def _measured(name: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, dict[str, Any]]:
+    """A real-history hold-out built from its extracted data and measured as a user meets it."""
+    _real_data(name)
+    bench, env, _ = rp.build(Path(tmp_path_factory.mktemp(name)), name)
+    return bench, rp.measure(bench, env)
+
+
+
 def _history_is_the_data(bench: Any, variant: str) -> list[dict[str, Any]]:
     """Assert the rebuilt repository holds the extracted commits (author, date, parent count,
     subject; read back with the git binary); return the extracted commits."""
@@ -348,9 +356,7 @@ def test_mistitled_counts_titles_of_commits_of_other_efforts_and_chores() -> Non
 @pytest.fixture(scope="module")
 def holdout(clean_env: None, tmp_path_factory: pytest.TempPathFactory
             ) -> tuple[Any, dict[str, Any]]:
-    _real_data("holdout")
-    bench, env, _ = rp.build(Path(tmp_path_factory.mktemp("holdout")), "holdout")
-    return bench, rp.measure(bench, env)
+    return _measured("holdout", tmp_path_factory)
 
 
 def _words(text: str) -> set[str]:
@@ -436,9 +442,7 @@ def test_holdout_prompts_are_found_in_what_looma_stored(holdout: tuple[Any, dict
 @pytest.fixture(scope="module")
 def holdout2(clean_env: None, tmp_path_factory: pytest.TempPathFactory
              ) -> tuple[Any, dict[str, Any]]:
-    _real_data("holdout2")
-    bench, env, _ = rp.build(Path(tmp_path_factory.mktemp("holdout2")), "holdout2")
-    return bench, rp.measure(bench, env)
+    return _measured("holdout2", tmp_path_factory)
 
 
 @pytest.mark.slow
@@ -523,9 +527,7 @@ def test_holdout2_prompts_are_found_in_what_looma_stored(holdout2: tuple[Any, di
 @pytest.fixture(scope="module")
 def holdout3(clean_env: None, tmp_path_factory: pytest.TempPathFactory
              ) -> tuple[Any, dict[str, Any]]:
-    _real_data("holdout3")
-    bench, env, _ = rp.build(Path(tmp_path_factory.mktemp("holdout3")), "holdout3")
-    return bench, rp.measure(bench, env)
+    return _measured("holdout3", tmp_path_factory)
 
 
 def _holdout3_session_text(bench: Any, s: dict[str, Any]) -> str:
@@ -643,9 +645,7 @@ def test_holdout3_prompts_are_found_in_what_looma_stored(holdout3: tuple[Any, di
 @pytest.fixture(scope="module")
 def holdout4(clean_env: None, tmp_path_factory: pytest.TempPathFactory
              ) -> tuple[Any, dict[str, Any]]:
-    _real_data("holdout4")
-    bench, env, _ = rp.build(Path(tmp_path_factory.mktemp("holdout4")), "holdout4")
-    return bench, rp.measure(bench, env)
+    return _measured("holdout4", tmp_path_factory)
 
 
 @pytest.mark.slow

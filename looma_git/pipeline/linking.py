@@ -351,8 +351,8 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
                 share = got / n if n else 0.0
                 # a chore (a changelog-only commit, say) is the session's only when most of
                 # what it adds is: a shared heading line is not its entry
-                need = CHORE_SHARE if is_chore(c.subject, c.author, c.files) else CONTENT_SHARE
-                if got >= CONTENT_MIN and share >= need and tid in index:
+                bar = CHORE_SHARE if is_chore(c.subject, c.author, c.files) else CONTENT_SHARE
+                if got >= CONTENT_MIN and share >= bar and tid in index:
                     t = prepared[index[tid]].target
                     b = 1.0 if branch and branch in t.branches else 0.0
                     why = {"content": round(share, 4), "lines": round(got, 2),
