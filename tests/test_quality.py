@@ -136,6 +136,20 @@ def test_teamwork_link_recall(teamwork: tuple[Any, dict]) -> None:
     assert teamwork[1]["link_recall"] >= tw.TARGETS["link_recall"]
 
 
+# What the linker reaches on teamwork today (36 of 38: a one-line test fix and a "wip" are
+# missed): a ratchet. Stop 24 lost a third (an OpenCode session's commit whose module opening
+# is the repository's boilerplate) until boilerplate stopped diluting a commit's content share.
+TEAMWORK_LINK_RECALL = 0.9474
+
+
+@pytest.mark.slow
+def test_teamwork_link_recall_does_not_fall_below_what_it_reached(
+        teamwork: tuple[Any, dict]) -> None:
+    m = teamwork[1]
+    assert m["link_recall"] >= TEAMWORK_LINK_RECALL
+    assert m["oracle_link_recall"] >= TEAMWORK_LINK_RECALL, m["oracle_missed"]
+
+
 @pytest.mark.slow
 def test_teamwork_no_chore_linked(teamwork: tuple[Any, dict]) -> None:
     assert teamwork[1]["chores_linked"] == tw.TARGETS["chores_linked"]

@@ -252,19 +252,22 @@ def content_scores(sha: str, ct: float, content: Content, owners: _Owners,
                    ) -> tuple[dict[str, float], int, dict[str, float]]:
     """WorkItem -> how many of the commit's added lines its sessions wrote (a line several
     wrote counts 1/n each; a line found in several files, `files_of`, 1/files each), the
-    number of lines the commit adds, and WorkItem -> when its sessions last wrote one of them
+    number of specific lines the commit adds (not those found in too many files), and WorkItem -> when its sessions last wrote one of them
     before the commit (of two WorkItems that wrote as much, the later one's is the version
     committed)."""
     lines = content.added.get(sha, ())
     keys = {k for _, k in lines}
     scores: dict[str, float] = {}
     latest: dict[str, float] = {}
+    generic: set[int] = set()
     for f, k in lines:
         writes = content.writes.get(k, ())
         if len({w.file for w in writes if w.file}) > GENERIC_FILES:
+            generic.add(k)
             continue  # a line written into many files says nothing about which effort
         found = max(1, files_of.get(k, 1)) if files_of is not None else 1
         if found > GENERIC_FILES:
+            generic.add(k)
             continue  # nor does a line the history adds all over the repository
         writers = set()
         for w in writes:
@@ -279,7 +282,9 @@ def content_scores(sha: str, ct: float, content: Content, owners: _Owners,
                 latest[tid] = max(latest.get(tid, 0.0), w.ts)
         for tid in writers:
             scores[tid] = scores.get(tid, 0.0) + 1.0 / (len(writers) * found)
-    return scores, len(keys), latest
+    # the share is of what the commit says specifically: boilerplate neither counts for a
+    # WorkItem nor dilutes the evidence of the lines that do
+    return scores, len(keys - generic), latest
 
 
 def link_commits(commits: list[CommitInfo], targets: list[Target],
