@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -25,11 +26,11 @@ class LinkReport:
 def link_commits(paths: RepoPaths, shas: list[str], *, by: str = "hook",
                  settings: Settings | None = None) -> LinkReport:
     """The drainer's link step: link exactly these commits against the WorkItems that share a
-    file or the branch with them (`api.refine.link_new_commits`: flat in history size; a
+    file or the branch with them (`link_new_commits`: flat in history size; a
     commit that matches no WorkItem gets no link rather than a weak one). Then, only when
     transcripts changed since the last pass, an incremental pass over the new or grown
     sessions (with an LLM configured, only its cached answers: the hook never waits)."""
-    from looma_git.api.refine import link_new_commits, refine_and_publish, sessions_changed
+    from looma_git.api.refine import refine_and_publish, sessions_changed
 
     if not shas:
         return LinkReport()
@@ -177,3 +178,76 @@ def backfill(paths: RepoPaths, since: str | None = None, *, settings: Settings |
     if since:
         revs = (f"{_full_sha(paths, since)}..HEAD",)  # an unknown revision is an error
     return refine_and_publish(paths, by="backfill", commits_revs=revs, settings=settings)
+
+
+def link_new_commits(paths: RepoPaths, shas: list[str], *, by: str = "hook") -> dict[str, int]:
+    """Link exactly these commits against the last pass's WorkItems, looking only at those
+    that share a file or the branch with each commit or whose sessions wrote what it adds
+    (`api.refine.link_content`): no refinery pass, no WorkItem update
+    (the fold derives titles, summaries and confidence from the link ops themselves), so the
+    cost is flat in the size of the history. A commit whose best WorkItem is a local
+    candidate publishes it (as a full pass would). Returns op counts."""
+    from looma_git.api import ledger
+    from looma_git.api.refine import commit_subjects, link_content
+    from looma_git.index import link_targets, storedb, workmodel
+    from looma_git.ledger.ops import OpDraft
+    from looma_git.pipeline.linking import _branch_of, link_commits
+    from looma_git.pipeline.promote import plan_links
+    from looma_git.store import gitfacts
+
+    worktree = require_worktree(paths)
+    commits = gitfacts.list_commits(worktree, revs=tuple(shas), no_walk=True)
+    if not commits or not paths.store_db.exists():
+        return {}
+    conn = storedb.connect(paths)
+    try:
+        workmodel.ensure(conn)
+        files = {f for c in commits for f in c.files}
+        branches = {b for c in commits if (b := _branch_of(c))}
+        content = link_content(conn, worktree, commits)
+        writers = {w.session for c in commits for _, k in content.added.get(c.sha, ())
+                   for w in content.writes.get(k, ())}  # who wrote what the commits add
+        near = link_targets.targets_near(conn, files, branches, writers)
+        if not near:
+            return {}
+        raw = workmodel.get_meta(conn, "own_authors")
+        own_list = json.loads(raw) if raw else None
+        own = frozenset(own_list) if own_list is not None else None
+        state = ledger.load_state(paths)
+        ledger_of = {t.id: lid for t, lid, _ in near if lid}
+        forbidden = frozenset((sha, local) for sha, wi in state.constraints.unlinked
+                              for local, lid in ledger_of.items() if lid == wi)
+        parts = state.constraints.partitions
+        settled = frozenset(sha for sha, wi in state.links
+                            if (parts.get(wi) or {}).get("by") == "files")
+        links = link_commits(commits, [t for t, _, _ in near], forbidden, own, content, settled)
+        if not links:
+            return {}
+        counts: dict[str, int] = {}
+        creates = {t.id: c for t, lid, c in near if not lid and c}
+        id_map = dict(ledger_of)
+        drafts: list[dict[str, Any]] = [
+            {"op": "workitem.create", "target": {"type": "workitem", "id": None},
+             "payload": creates[ln.workitem]}
+            for ln in {x.workitem: x for x in links}.values()
+            if ln.workitem not in id_map and ln.workitem in creates]
+        if drafts:
+            ops = ledger.append(paths, [OpDraft(**d) for d in drafts], actor="system")
+            counts["workitem.create"] = len(ops)
+            with conn:
+                for op in ops:
+                    local, new_id = op.payload.get("local_id"), op.created_id()
+                    if local and new_id:
+                        id_map[local] = new_id
+                        link_targets.set_target_ledger_id(conn, local, new_id)
+            state = ledger.load_state(paths)
+        live = set(state.links)
+        titles = {wid: it.title for wid, it in state.workitems.items()}
+        pids = gitfacts.patch_ids(worktree, sorted({ln.sha for ln in links}))
+        link_drafts = plan_links(links, id_map, live, titles, pids, by, commit_subjects(commits))
+        if link_drafts:
+            ledger.append(paths, [OpDraft(**d) for d in link_drafts], actor="system")
+            counts["commit.link"] = len(link_drafts)
+        return counts
+    finally:
+        conn.close()

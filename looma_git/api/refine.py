@@ -110,7 +110,7 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
     that are new, grew, or touch a path the repository gained or lost since the last pass;
     the others' windows come from store.db. Returns (result, session versions, known paths,
     seeds resolved against, sessions read, mode, the stored windows and the memo it loaded)."""
-    from looma_git.index import workmodel
+    from looma_git.index import refine_memo, workmodel
     from looma_git.pipeline.clusters import window_order
     from looma_git.pipeline.inputs import session_versions
     from looma_git.store.clone import user_actor
@@ -144,7 +144,7 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
     # pass compares its own with to replay decisions and reuse results (pipeline/replay.py).
     # A full pass (`looma reprocess`) uses neither.
     prior_seeds = workmodel.load_seeds(conn) if mode == "incremental" else None
-    memo = workmodel.load_memo(conn, memo_code()) if mode == "incremental" else {}
+    memo = refine_memo.load_memo(conn, memo_code()) if mode == "incremental" else {}
     actor = user_actor(paths)
     content = link_content(conn, worktree, commits, full=mode == "full")
     sha_lookup: dict[str, str] = {}
@@ -189,7 +189,7 @@ def _id_map(result: RefineResult, created: list[Op]) -> dict[str, str]:
     return id_map
 
 
-def _subjects(commits: Any) -> dict[str, tuple[str, str]]:
+def commit_subjects(commits: Any) -> dict[str, tuple[str, str]]:
     return {c.sha: (c.subject, c.ts) for c in commits}
 
 
@@ -205,7 +205,7 @@ def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
     answers (the hook path must never wait on a model).
     """
     from looma_git.api import ledger
-    from looma_git.index import storedb, workmodel
+    from looma_git.index import link_targets, refine_memo, storedb, workmodel
     from looma_git.ledger.ops import OpDraft
     from looma_git.pipeline.extractor import build_extractor, extractor_stats
     from looma_git.redact import redact_text as _redact_text
@@ -247,7 +247,7 @@ def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
                      and (ln.sha, id_map[ln.workitem]) not in live]
         worktree = require_worktree(paths)
         pids = gitfacts.patch_ids(worktree, sorted({ln.sha for ln in new_links}))
-        subjects = _subjects(gitfacts.list_commits(
+        subjects = commit_subjects(gitfacts.list_commits(
             worktree, revs=tuple(sorted({ln.sha for ln in new_links})), no_walk=True)
         ) if new_links else {}
         write(plan_links(result.links, id_map, live, titles, pids, by, subjects))
@@ -265,12 +265,12 @@ def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
                                  id_map, window_text, reused)
             stored, _ = _published_names(result.stored, id_map)
             workmodel.save_windows(conn, stored, versions, known, prior)
-            workmodel.save_targets(conn, result.targets, id_map,
+            link_targets.save_targets(conn, result.targets, id_map,
                                    _creates(result, id_map, redact_text))
             # Windows stored under their published names: the next pass has those WorkItems
             # as seeds (new ones, so whatever was compared with them is scored again).
             workmodel.set_meta(conn, "seeds_json", workmodel.seeds_json(seeds))
-            workmodel.save_memo(conn, result.memo or {}, memo, memo_code())
+            refine_memo.save_memo(conn, result.memo or {}, memo, memo_code())
             workmodel.set_meta(conn, "pass", mode)
             workmodel.set_meta(conn, PASS_INGEST_RUN, run_seen or "")
             workmodel.set_meta(conn, "own_authors", json.dumps(
@@ -325,76 +325,6 @@ def _creates(result: RefineResult, id_map: dict[str, str],
     return out
 
 
-def link_new_commits(paths: RepoPaths, shas: list[str], *, by: str = "hook") -> dict[str, int]:
-    """Link exactly these commits against the last pass's WorkItems, looking only at those
-    that share a file or the branch with each commit or whose sessions wrote what it adds
-    (`link_content`): no refinery pass, no WorkItem update
-    (the fold derives titles, summaries and confidence from the link ops themselves), so the
-    cost is flat in the size of the history. A commit whose best WorkItem is a local
-    candidate publishes it (as a full pass would). Returns op counts."""
-    from looma_git.api import ledger
-    from looma_git.index import storedb, workmodel
-    from looma_git.ledger.ops import OpDraft
-    from looma_git.pipeline.linking import _branch_of, link_commits
-
-    worktree = require_worktree(paths)
-    commits = gitfacts.list_commits(worktree, revs=tuple(shas), no_walk=True)
-    if not commits or not paths.store_db.exists():
-        return {}
-    conn = storedb.connect(paths)
-    try:
-        workmodel.ensure(conn)
-        files = {f for c in commits for f in c.files}
-        branches = {b for c in commits if (b := _branch_of(c))}
-        content = link_content(conn, worktree, commits)
-        writers = {w.session for c in commits for _, k in content.added.get(c.sha, ())
-                   for w in content.writes.get(k, ())}  # who wrote what the commits add
-        near = workmodel.targets_near(conn, files, branches, writers)
-        if not near:
-            return {}
-        raw = workmodel.get_meta(conn, "own_authors")
-        own_list = json.loads(raw) if raw else None
-        own = frozenset(own_list) if own_list is not None else None
-        state = ledger.load_state(paths)
-        ledger_of = {t.id: lid for t, lid, _ in near if lid}
-        forbidden = frozenset((sha, local) for sha, wi in state.constraints.unlinked
-                              for local, lid in ledger_of.items() if lid == wi)
-        parts = state.constraints.partitions
-        settled = frozenset(sha for sha, wi in state.links
-                            if (parts.get(wi) or {}).get("by") == "files")
-        links = link_commits(commits, [t for t, _, _ in near], forbidden, own, content, settled)
-        if not links:
-            return {}
-        counts: dict[str, int] = {}
-        creates = {t.id: c for t, lid, c in near if not lid and c}
-        id_map = dict(ledger_of)
-        drafts: list[dict[str, Any]] = [
-            {"op": "workitem.create", "target": {"type": "workitem", "id": None},
-             "payload": creates[ln.workitem]}
-            for ln in {x.workitem: x for x in links}.values()
-            if ln.workitem not in id_map and ln.workitem in creates]
-        if drafts:
-            ops = ledger.append(paths, [OpDraft(**d) for d in drafts], actor="system")
-            counts["workitem.create"] = len(ops)
-            with conn:
-                for op in ops:
-                    local, new_id = op.payload.get("local_id"), op.created_id()
-                    if local and new_id:
-                        id_map[local] = new_id
-                        workmodel.set_target_ledger_id(conn, local, new_id)
-            state = ledger.load_state(paths)
-        live = set(state.links)
-        titles = {wid: it.title for wid, it in state.workitems.items()}
-        pids = gitfacts.patch_ids(worktree, sorted({ln.sha for ln in links}))
-        link_drafts = plan_links(links, id_map, live, titles, pids, by, _subjects(commits))
-        if link_drafts:
-            ledger.append(paths, [OpDraft(**d) for d in link_drafts], actor="system")
-            counts["commit.link"] = len(link_drafts)
-        return counts
-    finally:
-        conn.close()
-
-
 # The ingest run the last pass saw (refine_meta): while store.db's `ingest_run` is still that
 # one, no session can have changed, and the drain need not compare every session's version
 # (a scan of every stored event).
@@ -438,21 +368,3 @@ def window_text(w: Any) -> str:
     """What a window was about, in a sentence or two."""
     terms = " ".join(t for t, _ in w.terms[:12])
     return f"{w.first_prompt[:400]} {terms}".strip()
-
-
-LOCAL_TABLES = ("refine_workitems", "refine_memories")
-
-
-def local_graph(paths: RepoPaths, table: str = "refine_workitems"
-                ) -> list[tuple[str, dict[str, Any], bool]]:
-    """The last pass's local WorkItems (or memories): (id, data, promoted), ordered by id;
-    [] before any pass or on a clone without transcripts."""
-    if table not in LOCAL_TABLES or not paths.store_db.exists():
-        return []
-    from looma_git.index import storedb, workmodel
-
-    conn = storedb.connect(paths, readonly=True)
-    try:
-        return workmodel.local_rows(conn, table)
-    finally:
-        conn.close()

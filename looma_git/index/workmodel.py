@@ -1,5 +1,6 @@
-"""The work model's local state in store.db: windows and their assignment, link targets, the
-last pass's WorkItems and memories. A cache (`looma reprocess` rebuilds it), never shared."""
+"""The work model's local state in store.db: windows and their assignment, seeds, the last
+pass's WorkItems and memories (link targets: `link_targets`; per-cluster memo: `refine_memo`).
+A cache (`looma reprocess` rebuilds it), never shared."""
 
 from __future__ import annotations
 
@@ -11,26 +12,15 @@ from typing import Any, overload
 
 from looma_git.index import schema
 from looma_git.pipeline.heuristics import MemoryCandidate
-from looma_git.pipeline.linking import Target as LinkTarget
 from looma_git.pipeline.signals import WorkSignal
 from looma_git.pipeline.views import StoredWindow
 
 SCHEMA = schema.WORKMODEL
-LOCAL_TABLES = ("refine_workitems", "refine_memories")
-# Per cluster, what the last pass derived from it and from which inputs (ClusterMemo,
-# pickled: only this user's processes write store.db, as for the fold cache).
-MEMO_SCHEMA = "CREATE TABLE IF NOT EXISTS refine_memo(id TEXT PRIMARY KEY, blob BLOB)"
-# Per window, what its decision was made from (StoredWindow.scored, .founded): apart from
-# its row, as it changes without the window (the pass after one that published its cluster
-# routes it), and rewriting the row means serialising its candidates.
-DECISIONS_SCHEMA = ("CREATE TABLE IF NOT EXISTS refine_decisions(key TEXT PRIMARY KEY, "
-                    "scored TEXT, founded INTEGER)")
-
 
 def ensure(conn: sqlite3.Connection) -> None:
     conn.executescript(SCHEMA)
-    conn.execute(MEMO_SCHEMA)
-    conn.execute(DECISIONS_SCHEMA)
+    conn.execute(schema.REFINE_MEMO)
+    conn.execute(schema.REFINE_DECISIONS)
 
 
 def get_meta(conn: sqlite3.Connection, key: str) -> str | None:
@@ -137,7 +127,7 @@ def stored_windows(conn: sqlite3.Connection, skip: set[str],
 
     out = []
     aliases = {}
-    conn.execute(DECISIONS_SCHEMA)  # (a store from before it)
+    conn.execute(schema.REFINE_DECISIONS)  # (a store from before it)
     decided = {k: (sc, f) for k, sc, f in conn.execute(
         "SELECT key, scored, founded FROM refine_decisions")}
     for key, session, cluster, raw in conn.execute(
@@ -194,7 +184,7 @@ def save_windows(conn: sqlite3.Connection, stored: tuple[StoredWindow, ...],
     self keeps its row, so an incremental pass writes only what changed (serialising every
     window of the history was most of one new session's cost)."""
     loaded = {sw.signal.key: sw for sw in prior}
-    conn.execute(DECISIONS_SCHEMA)
+    conn.execute(schema.REFINE_DECISIONS)
     _sync_rows(conn, "refine_decisions", ("key", "scored", "founded"),
                [_decision(sw) for sw in stored])
 
@@ -244,144 +234,6 @@ def load_seeds(conn: sqlite3.Connection) -> tuple[Any, ...] | None:
                       aliases=tuple(d["aliases"]), sessions=frozenset(d["sessions"]),
                       branch=d["branch"], quarantined=bool(d["quarantined"]),
                       owns=frozenset(d["owns"]), group=d["group"]) for d in json.loads(raw))
-
-
-class StoredMemo(dict[str, Any]):
-    """The stored ClusterMemo entries by cluster id, each unpickled when first read: a
-    cluster that is not the last pass's (a new seed, a new id) never costs its entry's
-    decoding. A damaged entry reads as absent (recomputed, never trusted)."""
-
-    def __init__(self, blobs: dict[str, bytes]) -> None:
-        super().__init__()
-        self._blobs = blobs
-
-    def _load(self, key: str) -> Any:
-        import pickle
-
-        if key not in self._blobs:
-            return None
-        try:
-            value = pickle.loads(self._blobs.pop(key))
-        except Exception:  # a damaged entry is recomputed, never trusted
-            return None
-        dict.__setitem__(self, key, value)
-        return value
-
-    def __contains__(self, key: object) -> bool:
-        return dict.__contains__(self, key) or (
-            isinstance(key, str) and self._load(key) is not None)
-
-    def __missing__(self, key: str) -> Any:
-        value = self._load(key)
-        if value is None:
-            raise KeyError(key)
-        return value
-
-    def get(self, key: str, default: Any = None) -> Any:
-        value = dict.get(self, key)
-        return value if value is not None else (self._load(key) if key in self._blobs
-                                                else None) or default
-
-    def ids(self) -> set[str]:
-        """Every stored id, read or not."""
-        return set(dict.keys(self)) | set(self._blobs)
-
-
-def load_memo(conn: sqlite3.Connection, code: str) -> dict[str, Any]:
-    """The last pass's ClusterMemo per cluster id ({} when it was written by other code)."""
-    if get_meta(conn, "memo_code") != code:
-        return {}
-    return StoredMemo({cid: bytes(blob) for cid, blob in
-                       conn.execute("SELECT id, blob FROM refine_memo")})
-
-
-def save_memo(conn: sqlite3.Connection, memo: dict[str, Any], old: dict[str, Any],
-              code: str) -> None:
-    """Write the entries that are not the loaded ones (same object: reused), drop the rest."""
-    import pickle
-
-    if get_meta(conn, "memo_code") != code:
-        conn.execute("DELETE FROM refine_memo")
-        old = {}
-    stored = old.ids() if isinstance(old, StoredMemo) else set(old)
-    conn.executemany("DELETE FROM refine_memo WHERE id=?",
-                     [(k,) for k in stored if k not in memo])
-    conn.executemany("INSERT OR REPLACE INTO refine_memo(id, blob) VALUES (?,?)",
-                     [(k, pickle.dumps(v, protocol=pickle.HIGHEST_PROTOCOL))
-                      for k, v in memo.items() if dict.get(old, k) is not v])
-    set_meta(conn, "memo_code", code)
-
-
-# ----------------------------------------------------------------- targets
-_FEW_TARGETS = 32  # more changed targets than this: their keys are rewritten whole
-
-
-def save_targets(conn: sqlite3.Connection, targets: Iterable[LinkTarget],
-                 ledger_ids: dict[str, str], creates: dict[str, dict[str, Any]]) -> None:
-    """What the per-commit linker scores against, indexed by file, branch and session; only
-    the targets that changed are rewritten (with their keys)."""
-    rows, keys = {}, {}
-    for t in targets:
-        rows[t.id] = (t.id, ledger_ids.get(t.id), json.dumps({
-            "id": t.id, "title": t.title, "files": sorted(t.files),
-            "branches": sorted(t.branches), "spans": [list(s) for s in t.spans],
-            "terms": [list(x) for x in t.terms],
-            "windows": [list(w) for w in t.windows]}, sort_keys=True),
-            json.dumps(creates[t.id], sort_keys=True) if t.id in creates else None)
-        keys[t.id] = ([("f:" + f, t.id) for f in sorted(t.files)]
-                      + [("b:" + b, t.id) for b in sorted(t.branches)]
-                      + [("s:" + s, t.id) for s in sorted({w[0] for w in t.windows})])
-    have = {r[0]: tuple(r) for r in conn.execute(
-        "SELECT id, ledger_id, json, create_json FROM refine_targets")}
-    stale = [(k,) for k, r in have.items() if rows.get(k) != r]
-    fresh = [k for k, r in rows.items() if have.get(k) != r]
-    conn.executemany("DELETE FROM refine_targets WHERE id=?", stale)
-    conn.executemany("INSERT INTO refine_targets(id, ledger_id, json, create_json) "
-                     "VALUES (?,?,?,?)", [rows[k] for k in fresh])
-    if len(stale) > _FEW_TARGETS:  # (the keys have no index by id: one scan per delete)
-        conn.execute("DELETE FROM refine_target_keys")
-        fresh = list(rows)
-    else:
-        conn.executemany("DELETE FROM refine_target_keys WHERE id=?", stale)
-    conn.executemany("INSERT INTO refine_target_keys(key, id) VALUES (?,?)",
-                     [kv for k in fresh for kv in keys[k]])
-
-
-def targets_near(conn: sqlite3.Connection, files: Iterable[str], branches: Iterable[str],
-                 sessions: Iterable[str] = ()
-                 ) -> list[tuple[LinkTarget, str | None, dict[str, Any] | None]]:
-    """Targets sharing a file, a branch or a session: (target, ledger id, create payload if
-    unpublished)."""
-    keys = sorted({"f:" + f for f in files} | {"b:" + b for b in branches}
-                  | {"s:" + s for s in sessions})
-    if not keys:
-        return []
-    ids: set[str] = set()
-    for i in range(0, len(keys), 500):
-        part = keys[i:i + 500]
-        ids.update(r[0] for r in conn.execute(
-            f"SELECT DISTINCT id FROM refine_target_keys WHERE key IN "
-            f"({','.join('?' * len(part))})", part))
-    out = []
-    for tid in sorted(ids):
-        row = conn.execute("SELECT json, ledger_id, create_json FROM refine_targets WHERE id=?",
-                           (tid,)).fetchone()
-        if row is None:
-            continue
-        d = json.loads(row[0])
-        out.append((LinkTarget(id=d["id"], title=d["title"], files=frozenset(d["files"]),
-                           branches=frozenset(d["branches"]),
-                           spans=tuple((float(a), float(b)) for a, b in d["spans"]),
-                           terms=tuple((t, int(n)) for t, n in d["terms"]),
-                           windows=tuple((str(k), float(a), float(b))
-                                         for k, a, b in d.get("windows", ()))),
-                    row[1], json.loads(row[2]) if row[2] else None))
-    return out
-
-
-def set_target_ledger_id(conn: sqlite3.Connection, local: str, ledger_id: str) -> None:
-    conn.execute("UPDATE refine_targets SET ledger_id=?, create_json=NULL WHERE id=?",
-                 (ledger_id, local))
 
 
 # ----------------------------------------------------------------- the local graph
@@ -447,14 +299,3 @@ def _sync_rows(conn: sqlite3.Connection, table: str, cols: tuple[str, ...],
     conn.executemany(f"INSERT INTO {table}({', '.join(cols)}) VALUES "
                      f"({','.join('?' * len(cols))})",
                      [r for k, r in want.items() if have.get(k) != r])
-
-
-def local_rows(conn: sqlite3.Connection, table: str) -> list[tuple[str, dict[str, Any], bool]]:
-    """(id, data, promoted) of the last pass's local WorkItems or memories, by id."""
-    if table not in LOCAL_TABLES:
-        return []
-    try:
-        rows = conn.execute(f"SELECT id, json, promoted FROM {table} ORDER BY id").fetchall()
-    except sqlite3.Error:
-        return []  # no pass yet: the table does not exist
-    return [(r[0], json.loads(r[1]), bool(r[2])) for r in rows]

@@ -8,7 +8,7 @@ import sqlite3
 from dataclasses import asdict, replace
 
 from looma_git.api.refine import _published_names
-from looma_git.index import schema, workmodel
+from looma_git.index import link_targets, schema, workmodel
 from looma_git.pipeline.refine import RefineInput, refine
 from tests.pipeline.test_incremental import COMMITS, KNOWN, POOL
 
@@ -83,9 +83,9 @@ def test_targets_rewrite_only_what_changed_and_read_back_the_same() -> None:
         old = [tgt(i, (f"a{i}.py",)) for i in range(n)]
         new = [tgt(i, (f"b{i}.py",)) if i % 2 == 0 or i == n else old[i]
                for i in range(1, n + 1)]
-        workmodel.save_targets(conn, old, {"lw_1": "wi_1"}, {"lw_2": {"title": "t2"}})
-        workmodel.save_targets(conn, new, {}, {"lw_3": {"title": "t3"}})
-        workmodel.save_targets(fresh, new, {}, {"lw_3": {"title": "t3"}})
+        link_targets.save_targets(conn, old, {"lw_1": "wi_1"}, {"lw_2": {"title": "t2"}})
+        link_targets.save_targets(conn, new, {}, {"lw_3": {"title": "t3"}})
+        link_targets.save_targets(fresh, new, {}, {"lw_3": {"title": "t3"}})
         assert table(conn) == table(fresh)
-        near = workmodel.targets_near(conn, {"b2.py", "a1.py"}, set())
+        near = link_targets.targets_near(conn, {"b2.py", "a1.py"}, set())
         assert [t.id for t, _, _ in near] == ["lw_1", "lw_2"]
