@@ -201,7 +201,6 @@ def link_new_commits(paths: RepoPaths, shas: list[str], *, by: str = "hook") -> 
         return {}
     conn = storedb.connect(paths)
     try:
-        workmodel.ensure(conn)
         files = {f for c in commits for f in c.files}
         branches = {b for c in commits if (b := _branch_of(c))}
         content = link_content(conn, worktree, commits)

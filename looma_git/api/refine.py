@@ -217,7 +217,6 @@ def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
     conn = storedb.connect(paths)
     try:
         storedb.ensure_schema(conn)
-        workmodel.ensure(conn)
         state = ledger.load_state(paths)
         extractor = build_extractor(settings.llm if settings else None, conn, offline=offline)
         run_seen = _ingest_run_idle(paths, conn)  # before the pass reads the sessions
@@ -355,7 +354,6 @@ def sessions_changed(paths: RepoPaths) -> bool:
     conn = storedb.connect(paths)
     try:
         storedb.ensure_schema(conn)
-        workmodel.ensure(conn)
         run = storedb.get_meta(conn, "ingest_run")
         if run and workmodel.get_meta(conn, PASS_INGEST_RUN) == run:
             return False  # no ingest has run since the last pass read the sessions

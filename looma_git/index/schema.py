@@ -92,6 +92,16 @@ def _events_late_columns(conn: sqlite3.Connection) -> None:
             conn.execute(f"ALTER TABLE events ADD COLUMN {col} TEXT")
 
 
+# Per cluster, what the last pass derived from it and from which inputs (ClusterMemo,
+# pickled: only this user's processes write store.db, as for the fold cache).
+REFINE_MEMO = "CREATE TABLE IF NOT EXISTS refine_memo(id TEXT PRIMARY KEY, blob BLOB)"
+# Per window, what its decision was made from (StoredWindow.scored, .founded): apart from
+# its row, as it changes without the window (the pass after one that published its cluster
+# routes it), and rewriting the row means serialising its candidates.
+REFINE_DECISIONS = ("CREATE TABLE IF NOT EXISTS refine_decisions(key TEXT PRIMARY KEY, "
+                    "scored TEXT, founded INTEGER)")
+
+
 @dataclass(frozen=True)
 class Migration:
     """One named step: DDL (statements separated by `;`) or a function of the connection.
@@ -115,13 +125,5 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("health", HEALTH),
     Migration("written", WRITTEN),
     Migration("llm_cache", LLM_CACHE),
+    Migration("refine_memo", f"{REFINE_MEMO};\n{REFINE_DECISIONS}"),
 )
-
-# Per cluster, what the last pass derived from it and from which inputs (ClusterMemo,
-# pickled: only this user's processes write store.db, as for the fold cache).
-REFINE_MEMO = "CREATE TABLE IF NOT EXISTS refine_memo(id TEXT PRIMARY KEY, blob BLOB)"
-# Per window, what its decision was made from (StoredWindow.scored, .founded): apart from
-# its row, as it changes without the window (the pass after one that published its cluster
-# routes it), and rewriting the row means serialising its candidates.
-REFINE_DECISIONS = ("CREATE TABLE IF NOT EXISTS refine_decisions(key TEXT PRIMARY KEY, "
-                    "scored TEXT, founded INTEGER)")

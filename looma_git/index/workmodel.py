@@ -10,17 +10,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import fields, is_dataclass, replace
 from typing import Any, overload
 
-from looma_git.index import schema
 from looma_git.pipeline.heuristics import MemoryCandidate
 from looma_git.pipeline.signals import WorkSignal
 from looma_git.pipeline.views import StoredWindow
-
-SCHEMA = schema.WORKMODEL
-
-def ensure(conn: sqlite3.Connection) -> None:
-    conn.executescript(SCHEMA)
-    conn.execute(schema.REFINE_MEMO)
-    conn.execute(schema.REFINE_DECISIONS)
 
 
 def get_meta(conn: sqlite3.Connection, key: str) -> str | None:
@@ -127,7 +119,6 @@ def stored_windows(conn: sqlite3.Connection, skip: set[str],
 
     out = []
     aliases = {}
-    conn.execute(schema.REFINE_DECISIONS)  # (a store from before it)
     decided = {k: (sc, f) for k, sc, f in conn.execute(
         "SELECT key, scored, founded FROM refine_decisions")}
     for key, session, cluster, raw in conn.execute(
@@ -184,7 +175,6 @@ def save_windows(conn: sqlite3.Connection, stored: tuple[StoredWindow, ...],
     self keeps its row, so an incremental pass writes only what changed (serialising every
     window of the history was most of one new session's cost)."""
     loaded = {sw.signal.key: sw for sw in prior}
-    conn.execute(schema.REFINE_DECISIONS)
     _sync_rows(conn, "refine_decisions", ("key", "scored", "founded"),
                [_decision(sw) for sw in stored])
 

@@ -307,3 +307,24 @@ def test_a_step_is_split_into_statements_wherever_they_end():
                                         "CREATE TABLE b(y);", "INSERT INTO a VALUES('x;y')\n;",
                                         "CREATE TABLE c(z)"]
     assert [len(storedb._statements(m.sql)) for m in schema.MIGRATIONS[:2]] == [1, 10]
+
+
+def test_a_store_of_the_previous_release_gains_the_per_cluster_memo_tables(tmp_path):
+    # Stop 24's stores recorded seven steps and created refine_memo/refine_decisions ad hoc
+    # on every pass; the step that now owns them runs once there and keeps the rows it finds.
+    paths = _paths(tmp_path)
+    storedb.connect(paths).close()
+    conn = sqlite3.connect(paths.store_db)
+    conn.execute("DELETE FROM migrations WHERE name='refine_memo'")
+    conn.execute("DROP TABLE refine_memo")
+    conn.execute("INSERT INTO refine_decisions VALUES('w1', '[]', 1)")
+    conn.commit()
+    conn.close()
+    conn = storedb.connect(paths)
+    try:
+        assert storedb.applied(conn)[-1] == "refine_memo"
+        assert conn.execute("SELECT count(*) FROM refine_memo").fetchone()[0] == 0
+        assert [tuple(r) for r in conn.execute("SELECT key, founded FROM refine_decisions")] == [
+            ("w1", 1)]
+    finally:
+        conn.close()

@@ -8,7 +8,7 @@ import sqlite3
 from dataclasses import asdict, replace
 
 from looma_git.api.refine import _published_names
-from looma_git.index import link_targets, schema, workmodel
+from looma_git.index import link_targets, storedb, workmodel
 from looma_git.pipeline.refine import RefineInput, refine
 from tests.pipeline.test_incremental import COMMITS, KNOWN, POOL
 
@@ -20,7 +20,7 @@ def _result():
 
 def _conn() -> sqlite3.Connection:
     conn = sqlite3.connect(":memory:")
-    conn.executescript(schema.WORKMODEL)
+    storedb.ensure_schema(conn)  # every named migration, as a writable connect applies them
     return conn
 
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from looma_git.api import ledger
 from looma_git.api.refine import refine_and_publish, run_pass
 from looma_git.gitrepo import find_repo
-from looma_git.index import storedb, workmodel
+from looma_git.index import storedb
 from looma_git.pipeline.inputs import Session
 from looma_git.pipeline.views import RefineResult
 from tests.helpers import cli, git
@@ -149,7 +149,6 @@ def test_incremental_passes_with_the_ledger_equal_the_full_rebuild(template, ste
             state = ledger.load_state(paths)
             conn = storedb.connect(paths)
             try:
-                workmodel.ensure(conn)
                 full = run_pass(paths, state, conn, revs, True)[0]
                 inc = run_pass(paths, state, conn, revs, True, incremental=True)[0]
             finally:
