@@ -110,9 +110,11 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
     that are new, grew, or touch a path the repository gained or lost since the last pass;
     the others' windows come from store.db. Returns (result, session versions, known paths,
     seeds resolved against, sessions read, mode, the stored windows and the memo it loaded)."""
-    from looma_git.index import refine_memo, workmodel
+    from looma_git.index import refine_memo, storedb, workmodel
     from looma_git.pipeline.clusters import window_order
+    from looma_git.pipeline.extractor import HeuristicExtractor
     from looma_git.pipeline.inputs import session_versions
+    from looma_git.pipeline.segment_pool import segment_all
     from looma_git.store.clone import user_actor
 
     worktree = require_worktree(paths)
@@ -148,8 +150,16 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
     actor = user_actor(paths)
     content = link_content(conn, worktree, commits, full=mode == "full")
     sha_lookup: dict[str, str] = {}
+    chosen = extractor if extractor is not None else HeuristicExtractor()
+    # Many sessions (a cold ingest, reprocess): segmented by worker processes, in order.
+    segmented = segment_all(
+        keys, connect=lambda: storedb.connect(paths, readonly=True),
+        lookup=lambda shas: gitfacts.existing_objects(worktree, shas),
+        known_paths=frozenset(known), prior={sw.signal.key: sw for sw in prior},
+        extractor=chosen)
     result = refine(RefineInput(
-        sessions=_stream(conn, worktree, keys, sha_lookup), commits=tuple(commits),
+        sessions=_stream(conn, worktree, keys, sha_lookup) if segmented is None else (),
+        segmented=segmented, commits=tuple(commits),
         known_paths=known, sha_lookup=sha_lookup, seeds=tuple(seeds),
         forbidden_links=forbidden, ledger_links=live,
         overrides=tuple(sorted(overrides.items())), extractor=extractor,

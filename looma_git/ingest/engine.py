@@ -128,15 +128,6 @@ def _stat_sig(source: Source) -> tuple[int, int] | None:
     return st.st_size, st.st_mtime_ns
 
 
-def default_workers() -> int:
-    """Reader processes for a large ingest: one per CPU this process may use, at most 4."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cpus = os.cpu_count() or 1
-    return max(1, min(4, cpus))
-
-
 def run_ingest(paths: RepoPaths, env: DiscoveryEnv, *, agents: list[str] | None = None,
                progress: Progress | None = None, lock_wait_s: float = 0.0,
                workers: int | None = None) -> RunResult:
@@ -183,7 +174,7 @@ def run_ingest(paths: RepoPaths, env: DiscoveryEnv, *, agents: list[str] | None 
                 plan.append((name, adapter, sources))
             items = [runner.item(name, adapter, source)
                      for name, adapter, sources in plan for source in sources]
-            n_workers = default_workers() if workers is None else workers
+            n_workers = parallel.default_workers() if workers is None else workers
             runner.run(items, progress, n_workers, (lock_fd,) if lock_fd is not None else ())
             runner.commit()
             if progress is not None:

@@ -42,6 +42,15 @@ def _child_init(close_fds: tuple[int, ...], parent: int) -> None:
         os._exit(0)
 
 
+def default_workers() -> int:
+    """Reader processes for a large ingest: one per CPU this process may use, at most 4."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return max(1, min(4, cpus))
+
+
 def fork_available() -> bool:
     """Worker processes are only used where fork and parent-death signals exist (Linux)."""
     return sys.platform.startswith("linux") and hasattr(os, "fork")

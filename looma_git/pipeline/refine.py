@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from looma_git.pipeline import confidence as conf
@@ -18,7 +17,8 @@ from looma_git.pipeline.memories import expire_done
 from looma_git.pipeline.memories import memories as memory_views
 from looma_git.pipeline.replay import Replay
 from looma_git.pipeline.resolve import Resolver
-from looma_git.pipeline.signals import WorkSignal, parse_ts, windows_of
+from looma_git.pipeline.segment import SessionWindows, dropped_from, segment_session
+from looma_git.pipeline.signals import WorkSignal, parse_ts
 from looma_git.pipeline.text import (
     creating_first,
     is_chore,
@@ -130,38 +130,28 @@ def _windows(inp: RefineInput, extractor: Extractor
              ) -> tuple[list[WorkSignal], dict[str, Sequence[MemoryCandidate]], float, int]:
     """Every window of the pass, its candidates, the replay point and how many were extracted.
 
-    Sessions are segmented one at a time (events are dropped after each); a window whose
-    signals equal a stored one reuses its candidates (extraction is the costly part)."""
+    Sessions are segmented one at a time (events are dropped after each), here or, when the
+    caller passes `segmented`, by workers (pipeline/segment_pool.py); a window whose signals
+    equal a stored one reuses its candidates (extraction is the costly part)."""
     prior = {sw.signal.key: sw for sw in inp.prior}
+    by_session: dict[str, list[StoredWindow]] = {}
+    for sw in inp.prior:
+        by_session.setdefault(sw.signal.session_key, []).append(sw)
     windows: list[WorkSignal] = []
     cands: dict[str, Sequence[MemoryCandidate]] = {}
     changed: set[str] = set()
     first_change = float("inf")
     extracted = 0
-    for s in inp.sessions:
-        changed.add(s.key)
-        ws = windows_of(s, inp.known_paths, inp.sha_lookup)
-        by_event = {e.event_id: e for e in s.events}
-        for w in ws:
-            old = prior.get(w.key)
-            windows.append(w)
-            # (what it wrote is the repository's to say, set afresh below for every window)
-            if old is not None and replace(old.signal, wrote=frozenset(), landed="") == w:
-                cands[w.key] = list(old.cands)
-                continue
-            first_change = min(first_change, window_order(w)[0])
-            found: list[MemoryCandidate] = []
-            for eid in w.event_ids:
-                ev = by_event[eid]
-                found.extend(extractor.extract(ev.text, event_id=ev.event_id, agent=s.agent,
-                                               session_id=s.session_id, ts=ev.ts,
-                                               role=ev.role))
-            cands[w.key] = found
-            extracted += 1
-        kept = {w.key for w in ws}
-        for sw in inp.prior:  # windows a re-segmented session no longer has
-            if sw.signal.session_key == s.key and sw.signal.key not in kept:
-                first_change = min(first_change, window_order(sw.signal)[0])
+    parts: Iterable[SessionWindows] = inp.segmented if inp.segmented is not None else (
+        segment_session(s, inp.known_paths, inp.sha_lookup, prior, extractor)
+        for s in inp.sessions)
+    for part in parts:
+        changed.add(part.key)
+        windows.extend(part.windows)
+        cands.update((k, list(c)) for k, c in part.cands)
+        extracted += part.extracted
+        first_change = min(first_change, part.first_change, dropped_from(
+            by_session.get(part.key, ()), {w.key for w in part.windows}))
     for sw in inp.prior:
         if sw.signal.session_key not in changed:
             windows.append(sw.signal)

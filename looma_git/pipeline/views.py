@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from looma_git.domain import Evidence  # re-exported: the one quote-with-source type
 from looma_git.pipeline import confidence as conf
@@ -15,6 +15,9 @@ from looma_git.pipeline.inputs import Session
 from looma_git.pipeline.linking import Content, Link, Target
 from looma_git.pipeline.signals import WorkSignal
 from looma_git.store.gitfacts import CommitInfo
+
+if TYPE_CHECKING:
+    from looma_git.pipeline.segment import SessionWindows
 
 QUOTE_MAX = 500
 
@@ -62,6 +65,9 @@ class RefineInput:
     content: Content | None = None  # what sessions wrote vs what commits add (linking)
     prior_seeds: tuple[Seed, ...] | None = None  # None: `seeds` (the caller says unchanged)
     memo: Any = None  # cluster id -> ClusterMemo of the last pass (None: compute every one)
+    # The sessions already segmented (pipeline/segment_pool.py), in `sessions`' order; None:
+    # `sessions` is segmented in this process.
+    segmented: Iterable[SessionWindows] | None = None
 
 
 @dataclass(frozen=True)
