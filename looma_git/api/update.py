@@ -38,8 +38,15 @@ def update(paths: RepoPaths, env: DiscoveryEnv, *, agents: list[str] | None = No
     if refine and (changed or not _refined_before(paths)):
         _phase("building the work model")
         from looma_git.api.refine import refine_and_publish  # not imported by --no-refine
+        from looma_git.index.message_index import start_beside
 
-        result = refine_and_publish(paths, by="backfill", settings=settings, incremental=True)
+        # Many new messages (a cold ingest): a child indexes them meanwhile (index/message_index).
+        join = start_beside(paths, report.events_added + report.events_updated)
+        try:
+            result = refine_and_publish(paths, by="backfill", settings=settings,
+                                        incremental=True)
+        finally:
+            join()
         _phase("indexing")
         # Keep the index fresh here, off the query path, so the next `resume` finds it ready:
         # vectors for what this run's new work added, and a bounded share of any backlog

@@ -18,7 +18,7 @@ def _run(i: int) -> Any:
     return _TASK(i)
 
 
-def _child_init(close_fds: tuple[int, ...], parent: int) -> None:
+def child_init(close_fds: tuple[int, ...], parent: int) -> None:
     # Ctrl-C goes to the whole foreground process group: the parent handles it (and
     # terminates the pool); a worker that also raised KeyboardInterrupt printed a traceback
     # and could die holding the pool's queue lock, hanging the parent's terminate().
@@ -94,7 +94,7 @@ def ordered_map(task: Callable[[int], Any], indices: Sequence[int], workers: int
                     os.close(r)
                     for fd in reads:  # the read ends of earlier workers' pipes
                         os.close(fd)
-                    _child_init(close_fds, parent)
+                    child_init(close_fds, parent)
                     _grow_pipe(w, window or _PIPE_BYTES)
                     _serve(order[k::workers], w)
                     code = 0

@@ -107,3 +107,29 @@ def test_a_workitem_that_disappears_leaves_the_index(repo: Path, added: list[lis
     api_index.reindex(paths, full=False, memory_budget_s=0)
     assert added[-1] == []
     assert FullTextIndex(api_index.fulltext_dir(paths)).search("oauth") == []
+
+
+def test_messages_indexed_beside_the_work_model_are_not_indexed_again(
+        repo: Path, added: list[list[str]], monkeypatch: pytest.MonkeyPatch) -> None:
+    from looma_git.index import message_index
+    from looma_git.ingest import parallel
+
+    if not parallel.fork_available():
+        pytest.skip("needs fork (Linux)")
+    monkeypatch.setattr(message_index, "BESIDE_FROM", 1)
+    monkeypatch.setattr(parallel, "default_workers", lambda: 2)
+    paths = find_repo(repo)
+    api_ledger.init_repo(paths)
+    _events(paths, [f"oauth callback step {i}" for i in range(6)], "s1", now=100)
+    join = message_index.start_beside(paths, 6)  # a forked child: the spy does not see it
+    a = _create(paths, "Implement OAuth Login")  # meanwhile the work model writes the ledger
+    assert join() == 6
+    rep = api_index.reindex(paths, full=False, memory_budget_s=0)
+    assert rep.messages == 0 and added[-1] == [a]  # the WorkItem alone: no rebuild, no repeat
+    ft = FullTextIndex(api_index.fulltext_dir(paths))
+    assert ft.count() == 1 + 6
+    assert sorted(h.doc_id for h in ft.search("oauth", limit=50)) == sorted(
+        [a, *(f"ev-s1-{i}" for i in range(6))])
+    # Nothing to start below the threshold.
+    monkeypatch.setattr(message_index, "BESIDE_FROM", 10**9)
+    assert message_index.start_beside(paths, 6)() is None
