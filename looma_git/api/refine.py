@@ -126,6 +126,7 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
     dirty_from = float("inf")
     mode = "full"
     keys = sorted(versions)
+    kept = None
     if incremental and workmodel.get_meta(conn, "pass") is not None:
         mode = "incremental"
         before = workmodel.stored_sessions(conn)
@@ -134,13 +135,15 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
         if moved:
             changed |= workmodel.sessions_touching(conn, moved) & set(versions)
         gone = set(before) - set(versions)
-        same_code = workmodel.get_meta(conn, "memo_code") == memo_code()
-        for sw in workmodel.stored_windows(conn, skip=set(), titles=same_code):
-            key = sw.signal.session_key
-            if key in gone:
-                dirty_from = min(dirty_from, window_order(sw.signal)[0])
-            else:  # a changed session's new segmentation is compared with it window by window
-                prior.append(sw)
+        kept = _appendable(conn, seeds, commits, changed, before, bool(moved or gone))
+        if kept is None:
+            same_code = workmodel.get_meta(conn, "memo_code") == memo_code()
+            for sw in workmodel.stored_windows(conn, skip=set(), titles=same_code):
+                key = sw.signal.session_key
+                if key in gone:
+                    dirty_from = min(dirty_from, window_order(sw.signal)[0])
+                else:  # a changed session's new segmentation is compared with it window by
+                    prior.append(sw)  # window
         keys = sorted(changed)
     # The seeds the stored decisions were made against and the per-cluster memo: what this
     # pass compares its own with to replay decisions and reuse results (pipeline/replay.py).
@@ -157,6 +160,13 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
         lookup=lambda shas: gitfacts.existing_objects(worktree, shas),
         known_paths=frozenset(known), prior={sw.signal.key: sw for sw in prior},
         extractor=chosen)
+
+    def load(clusters: set[str] | None, windows: set[str] | None) -> list[StoredWindow]:
+        got = workmodel.windows_in(conn, clusters, windows)
+        if clusters is None and windows is None:
+            prior.extend(got)  # (what the store holds: save_windows keeps equal rows)
+        return got
+
     result = refine(RefineInput(
         sessions=_stream(conn, worktree, keys, sha_lookup) if segmented is None else (),
         segmented=segmented, commits=tuple(commits),
@@ -165,8 +175,28 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
         overrides=tuple(sorted(overrides.items())), extractor=extractor,
         prior=tuple(prior), replay=prior_seeds is not None, dirty_from=dirty_from,
         local_authors=frozenset({actor.name} if actor.name else set()), content=content,
-        prior_seeds=prior_seeds, memo=memo))
+        prior_seeds=prior_seeds, memo=memo, state=kept,
+        load=load if kept is not None else None, state_code=memo_code()))
     return result, versions, known, tuple(seeds), len(keys), mode, tuple(prior), memo
+
+
+def _appendable(conn: Connection, seeds: list[Seed], commits: Any, changed: set[str],
+                before: dict[str, str], moved: bool) -> Any:
+    """The kept resolver state when this pass may only append to it (pipeline/resolve_state.py:
+    the changed sessions are new ones, no path moved, no session vanished, the same commits,
+    every kept session routed to its cluster), else None (the pass replays)."""
+    from looma_git.index import workmodel
+    from looma_git.pipeline.resolve_state import commits_fingerprint, routes_unchanged
+
+    if moved or changed & set(before):
+        return None
+    state = workmodel.load_state(conn, memo_code())
+    if state is None or state.commits_fp != commits_fingerprint(commits):
+        return None
+    if state.windows != workmodel.window_count(conn) or not routes_unchanged(state, seeds,
+                                                                                changed):
+        return None
+    return state
 
 
 def memo_code() -> str:
@@ -213,7 +243,28 @@ def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
     `run_pass`); `looma reprocess` is the full rebuild. `settings.llm` (read by the edge)
     adds the LLM extractor; None keeps the heuristic one. `offline` uses only cached LLM
     answers (the hook path must never wait on a model).
+
+    A full pass that created WorkItems settles: one incremental pass follows, resolving
+    against them as seeds (what every later pass does), so the work model it stores is the
+    ledger's and the next new session re-derives only what it changes, not every WorkItem
+    the full pass published (that cost grew with the history: issue 14).
     """
+    report = _publish_pass(paths, by, commits_revs, no_walk, settings, offline, incremental)
+    if report.mode != "full" or not report.ops.get("workitem.create"):
+        return report
+    settled = _publish_pass(paths, by, commits_revs, no_walk, settings, offline, True)
+    ops = dict(report.ops)
+    for k, n in settled.ops.items():
+        ops[k] = ops.get(k, 0) + n
+    return replace(settled, mode=report.mode, resegmented=report.resegmented,
+                   rescored=report.rescored + settled.rescored, llm=report.llm, ops=ops,
+                   ops_written=report.ops_written + settled.ops_written)
+
+
+def _publish_pass(paths: RepoPaths, by: str, commits_revs: tuple[str, ...], no_walk: bool,
+                  settings: Settings | None, offline: bool, incremental: bool
+                  ) -> RefineReport:
+    """One pass and what it publishes (`refine_and_publish`)."""
     from looma_git.api import ledger
     from looma_git.index import link_targets, refine_memo, storedb, workmodel
     from looma_git.ledger.ops import OpDraft
@@ -232,8 +283,10 @@ def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
         run_seen = _ingest_run_idle(paths, conn)  # before the pass reads the sessions
         result, versions, known, seeds, read, mode, prior, memo = run_pass(
             paths, state, conn, commits_revs, no_walk, extractor, incremental)
-        report = RefineReport(sessions=len({w.session_key for w in result.windows}),
-                              windows=len(result.windows), workitems=len(result.workitems),
+        counts = result.totals or (len({w.session_key for w in result.windows}),
+                                   len(result.windows))
+        report = RefineReport(sessions=counts[0], windows=counts[1],
+                              workitems=len(result.workitems),
                               llm=extractor_stats(extractor), mode=mode, resegmented=read,
                               rescored=result.rescored)
 
@@ -271,9 +324,10 @@ def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
             reused = frozenset(k for k, v in (result.memo or {}).items()
                                if memo.get(k) is v)
             workmodel.save_graph(conn, result.workitems, result.memories, result.windows,
-                                 id_map, window_text, reused)
+                                 id_map, window_text, reused, partial=result.partial)
             stored, _ = _published_names(result.stored, id_map)
-            workmodel.save_windows(conn, stored, versions, known, prior)
+            workmodel.save_windows(conn, stored, versions, known, prior, partial=result.partial)
+            _save_state(conn, result, id_map)
             link_targets.save_targets(conn, result.targets, id_map,
                                    _creates(result, id_map, redact_text))
             # Windows stored under their published names: the next pass has those WorkItems
@@ -292,6 +346,19 @@ def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
         return report
     finally:
         conn.close()
+
+
+def _save_state(conn: Connection, result: RefineResult, id_map: dict[str, str]) -> None:
+    """Keep the pass's resolver state, its clusters under their published names."""
+    from looma_git.index import workmodel
+
+    state, changed = result.state, result.state_changed
+    if state is not None:
+        fresh = {k: v for k, v in id_map.items() if k != v}
+        renamed = state.renamed(fresh)
+        if changed is not None:
+            changed = frozenset(fresh.get(c, c) for c in changed) | renamed
+    workmodel.save_state(conn, state, changed)
 
 
 def _published_names(stored: tuple[StoredWindow, ...], id_map: dict[str, str]

@@ -102,6 +102,14 @@ REFINE_DECISIONS = ("CREATE TABLE IF NOT EXISTS refine_decisions(key TEXT PRIMAR
                     "scored TEXT, founded INTEGER)")
 
 
+# The resolver's state after the last pass (pipeline/resolve_state.py, pickled): one row per
+# cluster (what its windows added) and the pass-wide part under id ''; the windows of one
+# cluster are read through `refine_signals_cluster` (a pass that only appends new sessions
+# reads no other stored window).
+REFINE_STATE = ("CREATE TABLE IF NOT EXISTS refine_state(id TEXT PRIMARY KEY, blob BLOB);\n"
+                "CREATE INDEX IF NOT EXISTS refine_signals_cluster ON refine_signals(cluster)")
+
+
 @dataclass(frozen=True)
 class Migration:
     """One named step: DDL (statements separated by `;`) or a function of the connection.
@@ -126,4 +134,5 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("written", WRITTEN),
     Migration("llm_cache", LLM_CACHE),
     Migration("refine_memo", f"{REFINE_MEMO};\n{REFINE_DECISIONS}"),
+    Migration("refine_state", REFINE_STATE),
 )

@@ -115,16 +115,43 @@ def stored_windows(conn: sqlite3.Connection, skip: set[str],
     """Every stored window except those of the sessions in `skip` (compact: no event text);
     `titles` (the store was written by this code): the title each stored with its opening
     request is remembered (`clusters.alias_of`)."""
+    decided = {k: (sc, f) for k, sc, f in conn.execute(
+        "SELECT key, scored, founded FROM refine_decisions")}
+    rows = conn.execute("SELECT key, session, cluster, json FROM refine_signals ORDER BY key")
+    return _decode((r for r in rows if r[1] not in skip), decided, titles)
+
+
+def windows_in(conn: sqlite3.Connection, clusters: Iterable[str] | None,
+               keys: Iterable[str] | None) -> list[StoredWindow]:
+    """The stored windows of these clusters and these windows (both None: every one), as
+    `stored_windows` with titles."""
+    if clusters is None and keys is None:
+        return stored_windows(conn, skip=set(), titles=True)
+    rows: dict[str, tuple[Any, ...]] = {}
+    for col, vals in (("cluster", sorted(set(clusters or ()))), ("key", sorted(set(keys or ())))):
+        for i in range(0, len(vals), 500):
+            part = vals[i:i + 500]
+            marks = ",".join("?" * len(part))
+            for r in conn.execute(f"SELECT key, session, cluster, json FROM refine_signals "
+                                  f"WHERE {col} IN ({marks})", part):
+                rows[r[0]] = tuple(r)
+    decided: dict[str, tuple[Any, Any]] = {}
+    ks = sorted(rows)
+    for i in range(0, len(ks), 500):
+        part = ks[i:i + 500]
+        marks = ",".join("?" * len(part))
+        decided.update((k, (sc, f)) for k, sc, f in conn.execute(
+            f"SELECT key, scored, founded FROM refine_decisions WHERE key IN ({marks})", part))
+    return _decode((rows[k] for k in ks), decided, True)
+
+
+def _decode(rows: Iterable[tuple[Any, ...]], decided: dict[str, tuple[Any, Any]],
+            titles: bool) -> list[StoredWindow]:
     from looma_git.pipeline.clusters import remember_aliases
 
     out = []
     aliases = {}
-    decided = {k: (sc, f) for k, sc, f in conn.execute(
-        "SELECT key, scored, founded FROM refine_decisions")}
-    for key, session, cluster, raw in conn.execute(
-            "SELECT key, session, cluster, json FROM refine_signals ORDER BY key"):
-        if session in skip:
-            continue
+    for key, _session, cluster, raw in rows:
         d = json.loads(raw)
         if titles and d.get("alias") is not None and d["signal"].get("first_prompt"):
             aliases[d["signal"]["first_prompt"]] = d["alias"]
@@ -138,6 +165,10 @@ def stored_windows(conn: sqlite3.Connection, skip: set[str],
             founded=bool(decided.get(key, (None, 0))[1])))
     remember_aliases(aliases)
     return out
+
+
+def window_count(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("SELECT COUNT(*) FROM refine_signals").fetchone()[0])
 
 
 def sessions_changed(conn: sqlite3.Connection, versions: dict[str, str]) -> bool:
@@ -168,12 +199,25 @@ def sessions_touching(conn: sqlite3.Connection, paths: Iterable[str]) -> set[str
 
 def save_windows(conn: sqlite3.Connection, stored: tuple[StoredWindow, ...],
                  versions: dict[str, str], known: frozenset[str],
-                 prior: tuple[StoredWindow, ...] = ()) -> None:
+                 prior: tuple[StoredWindow, ...] = (), partial: bool = False) -> None:
     """Replace the stored windows, session versions and known paths with this pass's.
 
     `prior`: the windows this pass loaded (`stored_windows`); a window equal to its loaded
     self keeps its row, so an incremental pass writes only what changed (serialising every
-    window of the history was most of one new session's cost)."""
+    window of the history was most of one new session's cost). `partial`: `stored` holds
+    only the windows that changed (an appending pass, pipeline/resolve_append.py), every
+    other window was routed (no decision) and keeps its row."""
+    if partial:
+        conn.execute("UPDATE refine_decisions SET scored=NULL, founded=0 "
+                     "WHERE scored IS NOT NULL OR founded != 0")
+        conn.executemany("INSERT OR REPLACE INTO refine_decisions(key, scored, founded) "
+                         "VALUES (?,?,?)", [_decision(sw) for sw in stored])
+        conn.executemany(
+            "INSERT OR REPLACE INTO refine_signals(key, session, cluster, json) VALUES (?,?,?,?)",
+            [(sw.signal.key, sw.signal.session_key, sw.cluster, _window_json(sw))
+             for sw in stored])
+        _save_versions(conn, versions, known)
+        return
     loaded = {sw.signal.key: sw for sw in prior}
     _sync_rows(conn, "refine_decisions", ("key", "scored", "founded"),
                [_decision(sw) for sw in stored])
@@ -192,6 +236,11 @@ def save_windows(conn: sqlite3.Connection, stored: tuple[StoredWindow, ...],
         "INSERT INTO refine_signals(key, session, cluster, json) VALUES (?,?,?,?)",
         [(sw.signal.key, sw.signal.session_key, sw.cluster, _window_json(sw))
          for sw in stored if sw.signal.key not in same])
+    _save_versions(conn, versions, known)
+
+
+def _save_versions(conn: sqlite3.Connection, versions: dict[str, str],
+                   known: frozenset[str]) -> None:
     before = stored_sessions(conn)
     conn.executemany("DELETE FROM refine_sessions WHERE key=?",
                      [(k,) for k in sorted(set(before) - set(versions))])
@@ -229,25 +278,30 @@ def load_seeds(conn: sqlite3.Connection) -> tuple[Any, ...] | None:
 # ----------------------------------------------------------------- the local graph
 def save_graph(conn: sqlite3.Connection, workitems: Iterable[Any], memories: Iterable[Any],
                windows: Iterable[WorkSignal], id_map: dict[str, str], text_of: Any,
-               reused: frozenset[str] = frozenset()) -> None:
+               reused: frozenset[str] = frozenset(), partial: bool = False) -> None:
     """The local graph (candidates included) for `work --all`, `ask` and health.
 
     `reused`: WorkItems whose view and memories are the last pass's own (ClusterMemo): their
-    stored JSON is what serialising them gives, so it is kept rather than rebuilt."""
+    stored JSON is what serialising them gives, so it is kept rather than rebuilt.
+    `partial`: `windows` are the new ones only (an appending pass: no other window changed
+    its WorkItem), written over their rows; the others keep theirs."""
     wis = list(workitems)
     windows = list(windows)
     # Window summaries (opening request + topic terms) for the vector index: a goal that
     # reads like what someone once asked an agent finds the WorkItem that window joined.
-    owner = {key: id_map.get(w.id, w.id) for w in wis for key in w.windows}
-    _sync_rows(conn, "refine_windows", ("key", "workitem", "text"),
-               [(w.key, owner[w.key], text_of(w)) for w in windows
-                if w.key in owner and (w.first_prompt or w.terms)])
+    keys = {w.key for w in windows} if partial else None
+    owner = {key: id_map.get(w.id, w.id) for w in wis for key in w.windows
+             if keys is None or key in keys}
+    sync = _upsert_rows if partial else _sync_rows
+    sync(conn, "refine_windows", ("key", "workitem", "text"),
+         [(w.key, owner[w.key], text_of(w)) for w in windows
+          if w.key in owner and (w.first_prompt or w.terms)])
     # Every window's events and owner (None: in no WorkItem), for the quality benchmark's
     # segment-level scoring (tests/bench/quality.py) and for debugging a resolution.
-    _sync_rows(conn, "refine_window_events",
-               ("key", "agent", "session_id", "workitem", "event_ids"),
-               [(w.key, w.agent, w.session_id, owner.get(w.key), json.dumps(list(w.event_ids)))
-                for w in windows])
+    sync(conn, "refine_window_events",
+         ("key", "agent", "session_id", "workitem", "event_ids"),
+         [(w.key, w.agent, w.session_id, owner.get(w.key), json.dumps(list(w.event_ids)))
+          for w in windows])
     have_wi = _rows(conn, "refine_workitems", ("id", "ledger_id", "promoted", "json"))
     kept = {k: r[3] for k, r in have_wi.items() if k in reused}
     _sync_rows(conn, "refine_workitems", ("id", "ledger_id", "promoted", "json"),
@@ -274,6 +328,13 @@ def _rows(conn: sqlite3.Connection, table: str, cols: tuple[str, ...]
     return {r[0]: tuple(r) for r in conn.execute(f"SELECT {', '.join(cols)} FROM {table}")}
 
 
+def _upsert_rows(conn: sqlite3.Connection, table: str, cols: tuple[str, ...],
+                 rows: list[tuple[Any, ...]]) -> None:
+    """Write `rows` over the rows of the same keys (the others are left)."""
+    conn.executemany(f"INSERT OR REPLACE INTO {table}({', '.join(cols)}) VALUES "
+                     f"({','.join('?' * len(cols))})", rows)
+
+
 def _sync_rows(conn: sqlite3.Connection, table: str, cols: tuple[str, ...],
                rows: list[tuple[Any, ...]],
                have: dict[Any, tuple[Any, ...]] | None = None) -> None:
@@ -289,3 +350,49 @@ def _sync_rows(conn: sqlite3.Connection, table: str, cols: tuple[str, ...],
     conn.executemany(f"INSERT INTO {table}({', '.join(cols)}) VALUES "
                      f"({','.join('?' * len(cols))})",
                      [r for k, r in want.items() if have.get(k) != r])
+
+
+# ----------------------------------------------------------------- the resolver's state
+def load_state(conn: sqlite3.Connection, code: str) -> Any:
+    """The kept resolver state (pipeline/resolve_state.py) if this code wrote it, else None;
+    a damaged one reads as absent (the pass replays, never trusts it)."""
+    import pickle
+
+    if get_meta(conn, "memo_code") != code:
+        return None
+    try:
+        rows = dict(conn.execute("SELECT id, blob FROM refine_state").fetchall())
+        if "" not in rows:
+            return None
+        st = pickle.loads(rows.pop(""))
+        if getattr(st, "code", None) != code:
+            return None
+        st.clusters = {cid: pickle.loads(blob) for cid, blob in rows.items()}
+    except Exception:  # a damaged state is rebuilt, never trusted
+        return None
+    return st
+
+
+def save_state(conn: sqlite3.Connection, st: Any, changed: frozenset[str] | None) -> None:
+    """Keep `st` for the next pass (None: drop the kept one); `changed`: its clusters that
+    differ from the stored rows (None: every one)."""
+    import pickle
+
+    if st is None or changed is None:
+        conn.execute("DELETE FROM refine_state")
+    if st is None:
+        return
+    clusters, st.clusters = st.clusters, {}
+    try:
+        blob = pickle.dumps(st, protocol=pickle.HIGHEST_PROTOCOL)
+    finally:
+        st.clusters = clusters
+    have = ({r[0] for r in conn.execute("SELECT id FROM refine_state")}
+            if changed is not None else set())
+    conn.executemany("DELETE FROM refine_state WHERE id=?",
+                     [(k,) for k in have if k and k not in clusters])
+    conn.executemany("INSERT OR REPLACE INTO refine_state(id, blob) VALUES (?,?)",
+                     [("", blob)] + [(cid, pickle.dumps(clusters[cid],
+                                                        protocol=pickle.HIGHEST_PROTOCOL))
+                                     for cid in sorted(clusters)
+                                     if changed is None or cid in changed])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from looma_git.pipeline import confidence as conf
@@ -133,6 +134,15 @@ def _windows(inp: RefineInput, extractor: Extractor
     Sessions are segmented one at a time (events are dropped after each), here or, when the
     caller passes `segmented`, by workers (pipeline/segment_pool.py); a window whose signals
     equal a stored one reuses its candidates (extraction is the costly part)."""
+    return _with_prior(inp, _segmented(inp, extractor))
+
+
+Segmented = tuple[list[WorkSignal], dict[str, Sequence[MemoryCandidate]], float, int, set[str]]
+
+
+def _segmented(inp: RefineInput, extractor: Extractor) -> Segmented:
+    """The windows of the sessions this pass reads (`inp.segmented`, else `inp.sessions`
+    segmented here), as `_windows`, and those sessions' keys."""
     prior = {sw.signal.key: sw for sw in inp.prior}
     by_session: dict[str, list[StoredWindow]] = {}
     for sw in inp.prior:
@@ -152,6 +162,13 @@ def _windows(inp: RefineInput, extractor: Extractor
         extracted += part.extracted
         first_change = min(first_change, part.first_change, dropped_from(
             by_session.get(part.key, ()), {w.key for w in part.windows}))
+    return windows, cands, first_change, extracted, changed
+
+
+def _with_prior(inp: RefineInput, seg: Segmented
+                ) -> tuple[list[WorkSignal], dict[str, Sequence[MemoryCandidate]], float, int]:
+    """The segmented windows plus the stored windows of every session not read again."""
+    windows, cands, first_change, extracted, changed = seg
     for sw in inp.prior:
         if sw.signal.session_key not in changed:
             windows.append(sw.signal)
@@ -162,7 +179,17 @@ def _windows(inp: RefineInput, extractor: Extractor
 def refine(inp: RefineInput) -> RefineResult:
     """One deterministic pass over all sessions, commits and ledger seeds."""
     extractor = inp.extractor if inp.extractor is not None else HeuristicExtractor()
-    windows, cands_by_window, first_change, extracted = _windows(inp, extractor)
+    if inp.state is not None and inp.load is not None:
+        from looma_git.pipeline.resolve_append import append_pass
+
+        seg = _segmented(inp, extractor)
+        fast = append_pass(inp, seg)
+        if fast is not None:
+            return fast
+        inp = replace(inp, prior=tuple(inp.load(None, None)), state=None)
+        windows, cands_by_window, first_change, extracted = _with_prior(inp, seg)
+    else:
+        windows, cands_by_window, first_change, extracted = _windows(inp, extractor)
     first_change = min(first_change, inp.dirty_from)
     prior = {sw.signal.key: sw for sw in inp.prior}
     # Which commits each window wrote, and where they landed: a new commit (or a moved
@@ -199,14 +226,47 @@ def refine(inp: RefineInput) -> RefineResult:
         decided[w.key] = (scored, founded)
         replay.placed(w, old, cid, resolver)
     clusters = resolver.result()
-    overrides = dict(inp.overrides)
-    memo: Mapping[str, ClusterMemo] = inp.memo if inp.memo is not None else {}
     keys = {c.id: _memo_key(c) for c in clusters}
+    memo: Mapping[str, ClusterMemo] = inp.memo if inp.memo is not None else {}
     # A cluster's derived results are reused when its inputs are the last pass's: the same
     # seed, windows (each equal to its stored self) and related edges, and for the view the
     # same commits linked the same way and the same override.
     reuse = {c.id for c in clusters if c.id in memo and memo[c.id].key == keys[c.id]
              and all(w.key in same for w in c.windows)}
+    own = own_authors(windows, inp.commits, inp.local_authors)
+    items, memories, links, targets, fresh_memo, recomputed, own = derive(
+        inp, clusters, keys, reuse, cands_by_window, own)
+    stored = tuple(
+        StoredWindow(signal=w, cands=_cands_of(cands_by_window.get(w.key, ())),
+                     cluster=placed[w.key][0], related=placed[w.key][1],
+                     events=len(w.event_ids), scored=decided[w.key][0],
+                     founded=decided[w.key][1])
+        for w in sorted(windows, key=window_order))
+    state = None
+    if inp.state_code:
+        from looma_git.pipeline.resolve_state import commits_fingerprint, state_of
+
+        state = state_of(clusters, [sw.signal for sw in stored],
+                         [sw.signal.key for sw in stored
+                          if sw.related or sw.scored is not None or sw.founded],
+                         inp.state_code, commits_fingerprint(inp.commits))
+    return RefineResult(workitems=tuple(items), memories=tuple(memories),
+                        links=tuple(links), windows=tuple(windows), stored=stored,
+                        targets=tuple(targets), rescored=rescored, extracted=extracted,
+                        own_authors=own, memo=fresh_memo, recomputed=frozenset(recomputed),
+                        state=state)
+
+
+def derive(inp: RefineInput, clusters: list[Cluster], keys: dict[str, tuple[Any, ...]],
+           reuse: set[str], cands_by_window: Mapping[str, Sequence[MemoryCandidate]],
+           own: frozenset[str] | None
+           ) -> tuple[list[WorkItemView], list[MemoryView], list[Any], list[Target],
+                      dict[str, ClusterMemo], set[str], frozenset[str] | None]:
+    """What the resolved clusters give: views, memories, commit links and link targets (the
+    clusters in `reuse` from the memo), the memo for the next pass and the commit authors
+    with session evidence (`own`, plus those content evidence adds)."""
+    overrides = dict(inp.overrides)
+    memo: Mapping[str, ClusterMemo] = inp.memo if inp.memo is not None else {}
     targets = []
     for c in clusters:
         if (c.seed and c.seed.quarantined) or c.readonly:
@@ -215,7 +275,6 @@ def refine(inp: RefineInput) -> RefineResult:
         targets.append(t if t is not None else target_of(c))
     targets_by = {t.id: t for t in targets}
     by_sha = {x.sha: x for x in inp.commits}
-    own = own_authors(windows, inp.commits, inp.local_authors)
     # A split by files decided which part each of its commits belongs to: no second part.
     owned = {s.id for s in inp.seeds if s.owns}
     links = link_commits(list(inp.commits), targets, inp.forbidden_links, own, inp.content,
@@ -304,26 +363,19 @@ def refine(inp: RefineInput) -> RefineResult:
         target = None if (c.seed and c.seed.quarantined) or c.readonly else targets_by[c.id]
         fresh_memo[c.id] = ClusterMemo(key=keys[c.id], target=target, full=full,
                                        view=items[-1], memories=tuple(memories[n_mems:]))
-    stored = tuple(
-        StoredWindow(signal=w, cands=_cands_of(cands_by_window.get(w.key, ())),
-                     cluster=placed[w.key][0], related=placed[w.key][1],
-                     events=len(w.event_ids), scored=decided[w.key][0],
-                     founded=decided[w.key][1])
-        for w in sorted(windows, key=window_order))
-    return RefineResult(workitems=tuple(items), memories=tuple(memories),
-                        links=tuple(links), windows=tuple(windows), stored=stored,
-                        targets=tuple(targets), rescored=rescored, extracted=extracted,
-                        own_authors=own, memo=fresh_memo, recomputed=frozenset(recomputed))
+    return items, memories, links, targets, fresh_memo, recomputed, own
 
 
 def own_authors(windows: list[WorkSignal], commits: Iterable[CommitInfo],
-                local: frozenset[str]) -> frozenset[str] | None:
+                local: frozenset[str], named: Iterable[str] = (),
+                branches: Iterable[str] = ()) -> frozenset[str] | None:
     """Commit authors with session evidence: of commits a session named, or committed on a
     branch a session worked on, plus this clone's identity; None when no commit can be tied
-    to a session at all (then nobody counts as foreign)."""
-    named = {sha for w in windows for sha in w.commits}
-    branches = {w.branch for w in windows if w.branch} - {"main", "master", "trunk",
-                                                          "develop", "HEAD"}
+    to a session at all (then nobody counts as foreign). `named`, `branches`: what windows
+    not in `windows` named and worked on."""
+    named = {sha for w in windows for sha in w.commits} | set(named)
+    branches = ({w.branch for w in windows if w.branch} | set(branches)) - {
+        "main", "master", "trunk", "develop", "HEAD"}
     evidence = set()
     for c in commits:
         ref = c.ref.removeprefix("refs/heads/").removeprefix("refs/remotes/origin/")

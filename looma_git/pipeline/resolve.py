@@ -20,6 +20,7 @@ from looma_git.pipeline.evidence import (
     parent_session,
     score,
 )
+from looma_git.pipeline.resolve_state import ResolverState
 from looma_git.pipeline.signals import WorkSignal
 from looma_git.pipeline.text import path_terms, tokens
 
@@ -79,6 +80,26 @@ class Resolver:
                 self.by_session.setdefault(sk, []).append(c)
             if s.group:
                 self._groups.setdefault(s.group, []).append(c)
+
+    @classmethod
+    def restore(cls, seeds: list[Seed], state: ResolverState) -> Resolver:
+        """The resolver a full pass has once every kept window is placed, without placing
+        them: the seeds plus what each cluster's windows added (pipeline/resolve_state.py;
+        the caller checked `routes_unchanged`: every kept cluster is a seed)."""
+        r = cls(seeds)
+        for cid, agg in state.clusters.items():
+            c = r.by_id[cid]
+            agg.merge_into(c, MAX_ALIASES)
+            r._index(c, set(agg.files), set(agg.terms), set(agg.branches),
+                     agg.commits | agg.wrote)
+            for pr in agg.prs:
+                r._by_pr.setdefault(pr, set()).add(cid)
+            for f in agg.reads:
+                r._by_read.setdefault(f, set()).add(cid)
+        r._windows = state.windows
+        r._term_df = Counter(state.term_df)
+        r._last = dict(state.last)
+        return r
 
     def _register(self, c: Cluster) -> None:
         self.clusters.append(c)

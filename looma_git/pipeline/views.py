@@ -68,6 +68,13 @@ class RefineInput:
     # The sessions already segmented (pipeline/segment_pool.py), in `sessions`' order; None:
     # `sessions` is segmented in this process.
     segmented: Iterable[SessionWindows] | None = None
+    # The kept resolver state (pipeline/resolve_state.py) with `load(cluster ids, window
+    # keys)`, the stored windows of those clusters and those windows (None, None: every
+    # stored window): a pass that only appends new sessions reads no other window; any
+    # other pass loads `prior` from it.
+    state: Any = None
+    load: Any = None
+    state_code: str = ""  # the code the result's kept state is written by ("": none kept)
 
 
 @dataclass(frozen=True)
@@ -143,3 +150,9 @@ class RefineResult:
     own_authors: frozenset[str] | None = None  # authors with session evidence (None: unknown)
     memo: Any = None  # cluster id -> ClusterMemo (what the next incremental pass reuses)
     recomputed: frozenset[str] = frozenset()  # clusters whose memo was not reused
+    state: Any = None  # the resolver state the next pass starts from (None: not kept)
+    state_changed: frozenset[str] | None = None  # its clusters that changed (None: all)
+    # `partial`: `windows` and `stored` hold only the windows this pass placed or changed
+    # (the others keep their stored rows); `totals`: every session's and window's count.
+    partial: bool = False
+    totals: tuple[int, int] | None = None

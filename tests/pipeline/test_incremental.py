@@ -98,7 +98,8 @@ def _part(s: Session, n: int) -> Session:
 
 @st.composite
 def arrivals(draw: st.DrawFn) -> list[tuple[str, object]]:
-    """Sessions (some first arriving half-written, then grown) and commits, shuffled."""
+    """Sessions (some first arriving half-written, then grown) and commits, shuffled: the one
+    arrival strategy of the incremental property tests (test_incremental_ledger.py too)."""
     steps: list[tuple[str, object]] = []
     for s in POOL:
         if len(s.events) >= 4 and draw(st.booleans()):
@@ -106,18 +107,18 @@ def arrivals(draw: st.DrawFn) -> list[tuple[str, object]]:
         steps.append(("session", s))
     steps += [("commit", c) for c in COMMITS]
     order = draw(st.permutations(range(len(steps))))
-    out = [steps[i] for i in order]
     # A grown session never arrives before its first half.
     seen: dict[str, int] = {}
-    fixed = []
-    for kind, x in out:
+    out = []
+    for i in order:
+        kind, x = steps[i]
         if kind == "session":
             assert isinstance(x, Session)
             if len(x.events) < seen.get(x.key, 0):
                 continue
             seen[x.key] = len(x.events)
-        fixed.append((kind, x))
-    return fixed
+        out.append((kind, x))
+    return out
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -14,16 +14,16 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from looma_git.api import ledger
 from looma_git.api.refine import refine_and_publish, run_pass
 from looma_git.gitrepo import find_repo
-from looma_git.index import storedb
+from looma_git.index import storedb, workmodel
 from looma_git.pipeline.inputs import Session
 from looma_git.pipeline.views import RefineResult
+from looma_git.store.gitfacts import CommitInfo
 from tests.helpers import cli, git
-from tests.pipeline.test_incremental import COMMITS, KNOWN, POOL, _part
+from tests.pipeline.test_incremental import COMMITS, KNOWN, POOL, arrivals
 
 _TICK = itertools.count(1_800_000_000)
 
@@ -80,36 +80,19 @@ def _template(root: Path) -> tuple[Path, dict[str, str]]:
     return repo, shas
 
 
-def _shape(res: RefineResult) -> tuple:
+def _shape(res: RefineResult, conn: sqlite3.Connection | None = None) -> tuple:
+    """What a pass resolved; `conn`: a partial result (an appending pass) is its windows
+    over the rows store.db keeps for every other window."""
     items = sorted(res.workitems, key=lambda w: w.id)
     mems = sorted(res.memories, key=lambda m: (m.workitem or "", m.id))
     links = sorted((ln.sha, ln.workitem, ln.confidence, ln.why) for ln in res.links)
-    placed = sorted((sw.signal.key, sw.cluster, sw.related) for sw in res.stored)
+    stored = {sw.signal.key: sw for sw in res.stored}
+    if res.partial:
+        assert conn is not None
+        stored = {sw.signal.key: sw for sw in workmodel.stored_windows(conn, set())} | stored
+    placed = sorted((sw.signal.key, sw.cluster, sw.related) for sw in stored.values())
     targets = sorted(res.targets, key=lambda t: t.id)
     return items, mems, links, placed, targets
-
-
-@st.composite
-def arrivals(draw: st.DrawFn) -> list[tuple[str, object]]:
-    """Sessions (some first arriving half-written, then grown) and commits, shuffled."""
-    steps: list[tuple[str, object]] = []
-    for s in POOL:
-        if len(s.events) >= 4 and draw(st.booleans()):
-            steps.append(("session", _part(s, 2)))
-        steps.append(("session", s))
-    steps += [("commit", c.subject) for c in COMMITS]
-    order = draw(st.permutations(range(len(steps))))
-    seen: dict[str, int] = {}
-    out = []
-    for i in order:
-        kind, x = steps[i]
-        if kind == "session":
-            assert isinstance(x, Session)
-            if len(x.events) < seen.get(x.key, 0):
-                continue
-            seen[x.key] = len(x.events)
-        out.append((kind, x))
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -144,23 +127,96 @@ def test_incremental_passes_with_the_ledger_equal_the_full_rebuild(template, ste
                 assert isinstance(x, Session)
                 _store(repo, x)
             elif kind == "commit":
-                arrived.append(shas[str(x)])
+                assert isinstance(x, CommitInfo)
+                arrived.append(shas[x.subject])
             revs = tuple(arrived)
             state = ledger.load_state(paths)
             conn = storedb.connect(paths)
             try:
                 full = run_pass(paths, state, conn, revs, True)[0]
                 inc = run_pass(paths, state, conn, revs, True, incremental=True)[0]
+                assert _shape(inc, conn) == _shape(full)
             finally:
                 conn.close()
-            assert _shape(inc) == _shape(full)
             refine_and_publish(paths, commits_revs=revs, no_walk=True, incremental=True)
-        before = _tables(repo)
-        head = git(repo, "rev-parse", "refs/looma/ledger")
-        report = refine_and_publish(paths, commits_revs=tuple(arrived), no_walk=True)
-        assert report.ops_written == 0, report.ops
-        assert git(repo, "rev-parse", "refs/looma/ledger") == head
-        assert _tables(repo) == before
-        assert json.dumps(report.ops) == "{}"
+        _settled_equals_full(repo, tuple(arrived))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _settled_equals_full(repo: Path, revs: tuple[str, ...]) -> None:
+    """A full pass after the last one publishes nothing and leaves every table and the kept
+    resolver state as the incremental passes left them."""
+    paths = find_repo(repo)
+    before, kept = _tables(repo), _kept(repo)
+    head = git(repo, "rev-parse", "refs/looma/ledger")
+    report = refine_and_publish(paths, commits_revs=revs, no_walk=True)
+    assert report.ops_written == 0, report.ops
+    assert git(repo, "rev-parse", "refs/looma/ledger") == head
+    after = _tables(repo)
+    for t in after:
+        assert after[t] == before[t], (t, _diff(after[t], before[t]))
+    assert _kept(repo) == kept
+    assert json.dumps(report.ops) == "{}"
+
+
+def _diff(a: list[tuple], b: list[tuple]) -> list[object]:
+    rows = {r[0]: r for r in b}
+    out: list[object] = []
+    for r in a:
+        o = rows.get(r[0])
+        if o != r:
+            if o is None or not isinstance(r[-1], str) or not r[-1].startswith("{"):
+                out.append((r, o))
+                continue
+            x, y = json.loads(r[-1]), json.loads(o[-1])
+            out.append({k: (x.get(k), y.get(k)) for k in x.keys() | y.keys()
+                        if x.get(k) != y.get(k)})
+    return out
+
+
+def _kept(repo: Path) -> dict[str, object]:
+    from looma_git.api.refine import memo_code
+
+    conn = storedb.connect(find_repo(repo))
+    try:
+        st = workmodel.load_state(conn, memo_code())
+    finally:
+        conn.close()
+    assert st is not None
+    return {**vars(st), "clusters": {k: vars(v) for k, v in st.clusters.items()}}
+
+
+def test_new_sessions_after_everything_only_append(template) -> None:
+    """Sessions arriving in time order, each after a pass that published the last: a pass
+    reads and places only the new session's windows (the kept resolver state, no stored
+    window replayed), and ends where the full rebuild does. (A session with windows in two
+    WorkItems is routed by score between them: a pass after it replays.)"""
+    src, shas = template
+    work = Path(tempfile.mkdtemp(prefix="looma-incr-append-"))
+    try:
+        repo = work / "repo"
+        shutil.copytree(src, repo, symlinks=True)
+        paths = find_repo(repo)
+        revs = tuple(shas.values())
+        modes = []
+        for s in sorted((s for s in POOL if s.session_id != "csv1"),
+                        key=lambda s: s.events[0].ts):
+            _store(repo, s)
+            state = ledger.load_state(paths)
+            conn = storedb.connect(paths)
+            try:
+                full = run_pass(paths, state, conn, revs, True)[0]
+                inc = run_pass(paths, state, conn, revs, True, incremental=True)[0]
+                modes.append(inc.partial)
+                assert _shape(inc, conn) == _shape(full)
+            finally:
+                conn.close()
+            refine_and_publish(paths, commits_revs=revs, no_walk=True, incremental=True)
+        assert any(modes), modes
+        # (the last pass's ledger updates, its WorkItem's new alias, are seeds now)
+        settle = refine_and_publish(paths, commits_revs=revs, no_walk=True, incremental=True)
+        assert settle.mode == "incremental"
+        _settled_equals_full(repo, revs)
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -1,0 +1,84 @@
+"""The appending pass: new sessions after everything stored, resolved from the kept resolver
+state (pipeline/resolve_state.py) without reading or placing any stored window again."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from looma_git.pipeline.clusters import window_order
+from looma_git.pipeline.heuristics import MemoryCandidate
+from looma_git.pipeline.refine import Segmented, _cands_of, derive, own_authors
+from looma_git.pipeline.resolve import Resolver
+from looma_git.pipeline.resolve_state import ResolverState
+from looma_git.pipeline.signals import WorkSignal
+from looma_git.pipeline.views import RefineInput, RefineResult, StoredWindow
+
+
+def append_pass(inp: RefineInput, seg: Segmented) -> RefineResult | None:
+    """The full pass's result when the new windows (`seg`) only append to the kept state,
+    else None (the caller replays). The caller checked what needs no window: the kept
+    state is this code's, for these commits, every kept session routes to its cluster
+    (`routes_unchanged`) and the only changed sessions are new ones."""
+    st: ResolverState = inp.state
+    new, cands, _, extracted, changed = seg
+    if inp.load is None or any(window_order(w) <= st.max_order for w in new):
+        return None
+    if inp.content is not None and any(wr.session in changed for ws in inp.content.writes.values()
+                                       for wr in ws):
+        return None  # what the new sessions wrote can change what a stored window wrote
+    resolver = Resolver.restore(list(inp.seeds), st)
+    nxt = st  # advanced in place: the caller loaded it for this pass
+    placed: dict[str, tuple[str, tuple[tuple[str, float], ...]]] = {}
+    decided: dict[str, tuple[tuple[str, ...] | None, bool]] = {}
+    joined: dict[str, list[WorkSignal]] = {}
+    rescored = 0
+    new = sorted(new, key=window_order)
+    for w in new:
+        founding = resolver.routed_to(w) is None
+        n = len(resolver.clusters)
+        cid, rel = resolver.add(w)
+        placed[w.key] = (cid, tuple(sorted(rel.items())))
+        decided[w.key] = (resolver.last_scored, len(resolver.clusters) > n)
+        rescored += founding
+        joined.setdefault(cid, []).append(w)
+        nxt.place(w, cid)
+        if rel or resolver.last_scored is not None or len(resolver.clusters) > n:
+            nxt.decided.add(w.key)
+    clusters = resolver.result()
+    memo = inp.memo if inp.memo is not None else {}
+    kept = {cid: tuple(agg.keys) for cid, agg in st.clusters.items()}
+    keys = {c.id: (c.seed, kept.get(c.id, ()) + tuple(w.key for w in joined.get(c.id, ())),
+                   tuple(sorted(c.related.items()))) for c in clusters}
+    reuse = {c.id for c in clusters if c.id not in joined and c.id in memo
+             and memo[c.id].key == keys[c.id]}
+    # The clusters whose results are derived again need their stored windows; so do the
+    # windows whose stored RELATED edges or decision a routed placement empties.
+    need = {c.id for c in clusters if c.id not in reuse and c.id in kept}
+    loaded = inp.load(need, st.decided) if need or st.decided else []
+    by_cluster: dict[str, list[StoredWindow]] = {}
+    cands_by_window: dict[str, Sequence[MemoryCandidate]] = dict(cands)
+    for sw in loaded:
+        by_cluster.setdefault(sw.cluster, []).append(sw)
+        cands_by_window[sw.signal.key] = sw.cands
+    for c in clusters:
+        if c.id in need:
+            old = sorted((sw.signal for sw in by_cluster.get(c.id, ())), key=window_order)
+            c.windows[:0] = old
+    own = own_authors(new, inp.commits, inp.local_authors, st.named, st.branches)
+    items, memories, links, targets, fresh_memo, recomputed, own = derive(
+        inp, clusters, keys, reuse, cands_by_window, own)
+    stored = [StoredWindow(signal=w, cands=_cands_of(cands_by_window.get(w.key, ())),
+                           cluster=placed[w.key][0], related=placed[w.key][1],
+                           events=len(w.event_ids), scored=decided[w.key][0],
+                           founded=decided[w.key][1]) for w in new]
+    for sw in loaded:  # routed now: no edges, nothing scored
+        if sw.signal.key in st.decided:
+            stored.append(StoredWindow(signal=sw.signal, cands=sw.cands, cluster=sw.cluster,
+                                       events=sw.events))
+            nxt.decided.discard(sw.signal.key)
+    return RefineResult(workitems=tuple(items), memories=tuple(memories), links=tuple(links),
+                        windows=tuple(new), stored=tuple(stored), targets=tuple(targets),
+                        rescored=rescored, extracted=extracted, own_authors=own,
+                        memo=fresh_memo, recomputed=frozenset(recomputed), state=nxt,
+                        state_changed=frozenset(joined), partial=True,
+                        totals=(len(nxt.sessions), nxt.windows))
