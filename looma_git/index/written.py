@@ -9,7 +9,7 @@ only for the keys of the commits it scores."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -79,11 +79,34 @@ def update_written(conn: sqlite3.Connection, full: bool = False) -> int:
                 f"AND kind = 'shell' AND (command LIKE '%<<%' OR command LIKE '%rm %')",
                 part):
             commands.setdefault(eid, []).append(cmd)
+    batches = [rows[i:i + _EVENTS] for i in range(0, len(rows), _EVENTS)]
     with conn:  # one transaction; an event seen before has its old lines replaced
-        for i in range(0, len(rows), _EVENTS):
-            _index_events(conn, rows[i:i + _EVENTS], files, commands)
+        for batch, (lines, seen) in zip(batches, _keyed(batches, files, commands), strict=True):
+            _store(conn, batch, lines, seen)
     _set_mark(conn, top)
     return len(rows)
+
+
+# Batches of edit events from which their line keys are computed by forked workers (a cold
+# store: ~30,000 edit events at 1,500 sessions, each record re-read and walked): the keys of an
+# event depend on that event alone, and the parent stores them in order.
+_PARALLEL_BATCHES = 4
+Keyed = tuple[list[tuple[int, str, str, float, str]], list[tuple[str, int, str, int]]]
+
+
+def _keyed(batches: list[list[Any]], files: dict[str, set[str]],
+           commands: dict[str, list[str]]) -> Iterator[Keyed]:
+    """`_keys_of` each batch, in order: in worker processes when there are enough of them."""
+    from looma_git.ingest import parallel
+
+    workers = parallel.default_workers()
+    if len(batches) < _PARALLEL_BATCHES or workers < 2 or not parallel.fork_available():
+        for batch in batches:
+            yield _keys_of(batch, files, commands)
+        return
+    for _, keyed in parallel.ordered_map(lambda i: _keys_of(batches[i], files, commands),
+                                         range(len(batches)), workers):
+        yield keyed
 
 
 def _set_mark(conn: sqlite3.Connection, top: tuple[int | None, int | None]) -> None:
@@ -98,8 +121,9 @@ def _set_mark(conn: sqlite3.Connection, top: tuple[int | None, int | None]) -> N
             storedb.set_meta(conn, MARK, f"{int(top[0])} {int(top[1])}")
 
 
-def _index_events(conn: sqlite3.Connection, rows: list[Any], files: dict[str, set[str]],
-                  commands: dict[str, list[str]]) -> None:
+def _keys_of(rows: list[Any], files: dict[str, set[str]],
+             commands: dict[str, list[str]]) -> Keyed:
+    """The written_lines and written_seen rows of these edit events (pure: no store access)."""
     # Only hashed line keys are kept, so the unredacted read-back is fine here.
     raws = stored_raw_many([(r[4], r[6]) for r in rows])
     lines: list[tuple[int, str, str, float, str]] = []
@@ -111,6 +135,11 @@ def _index_events(conn: sqlite3.Connection, rows: list[Any], files: dict[str, se
         t = parse_ts(ts or "")
         lines.extend((k, f, session, t, eid) for k in sorted(keys) for f in where)
         seen.append((eid, ingested, session, len(keys)))
+    return lines, seen
+
+
+def _store(conn: sqlite3.Connection, rows: list[Any], lines: list[tuple[int, str, str, float, str]],
+           seen: list[tuple[str, int, str, int]]) -> None:
     conn.executemany("DELETE FROM written_lines WHERE event_id=?", [(r[0],) for r in rows if r[7]])
     conn.executemany(
         "INSERT INTO written_lines(h, file, session, ts, event_id) VALUES (?,?,?,?,?)", lines)

@@ -7,6 +7,8 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from looma_git.index import storedb
 from looma_git.index.written import update_written
 from looma_git.pipeline.content import line_key
@@ -49,3 +51,27 @@ def test_only_events_stored_since_the_last_run_are_read(tmp_path: Path) -> None:
     conn.commit()
     assert update_written(conn) == 0  # the mark says e2 was seen: only a full pass re-reads it
     assert update_written(conn, full=True) == 1 and _keys(conn, "e2")
+
+
+def test_workers_key_the_edit_events_as_one_process_does(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from looma_git.index import written
+    from looma_git.ingest import parallel
+
+    if not parallel.fork_available():
+        pytest.skip("needs fork (Linux)")
+    tables = []
+    for workers in (1, 2):
+        conn = sqlite3.connect(tmp_path / f"s{workers}.db")
+        storedb.ensure_schema(conn)
+        for i in range(40):
+            _edit(conn, f"e{i:02d}", f"line_number_{i} = {i} * 7", 100 + i)
+        _edit(conn, "e03", "rewritten_line_three = 3", 200)  # re-stored: old keys replaced
+        monkeypatch.setattr(parallel, "default_workers", lambda w=workers: w)
+        monkeypatch.setattr(written, "_EVENTS", 3)  # 14 batches: the workers' path
+        assert update_written(conn, full=True) == 40
+        tables.append((conn.execute("SELECT h, file, session, ts, event_id FROM written_lines "
+                                    "ORDER BY rowid").fetchall(),
+                       conn.execute("SELECT * FROM written_seen ORDER BY event_id").fetchall()))
+        conn.close()
+    assert tables[0] == tables[1] and len(tables[0][0]) == 40
