@@ -181,14 +181,15 @@ def stored_sessions(conn: sqlite3.Connection) -> dict[str, str]:
 
 
 # Where the events stood when the last pass saved its session versions: the largest
-# `ingested_at` then, and how many events were ingested before that moment.
+# `ingested_at` then (one ingest run stamps all its events alike), and how many events were
+# ingested up to that moment.
 VERSIONS_AT = "versions_at"
 
 
 def versions_since(conn: sqlite3.Connection) -> dict[str, str] | None:
     """Every session's version (pipeline/inputs.session_versions) from the stored ones and
     the sessions with events ingested since the last pass; None when that cannot be told
-    (no mark, or an event ingested before it changed or vanished: then every session's is
+    (no mark, or an event ingested up to it changed or vanished: then every session's is
     counted again)."""
     from looma_git.pipeline.inputs import session_versions_of
 
@@ -196,12 +197,12 @@ def versions_since(conn: sqlite3.Connection) -> dict[str, str] | None:
     if not mark:
         return None
     at, n = (int(x) for x in mark.split("/"))
-    if conn.execute("SELECT COUNT(*) FROM events WHERE ingested_at < ?",
+    if conn.execute("SELECT COUNT(*) FROM events WHERE ingested_at <= ?",
                     (at,)).fetchone()[0] != n:
         return None
     out = stored_sessions(conn)
     fresh = {(r[0], r[1]) for r in conn.execute(
-        "SELECT DISTINCT agent, session_id FROM events WHERE ingested_at >= ?", (at,))}
+        "SELECT DISTINCT agent, session_id FROM events WHERE ingested_at > ?", (at,))}
     out.update(session_versions_of(conn, sorted(fresh)))
     return out
 
@@ -212,7 +213,7 @@ def mark_versions(conn: sqlite3.Connection) -> None:
     if at is None:
         set_meta(conn, VERSIONS_AT, "")
         return
-    n = conn.execute("SELECT COUNT(*) FROM events WHERE ingested_at < ?", (at,)).fetchone()[0]
+    n = conn.execute("SELECT COUNT(*) FROM events WHERE ingested_at <= ?", (at,)).fetchone()[0]
     set_meta(conn, VERSIONS_AT, f"{int(at)}/{n}")
 
 
