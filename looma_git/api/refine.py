@@ -118,7 +118,8 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
     from looma_git.store.clone import user_actor
 
     worktree = require_worktree(paths)
-    versions = session_versions(conn)
+    versions = (workmodel.versions_since(conn) if incremental else None) or session_versions(
+        conn)
     commits = gitfacts.list_commits(worktree, revs=commits_revs, no_walk=no_walk)
     known = gitfacts.known_paths(worktree)
     seeds, overrides, forbidden, live = seeds_from_state(state)
@@ -135,7 +136,7 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
         if moved:
             changed |= workmodel.sessions_touching(conn, moved) & set(versions)
         gone = set(before) - set(versions)
-        kept = _appendable(conn, seeds, commits, changed, before, bool(moved or gone))
+        kept = _appendable(conn, seeds, commits, changed, before, bool(gone))
         if kept is None:
             same_code = workmodel.get_meta(conn, "memo_code") == memo_code()
             for sw in workmodel.stored_windows(conn, skip=set(), titles=same_code):
@@ -181,14 +182,15 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
 
 
 def _appendable(conn: Connection, seeds: list[Seed], commits: Any, changed: set[str],
-                before: dict[str, str], moved: bool) -> Any:
+                before: dict[str, str], gone: bool) -> Any:
     """The kept resolver state when this pass may only append to it (pipeline/resolve_state.py:
-    the changed sessions are new ones, no path moved, no session vanished, the same commits,
-    every kept session routed to its cluster), else None (the pass replays)."""
+    the changed sessions are new ones (a session touching a path the repository gained or
+    lost is changed), no session vanished, the same commits, every kept session routed to
+    its cluster), else None (the pass replays)."""
     from looma_git.index import workmodel
     from looma_git.pipeline.resolve_state import commits_fingerprint, routes_unchanged
 
-    if moved or changed & set(before):
+    if gone or changed & set(before):
         return None
     state = workmodel.load_state(conn, memo_code())
     if state is None or state.commits_fp != commits_fingerprint(commits):

@@ -180,6 +180,43 @@ def stored_sessions(conn: sqlite3.Connection) -> dict[str, str]:
     return {r[0]: r[1] for r in conn.execute("SELECT key, version FROM refine_sessions")}
 
 
+# Where the events stood when the last pass saved its session versions: the largest
+# `ingested_at` then (one ingest run stamps all its events alike), and how many events were
+# ingested up to that moment.
+VERSIONS_AT = "versions_at"
+
+
+def versions_since(conn: sqlite3.Connection) -> dict[str, str] | None:
+    """Every session's version (pipeline/inputs.session_versions) from the stored ones and
+    the sessions with events ingested since the last pass; None when that cannot be told
+    (no mark, or an event ingested up to it changed or vanished: then every session's is
+    counted again)."""
+    from looma_git.pipeline.inputs import session_versions_of
+
+    mark = get_meta(conn, VERSIONS_AT)
+    if not mark:
+        return None
+    at, n = (int(x) for x in mark.split("/"))
+    if conn.execute("SELECT COUNT(*) FROM events WHERE ingested_at <= ?",
+                    (at,)).fetchone()[0] != n:
+        return None
+    out = stored_sessions(conn)
+    fresh = {(r[0], r[1]) for r in conn.execute(
+        "SELECT DISTINCT agent, session_id FROM events WHERE ingested_at > ?", (at,))}
+    out.update(session_versions_of(conn, sorted(fresh)))
+    return out
+
+
+def mark_versions(conn: sqlite3.Connection) -> None:
+    """Note where the events stand (`versions_since`), as the versions are saved."""
+    at = conn.execute("SELECT MAX(ingested_at) FROM events").fetchone()[0]
+    if at is None:
+        set_meta(conn, VERSIONS_AT, "")
+        return
+    n = conn.execute("SELECT COUNT(*) FROM events WHERE ingested_at <= ?", (at,)).fetchone()[0]
+    set_meta(conn, VERSIONS_AT, f"{int(at)}/{n}")
+
+
 def known_paths(conn: sqlite3.Connection) -> set[str]:
     return {r[0] for r in conn.execute("SELECT path FROM refine_known")}
 
@@ -241,6 +278,7 @@ def save_windows(conn: sqlite3.Connection, stored: tuple[StoredWindow, ...],
 
 def _save_versions(conn: sqlite3.Connection, versions: dict[str, str],
                    known: frozenset[str]) -> None:
+    mark_versions(conn)
     before = stored_sessions(conn)
     conn.executemany("DELETE FROM refine_sessions WHERE key=?",
                      [(k,) for k in sorted(set(before) - set(versions))])

@@ -121,6 +121,18 @@ def session_versions(conn: sqlite3.Connection) -> dict[str, str]:
         "GROUP BY agent, session_id")}
 
 
+def session_versions_of(conn: sqlite3.Connection,
+                        sessions: list[tuple[str, str]]) -> dict[str, str]:
+    """`session_versions` of these (agent, session id) pairs only."""
+    out: dict[str, str] = {}
+    for agent, sid in sessions:
+        r = conn.execute("SELECT COUNT(*), MAX(seq), MAX(ingested_at) FROM events "
+                         "WHERE agent=? AND session_id=?", (agent, sid)).fetchone()
+        if r[0]:
+            out[f"{agent}:{sid}"] = f"{r[0]}/{r[1]}/{r[2]}"
+    return out
+
+
 def load_session(conn: sqlite3.Connection, agent: str, session_id: str) -> Session:
     """One session with its events and tool calls (what a pass holds at a time)."""
     rows = conn.execute(

@@ -13,6 +13,8 @@ from looma_git.pipeline.resolve_state import ResolverState
 from looma_git.pipeline.signals import WorkSignal
 from looma_git.pipeline.views import RefineInput, RefineResult, StoredWindow
 
+TAIL_MAX = 64  # kept windows placed again at most (more: the pass replays)
+
 
 def append_pass(inp: RefineInput, seg: Segmented) -> RefineResult | None:
     """The full pass's result when the new windows (`seg`) only append to the kept state,
@@ -21,18 +23,33 @@ def append_pass(inp: RefineInput, seg: Segmented) -> RefineResult | None:
     (`routes_unchanged`) and the only changed sessions are new ones."""
     st: ResolverState = inp.state
     new, cands, _, extracted, changed = seg
-    if inp.load is None or any(window_order(w) <= st.max_order for w in new):
+    if inp.load is None:
         return None
     if inp.content is not None and any(wr.session in changed for ws in inp.content.writes.values()
                                        for wr in ws):
         return None  # what the new sessions wrote can change what a stored window wrote
+    # Kept windows placed after the first new one (a session started at the same moment):
+    # the state is taken back to before them and they are placed again (routed, unscored).
+    tail_keys = st.after(min(map(window_order, new))) if new else set()
+    if len(tail_keys) > TAIL_MAX:
+        return None
+    loaded: list[StoredWindow] = []
+    if tail_keys:
+        tail = inp.load(None, tail_keys)
+        around = {sw.cluster for sw in tail}
+        loaded = inp.load(around, None)
+        by: dict[str, list[WorkSignal]] = {}
+        for sw in loaded:
+            by.setdefault(sw.cluster, []).append(sw.signal)
+        st.rewind([sw.signal for sw in tail], by)
     resolver = Resolver.restore(list(inp.seeds), st)
     nxt = st  # advanced in place: the caller loaded it for this pass
     placed: dict[str, tuple[str, tuple[tuple[str, float], ...]]] = {}
     decided: dict[str, tuple[tuple[str, ...] | None, bool]] = {}
     joined: dict[str, list[WorkSignal]] = {}
     rescored = 0
-    new = sorted(new, key=window_order)
+    again = [sw.signal for sw in loaded if sw.signal.key in tail_keys]
+    new = sorted(new + again, key=window_order)
     for w in new:
         founding = resolver.routed_to(w) is None
         n = len(resolver.clusters)
@@ -53,8 +70,11 @@ def append_pass(inp: RefineInput, seg: Segmented) -> RefineResult | None:
              and memo[c.id].key == keys[c.id]}
     # The clusters whose results are derived again need their stored windows; so do the
     # windows whose stored RELATED edges or decision a routed placement empties.
+    have = {sw.cluster for sw in loaded}
     need = {c.id for c in clusters if c.id not in reuse and c.id in kept}
-    loaded = inp.load(need, st.decided) if need or st.decided else []
+    if need - have or st.decided:
+        got = {sw.signal.key for sw in loaded}
+        loaded += [sw for sw in inp.load(need - have, st.decided) if sw.signal.key not in got]
     by_cluster: dict[str, list[StoredWindow]] = {}
     cands_by_window: dict[str, Sequence[MemoryCandidate]] = dict(cands)
     for sw in loaded:
@@ -62,7 +82,8 @@ def append_pass(inp: RefineInput, seg: Segmented) -> RefineResult | None:
         cands_by_window[sw.signal.key] = sw.cands
     for c in clusters:
         if c.id in need:
-            old = sorted((sw.signal for sw in by_cluster.get(c.id, ())), key=window_order)
+            old = sorted((sw.signal for sw in by_cluster.get(c.id, ())
+                          if sw.signal.key not in tail_keys), key=window_order)
             c.windows[:0] = old
     own = own_authors(new, inp.commits, inp.local_authors, st.named, st.branches)
     items, memories, links, targets, fresh_memo, recomputed, own = derive(
@@ -72,7 +93,7 @@ def append_pass(inp: RefineInput, seg: Segmented) -> RefineResult | None:
                            events=len(w.event_ids), scored=decided[w.key][0],
                            founded=decided[w.key][1]) for w in new]
     for sw in loaded:  # routed now: no edges, nothing scored
-        if sw.signal.key in st.decided:
+        if sw.signal.key in st.decided and sw.signal.key not in placed:
             stored.append(StoredWindow(signal=sw.signal, cands=sw.cands, cluster=sw.cluster,
                                        events=sw.events))
             nxt.decided.discard(sw.signal.key)

@@ -91,6 +91,7 @@ class ResolverState:
     named: set[str] = field(default_factory=set)  # shas windows named (own_authors)
     branches: set[str] = field(default_factory=set)  # branches windows worked on
     max_order: tuple[float, str] = (float("-inf"), "")
+    orders: dict[str, tuple[float, str]] = field(default_factory=dict)  # window -> its order
     # Windows stored with RELATED edges or a scored decision: once routed, both are empty.
     decided: set[str] = field(default_factory=set)
     clusters: dict[str, ClusterAgg] = field(default_factory=dict)
@@ -106,7 +107,37 @@ class ResolverState:
         if o.branch:
             self.branches.add(o.branch)
         self.max_order = max(self.max_order, window_order(o))
+        self.orders[o.key] = window_order(o)
         self.clusters.setdefault(cid, ClusterAgg()).add(w)
+
+    def after(self, order: tuple[float, str]) -> set[str]:
+        """The kept windows placed after `order`."""
+        return {k for k, o in self.orders.items() if o > order}
+
+    def rewind(self, tail: list[WorkSignal], windows: dict[str, list[WorkSignal]]) -> None:
+        """The state before the `tail` windows (the last ones placed) were: `windows`, every
+        window of each cluster they are in (routed windows: as they came)."""
+        keys = {w.key for w in tail}
+        for w in tail:
+            self.windows -= 1
+            self.term_df.subtract({t for t, _ in w.terms})
+            del self.orders[w.key]
+        self.term_df = +self.term_df
+        for w in tail:
+            sk = w.session_key
+            if not any(k.startswith(sk + "#") for k in self.orders):
+                self.last.pop(sk, None)
+                self.sessions.pop(sk, None)
+        for cid, ws in windows.items():
+            agg = ClusterAgg()
+            for w in sorted(ws, key=window_order):
+                if w.key not in keys:
+                    agg.add(w)
+            if agg.keys:
+                self.clusters[cid] = agg
+            else:
+                self.clusters.pop(cid, None)
+        self.max_order = max(self.orders.values(), default=(float("-inf"), ""))
 
     def renamed(self, fresh: dict[str, str]) -> set[str]:
         """Clusters renamed (published under a ledger id): returns the new names."""
@@ -150,6 +181,7 @@ def state_of(clusters: Iterable[Cluster], windows: Iterable[WorkSignal],
         if w.branch:
             st.branches.add(w.branch)
         st.max_order = max(st.max_order, window_order(w))
+        st.orders[w.key] = window_order(w)
     return st
 
 

@@ -130,7 +130,8 @@ def rev_commits(worktree: Path, name: str, *, branch_limit: int = 500
 def known_paths(worktree: Path) -> frozenset[str]:
     """Every path that exists at HEAD or ever existed in history: the file validator."""
     head = git.out(worktree, "ls-tree", "-r", "-z", "--name-only", "HEAD")
-    hist = git.out(worktree, "log", "--all", "--exclude=refs/notes/*", "--exclude=refs/looma/*",
+    # (`--exclude` applies to the `--all` after it: the ledger's op files are not the repo's)
+    hist = git.out(worktree, "log", "--exclude=refs/notes/*", "--exclude=refs/looma/*", "--all",
                 "--name-only", "-z", "--format=")
     paths = {p.strip("\n") for p in (head + "\x00" + hist).split("\x00")}
     paths.discard("")
