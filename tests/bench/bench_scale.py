@@ -34,6 +34,7 @@ with history size or only with new work) and, last, the BENCH-JSON line for run_
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ctypes
 import json
 import os
@@ -43,6 +44,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -278,6 +280,26 @@ def _history(n: int, base: Path, work: Path | None) -> tuple[History, float, boo
     return h, gen_s, False
 
 
+@contextlib.contextmanager
+def _work_lock(work: Path | None, n: int) -> Iterator[None]:
+    """Hold `work/h{n}.lock` while a run uses `work/h{n}`: a pristine history restores to one
+    fixed path (its sessions record that project path), so two runs sharing `--work` must wait
+    for each other rather than overwrite each other's copy."""
+    if work is None:
+        yield
+        return
+    import fcntl
+
+    work.mkdir(parents=True, exist_ok=True)
+    with open(work / f"h{n}.lock", "w") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print(f"[{n}] waiting for another run using {work / f'h{n}'}", flush=True)
+            fcntl.flock(fh, fcntl.LOCK_EX)
+        yield
+
+
 def measure(n: int, base: Path, reaps: bool, only: frozenset[str] = frozenset(GROUPS),
             work: Path | None = None, code: Path | None = None, resumes: int = 10
             ) -> SizeResult:
@@ -510,9 +532,10 @@ def main() -> None:
     results = []
     try:
         for n in sizes:
-            results.append(measure(n, base, reaps, only, args.work, args.code, args.resumes))
-            if not args.keep:
-                shutil.rmtree((args.work or base) / f"h{n}", ignore_errors=True)
+            with _work_lock(args.work, n):
+                results.append(measure(n, base, reaps, only, args.work, args.code, args.resumes))
+                if not args.keep:
+                    shutil.rmtree((args.work or base) / f"h{n}", ignore_errors=True)
     finally:
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)
