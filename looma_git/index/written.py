@@ -15,9 +15,9 @@ from typing import Any
 
 from looma_git.index import schema
 from looma_git.index.events import stored_raw_many
+from looma_git.isotime import parse_ts
 from looma_git.pipeline.content import line_key, written_keys
 from looma_git.pipeline.linking import Content, Write
-from looma_git.pipeline.signals import parse_ts
 
 SCHEMA = schema.WRITTEN  # every store.db table is declared in index/schema.py
 _CHUNK = 500
