@@ -322,7 +322,7 @@ def test_a_store_of_the_previous_release_gains_the_per_cluster_memo_tables(tmp_p
     conn.close()
     conn = storedb.connect(paths)
     try:
-        assert storedb.applied(conn)[-1] == "refine_memo"
+        assert "refine_memo" in storedb.applied(conn)
         assert conn.execute("SELECT count(*) FROM refine_memo").fetchone()[0] == 0
         assert [tuple(r) for r in conn.execute("SELECT key, founded FROM refine_decisions")] == [
             ("w1", 1)]
