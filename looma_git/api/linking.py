@@ -30,11 +30,11 @@ def link_commits(paths: RepoPaths, shas: list[str], *, by: str = "hook",
     commit that matches no WorkItem gets no link rather than a weak one). Then, only when
     transcripts changed since the last pass, an incremental pass over the new or grown
     sessions (with an LLM configured, only its cached answers: the hook never waits)."""
-    from looma_git.api.refine import refine_and_publish, sessions_changed
-
     if not shas:
         return LinkReport()
     if sessions_changed(paths):
+        from looma_git.api.refine import refine_and_publish
+
         # New transcript lines first (an incremental pass links every commit, these too), so
         # a commit is always scored against the WorkItems a full rebuild would see.
         more = refine_and_publish(paths, by=by, settings=settings, offline=True,
@@ -43,6 +43,52 @@ def link_commits(paths: RepoPaths, shas: list[str], *, by: str = "hook",
                           ops=dict(more.ops))
     ops = link_new_commits(paths, shas, by=by)
     return LinkReport(commits=len(shas), linked=ops.get("commit.link", 0), ops=dict(ops))
+
+
+# The ingest run the last pass saw (refine_meta): while store.db's `ingest_run` is still that
+# one, no session can have changed, and the drain need not compare every session's version
+# (a scan of every stored event).
+PASS_INGEST_RUN = "pass_ingest_run"
+
+
+def sessions_changed(paths: RepoPaths) -> bool:
+    """Whether store.db holds sessions the last pass did not see (or saw shorter). The usual
+    answer (no ingest ran since the last pass) costs two meta reads and imports nothing of
+    the refinery."""
+    from looma_git.index import link_targets, storedb
+
+    if not paths.store_db.exists():
+        return False
+    conn = storedb.connect(paths)
+    try:
+        storedb.ensure_schema(conn)
+        run = storedb.get_meta(conn, "ingest_run")
+        if run and link_targets.pass_meta(conn, PASS_INGEST_RUN) == run:
+            return False  # no ingest has run since the last pass read the sessions
+        from looma_git.index import workmodel
+        from looma_git.pipeline.inputs import session_versions
+
+        return workmodel.sessions_changed(conn, session_versions(conn))
+    finally:
+        conn.close()
+
+
+def link_content(conn: Any, worktree: Any, commits: Any, full: bool = False,
+                 capable_among: Any = None) -> Any:
+    """The linker's content evidence for these commits (index/written.py), the index of
+    what sessions wrote brought up to date first (only events stored since the last update
+    are looked at; `full`: every edit event, for a full pass). `capable_among`: which of
+    these sessions show what they wrote (None: of all)."""
+    from looma_git.index import written
+    from looma_git.isotime import parse_ts
+
+    written.update_written(conn, full=full)
+    return written.content_for(conn, worktree, [(c.sha, parse_ts(c.ts)) for c in commits
+                                                if len(c.parents) <= 1], capable_among)
+
+
+def commit_subjects(commits: Any) -> dict[str, tuple[str, str]]:
+    return {c.sha: (c.subject, c.ts) for c in commits}
 
 
 def _full_sha(paths: RepoPaths, rev: str) -> str:
@@ -183,16 +229,16 @@ def backfill(paths: RepoPaths, since: str | None = None, *, settings: Settings |
 def link_new_commits(paths: RepoPaths, shas: list[str], *, by: str = "hook") -> dict[str, int]:
     """Link exactly these commits against the last pass's WorkItems, looking only at those
     that share a file or the branch with each commit or whose sessions wrote what it adds
-    (`api.refine.link_content`): no refinery pass, no WorkItem update
+    (`link_content`): no refinery pass, no WorkItem update
     (the fold derives titles, summaries and confidence from the link ops themselves), so the
     cost is flat in the size of the history. A commit whose best WorkItem is a local
     candidate publishes it (as a full pass would). Returns op counts."""
+    from dataclasses import replace
+
     from looma_git.api import ledger
-    from looma_git.api.refine import commit_subjects, link_content
-    from looma_git.index import link_targets, storedb, workmodel
+    from looma_git.index import link_targets, storedb, written
     from looma_git.ledger.ops import OpDraft
     from looma_git.pipeline.linking import _branch_of, link_commits
-    from looma_git.pipeline.promote import plan_links
     from looma_git.store import gitfacts
 
     worktree = require_worktree(paths)
@@ -203,25 +249,43 @@ def link_new_commits(paths: RepoPaths, shas: list[str], *, by: str = "hook") -> 
     try:
         files = {f for c in commits for f in c.files}
         branches = {b for c in commits if (b := _branch_of(c))}
-        content = link_content(conn, worktree, commits)
+        content = link_content(conn, worktree, commits, capable_among=())
         writers = {w.session for c in commits for _, k in content.added.get(c.sha, ())
                    for w in content.writes.get(k, ())}  # who wrote what the commits add
         near = link_targets.targets_near(conn, files, branches, writers)
         if not near:
             return {}
-        raw = workmodel.get_meta(conn, "own_authors")
+        # Which sessions show what they wrote: asked of these targets' sessions only (the
+        # linker looks no further), not of every session of the history.
+        content = replace(content, capable=written.writing_sessions(
+            conn, {k for t, _, _ in near for k, _, _ in t.windows}))
+        raw = link_targets.pass_meta(conn, "own_authors")
         own_list = json.loads(raw) if raw else None
         own = frozenset(own_list) if own_list is not None else None
-        state = ledger.load_state(paths)
         ledger_of = {t.id: lid for t, lid, _ in near if lid}
-        forbidden = frozenset((sha, local) for sha, wi in state.constraints.unlinked
+        # What the ledger says of these commits (user unlinks, links to a split by files):
+        # from the fold cache's small first part when it is at the head, so a commit that
+        # links to nothing never loads the fold (whose size grows with the history).
+        facts = ledger.commit_facts(paths, [c.sha for c in commits])
+        state = None
+        if facts is None:
+            state = ledger.load_state(paths)
+            unlinked = state.constraints.unlinked
+            parts = state.constraints.partitions
+            settled = frozenset(sha for sha, wi in state.links
+                                if (parts.get(wi) or {}).get("by") == "files")
+        else:
+            unlinked = {(sha, wi) for sha, f in facts.items() for wi in f.unlinked}
+            settled = frozenset(sha for sha, f in facts.items() if f.settled)
+        forbidden = frozenset((sha, local) for sha, wi in unlinked
                               for local, lid in ledger_of.items() if lid == wi)
-        parts = state.constraints.partitions
-        settled = frozenset(sha for sha, wi in state.links
-                            if (parts.get(wi) or {}).get("by") == "files")
         links = link_commits(commits, [t for t, _, _ in near], forbidden, own, content, settled)
         if not links:
             return {}
+        from looma_git.pipeline.promote import plan_links  # (the refinery's planner: heavy)
+
+        if state is None:
+            state = ledger.load_state(paths)
         counts: dict[str, int] = {}
         creates = {t.id: c for t, lid, c in near if not lid and c}
         id_map = dict(ledger_of)

@@ -8,6 +8,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+# The drain's link step needs these without the refinery: they live with it (api/linking.py).
+from looma_git.api.linking import (  # noqa: F401
+    PASS_INGEST_RUN,
+    commit_subjects,
+    link_content,
+    sessions_changed,
+)
 from looma_git.gitrepo import RepoPaths, require_worktree
 from looma_git.index.storedb import Connection
 from looma_git.ledger.state import LedgerState, WorkItemState
@@ -208,18 +215,6 @@ def memo_code() -> str:
     return fold_cache.fingerprint().decode()
 
 
-def link_content(conn: Connection, worktree: Any, commits: Any, full: bool = False) -> Any:
-    """The linker's content evidence for these commits (index/written.py), the index of
-    what sessions wrote brought up to date first (only events stored since the last update
-    are looked at; `full`: every edit event, for a full pass)."""
-    from looma_git.index import written
-    from looma_git.pipeline.signals import parse_ts
-
-    written.update_written(conn, full=full)
-    return written.content_for(conn, worktree, [(c.sha, parse_ts(c.ts)) for c in commits
-                                                if len(c.parents) <= 1])
-
-
 def _id_map(result: RefineResult, created: list[Op]) -> dict[str, str]:
     """Local cluster id -> ledger WorkItem id (seed, or derived from its create op)."""
     id_map = {w.id: w.seed_id for w in result.workitems if w.seed_id and eligible(w)}
@@ -229,10 +224,6 @@ def _id_map(result: RefineResult, created: list[Op]) -> dict[str, str]:
         if local and new_id:
             id_map[local] = new_id
     return id_map
-
-
-def commit_subjects(commits: Any) -> dict[str, tuple[str, str]]:
-    return {c.sha: (c.subject, c.ts) for c in commits}
 
 
 def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
@@ -403,12 +394,6 @@ def _creates(result: RefineResult, id_map: dict[str, str],
     return out
 
 
-# The ingest run the last pass saw (refine_meta): while store.db's `ingest_run` is still that
-# one, no session can have changed, and the drain need not compare every session's version
-# (a scan of every stored event).
-PASS_INGEST_RUN = "pass_ingest_run"
-
-
 def _ingest_run_idle(paths: RepoPaths, conn: Connection) -> str | None:
     """store.db's `ingest_run`, or None while an ingest runs (its events are still arriving:
     a pass that reads now must not claim to have seen that run)."""
@@ -421,24 +406,6 @@ def _ingest_run_idle(paths: RepoPaths, conn: Connection) -> str | None:
             return storedb.get_meta(conn, "ingest_run")
     except LockError:
         return None
-
-
-def sessions_changed(paths: RepoPaths) -> bool:
-    """Whether store.db holds sessions the last pass did not see (or saw shorter)."""
-    from looma_git.index import storedb, workmodel
-    from looma_git.pipeline.inputs import session_versions
-
-    if not paths.store_db.exists():
-        return False
-    conn = storedb.connect(paths)
-    try:
-        storedb.ensure_schema(conn)
-        run = storedb.get_meta(conn, "ingest_run")
-        if run and workmodel.get_meta(conn, PASS_INGEST_RUN) == run:
-            return False  # no ingest has run since the last pass read the sessions
-        return workmodel.sessions_changed(conn, session_versions(conn))
-    finally:
-        conn.close()
 
 
 def window_text(w: Any) -> str:

@@ -45,9 +45,9 @@ def unchanged(paths: RepoPaths) -> str | None:
         conn.close()
     if not rows:
         return None
-    newest: dict[str, int] = {}
     known = {r[1] for r in rows}
-    holding = set()
+    held: dict[str, int] = {}  # directory holding sources -> the newest of their refs
+    dirname = os.path.dirname
     for agent, path, size, mtime, seen in rows:
         if agent not in QUIET_AGENTS or not isinstance(path, str) or size is None \
                 or mtime is None:
@@ -55,10 +55,15 @@ def unchanged(paths: RepoPaths) -> str | None:
         # `updated_at` has whole seconds: a file created in that second after the run's
         # discovery is caught by the name check below
         ref = max(mtime, (seen + 1) * 1_000_000_000 if isinstance(seen, int) else 0)
-        d = path
-        holding.add(os.path.dirname(path))
-        for _ in range(LEVELS):
-            d = os.path.dirname(d)
+        d = dirname(path)
+        if held.get(d, -1) < ref:
+            held[d] = ref
+    holding = set(held)
+    newest: dict[str, int] = {}  # each holding directory and LEVELS - 1 above it (few)
+    for d, ref in held.items():
+        for level in range(LEVELS):
+            if level:
+                d = dirname(d)
             if newest.get(d, -1) < ref:
                 newest[d] = ref
     try:

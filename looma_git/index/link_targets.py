@@ -76,6 +76,13 @@ def targets_near(conn: sqlite3.Connection, files: Iterable[str], branches: Itera
     return out
 
 
+def pass_meta(conn: sqlite3.Connection, key: str) -> str | None:
+    """One value the last pass recorded (`refine_meta`; `index.workmodel.get_meta` without
+    importing the work model's types, which the drain's link step does not need)."""
+    row = conn.execute("SELECT value FROM refine_meta WHERE key=?", (key,)).fetchone()
+    return None if row is None else str(row[0])
+
+
 def set_target_ledger_id(conn: sqlite3.Connection, local: str, ledger_id: str) -> None:
     conn.execute("UPDATE refine_targets SET ledger_id=?, create_json=NULL WHERE id=?",
                  (ledger_id, local))

@@ -101,6 +101,14 @@ REFINE_MEMO = "CREATE TABLE IF NOT EXISTS refine_memo(id TEXT PRIMARY KEY, blob 
 REFINE_DECISIONS = ("CREATE TABLE IF NOT EXISTS refine_decisions(key TEXT PRIMARY KEY, "
                     "scored TEXT, founded INTEGER)")
 
+# What the drain's link step looks up for one commit, by key instead of by scan (its cost must
+# not grow with the history): the earliest write (MIN over an index), and which of the few
+# sessions of the WorkItems it scores show what they wrote (index/written.py).
+LINK_POSTINGS = """
+CREATE INDEX IF NOT EXISTS written_lines_ts ON written_lines(ts);
+CREATE INDEX IF NOT EXISTS written_seen_session ON written_seen(session, n);
+"""
+
 
 # The resolver's state after the last pass (pipeline/resolve_state.py, pickled): one row per
 # cluster (what its windows added) and the pass-wide part under id ''; the windows of one
@@ -135,4 +143,5 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("llm_cache", LLM_CACHE),
     Migration("refine_memo", f"{REFINE_MEMO};\n{REFINE_DECISIONS}"),
     Migration("refine_state", REFINE_STATE),
+    Migration("link_postings", LINK_POSTINGS),
 )

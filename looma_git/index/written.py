@@ -15,9 +15,9 @@ from typing import Any
 
 from looma_git.index import schema
 from looma_git.index.events import stored_raw_many
+from looma_git.isotime import parse_ts
 from looma_git.pipeline.content import line_key, written_keys
 from looma_git.pipeline.linking import Content, Write
-from looma_git.pipeline.signals import parse_ts
 
 SCHEMA = schema.WRITTEN  # every store.db table is declared in index/schema.py
 _CHUNK = 500
@@ -45,7 +45,10 @@ def update_written(conn: sqlite3.Connection, full: bool = False) -> int:
             "e.raw_ref, w.event_id IS NOT NULL "
             "FROM events e LEFT JOIN written_seen w ON w.event_id = e.event_id ")
     fresh = "AND (w.event_id IS NULL OR w.ingested_at IS NOT e.ingested_at)"
-    top = tuple(conn.execute("SELECT MAX(ingested_at), MAX(rowid) FROM events").fetchone())
+    # (two subqueries: SQLite reads a MAX from its index only when it is the query's one
+    # aggregate; `MAX(a), MAX(rowid)` together scan every event)
+    top = tuple(conn.execute("SELECT (SELECT MAX(ingested_at) FROM events), "
+                             "(SELECT MAX(rowid) FROM events)").fetchone())
     raw = storedb.get_meta(conn, MARK)
     mark = [int(x) for x in raw.split()] if raw and not full else None
     if mark is None or len(mark) != 2:  # every edit event
@@ -147,11 +150,22 @@ def _store(conn: sqlite3.Connection, rows: list[Any], lines: list[tuple[int, str
                      "VALUES (?,?,?,?)", seen)
 
 
-def writing_sessions(conn: sqlite3.Connection) -> frozenset[str]:
-    """Sessions whose stored records show what their tools wrote."""
+def writing_sessions(conn: sqlite3.Connection, among: Iterable[str] | None = None
+                     ) -> frozenset[str]:
+    """Sessions whose stored records show what their tools wrote (of `among`, when given:
+    looked up by session, not a scan of every edit event)."""
     ensure(conn)
-    return frozenset(r[0] for r in conn.execute(
-        "SELECT DISTINCT session FROM written_seen WHERE n > 0"))
+    if among is None:
+        return frozenset(r[0] for r in conn.execute(
+            "SELECT DISTINCT session FROM written_seen WHERE n > 0"))
+    want = sorted(set(among))
+    out: set[str] = set()
+    for i in range(0, len(want), _CHUNK):
+        part = want[i:i + _CHUNK]
+        out.update(r[0] for r in conn.execute(
+            f"SELECT DISTINCT session FROM written_seen WHERE session IN "
+            f"({','.join('?' * len(part))}) AND n > 0", part))
+    return frozenset(out)
 
 
 def earliest_write(conn: sqlite3.Connection) -> float | None:
@@ -198,13 +212,14 @@ def commit_keys(conn: sqlite3.Connection, worktree: Path, shas: Iterable[str]
     return {s: tuple(sorted(v)) for s, v in out.items()}
 
 
-def content_for(conn: sqlite3.Connection, worktree: Path, commits: Iterable[tuple[str, float]]
-                ) -> Content:
+def content_for(conn: sqlite3.Connection, worktree: Path, commits: Iterable[tuple[str, float]],
+                capable_among: Iterable[str] | None = None) -> Content:
     """The content evidence of these (sha, commit time) pairs: the lines they add, and who
     wrote each of those lines. Commits made before any session wrote anything are skipped
-    (nothing can match them); the index must be current (`update_written`)."""
+    (nothing can match them); the index must be current (`update_written`). `capable_among`
+    limits `capable` to those sessions (the linker asks only of its targets' sessions)."""
     first = earliest_write(conn)
-    capable = writing_sessions(conn)
+    capable = writing_sessions(conn, capable_among)
     if first is None:
         return Content(added={}, writes={}, capable=capable)
     shas = [sha for sha, ts in commits if ts >= first - 3600]

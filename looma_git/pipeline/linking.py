@@ -6,7 +6,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
-from looma_git.pipeline.signals import parse_ts
+from looma_git.isotime import parse_ts
 from looma_git.pipeline.text import is_chore, is_housekeeping, path_terms, tokens
 from looma_git.pipeline.topology import merged_branches
 from looma_git.store.gitfacts import CommitInfo

@@ -10,11 +10,12 @@ teammate's older-sorting ops moves the head to a commit the entry cannot reach t
 next reader folds in full and replaces the entry.
 
 The file is `<git-common-dir>/looma/fold-cache`: a header line (format, code fingerprint,
-head) and a pickle of the entry. It is local like store.db (never shared, outside every ref)
-and written atomically (temp file + rename). An entry written by another version of looma's
-code (the fold's rules may differ) is ignored: the fingerprint covers the package's source
-files. Pickle is safe here for the same reason store.db and .git/hooks are: only this user's
-own processes write the state dir.
+head), a small pickle of what the fold says of the commits it constrains (`CommitFacts`: all
+the drain's link step asks, read without the entry) and a pickle of the entry. It is local
+like store.db (never shared, outside every ref) and written atomically (temp file + rename).
+An entry written by another version of looma's code (the fold's rules may differ) is
+ignored: the fingerprint covers the package's source files. Pickle is safe here for the same
+reason store.db and .git/hooks are: only this user's own processes write the state dir.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
     from looma_git.store.ledger_tree import LedgerTree
 
 FILE_NAME = "fold-cache"
-_FORMAT = b"looma-fold 1"
+_FORMAT = b"looma-fold 2"
 _MAX_BYTES = 1024 * 1024 * 1024
 
 
@@ -55,6 +56,26 @@ class Entry:
     tree: LedgerTree | None = None  # `head`'s tree as the next append patches it
     valid_max: int = 0  # the largest lamport of a valid op (the jump rule's bound)
     dangling: frozenset[str] = frozenset()  # ids an undo names that are not here (yet)
+
+
+@dataclass(frozen=True)
+class CommitFacts:
+    """What the fold at one head says of one commit that a link must honour."""
+
+    unlinked: tuple[str, ...] = ()  # WorkItems a user unlinked it from
+    settled: bool = False  # linked to a part of a split by files (that decided its part)
+
+
+def commit_facts_of(state: Any) -> dict[str, tuple[tuple[str, ...], bool]]:
+    """`CommitFacts` of every commit a LedgerState constrains, as plain tuples (small: user
+    unlinks and the commits of splits by files, never every link)."""
+    parts = state.constraints.partitions
+    settled = {sha for sha, wi in state.links if (parts.get(wi) or {}).get("by") == "files"}
+    unlinked: dict[str, list[str]] = {}
+    for sha, wi in state.constraints.unlinked:
+        unlinked.setdefault(sha, []).append(wi)
+    return {sha: (tuple(sorted(unlinked.get(sha, ()))), sha in settled)
+            for sha in unlinked.keys() | settled}
 
 
 _FINGERPRINT: bytes | None = None
@@ -102,6 +123,7 @@ def load(state_dir: Path) -> Entry | None:
                 return None
             if os.fstat(fh.fileno()).st_size > _MAX_BYTES:
                 return None
+            pickle.load(fh)  # the commit facts (load_facts)
             entry = pickle.load(fh)
     except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError,
             IndexError, TypeError, ValueError):
@@ -119,11 +141,31 @@ def save(state_dir: Path, entry: Entry) -> None:
     try:
         with open(tmp, "wb") as fh:
             fh.write(_header(entry.head))
+            pickle.dump(commit_facts_of(entry.folder.state), fh,
+                        protocol=pickle.HIGHEST_PROTOCOL)
             pickle.dump(entry, fh, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, state_dir / FILE_NAME)
     except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
         with contextlib.suppress(OSError):
             tmp.unlink()
+
+
+def load_facts(state_dir: Path, head: bytes, shas: Any) -> dict[str, CommitFacts] | None:
+    """What the stored fold says of these commits when it is the fold at `head` (this code's),
+    else None; reads the header and the small facts pickle only, never the entry."""
+    try:
+        with open(state_dir / FILE_NAME, "rb") as fh:
+            parts = fh.readline(256).split()
+            if len(parts) != 4 or b" ".join(parts[:2]) != _FORMAT \
+                    or parts[2] != fingerprint() or parts[3] != head:
+                return None
+            facts = pickle.load(fh)
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError,
+            IndexError, TypeError, ValueError):
+        return None
+    if not isinstance(facts, dict):
+        return None
+    return {sha: CommitFacts(*facts[sha]) if sha in facts else CommitFacts() for sha in shas}
 
 
 def drop(state_dir: Path) -> None:
