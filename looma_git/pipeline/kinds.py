@@ -168,6 +168,20 @@ def cue_of(text: str) -> str | None:
     return None
 
 
+# A request for an inquiry, not for a change: "find out why ...", "only investigate for now,
+# change nothing", "only look, change nothing: what does X match".
+_INQUIRY = re.compile(
+    r"\b(?:investigat\w*|find\s+out|figure\s+out|work\s+out\s+(?:why|how|what|where)|"
+    r"look\s+into|track\s+down|diagnos\w+|root\s+cause|understand\s+(?:why|how|what)|"
+    r"what\s+causes|(?:only|just)\s+look|change\s+nothing|touch\s+nothing|"
+    r"(?:don't|do\s+not)\s+(?:change|touch|edit)\s+anything|without\s+changing)\b", re.I)
+
+
+def asks_inquiry(text: str) -> bool:
+    """The request asks to investigate ("find out why", "change nothing"), not to change."""
+    return bool(_INQUIRY.search(_CODE_SPAN.sub(" ", text or "")))
+
+
 def asks_for_feature(text: str) -> bool:
     """The text asks for a capability ("Add ...", "we need ...") - read where cue_of is None."""
     sentences = _sentences(text)
