@@ -329,6 +329,14 @@ def judge_kind(*, prompts: Sequence[str] = (), subjects: Sequence[str] = (),
                                       files=files)
     if not changed and (prompts or subjects):
         return "investigation"  # work that changed nothing is an inquiry, whatever it says
+    if score["investigation"] > 0:
+        # ...and an inquiry that led to a change ("find out why X says no", then commits)
+        # diagnosed what the change fixes: its weight is the bugfix's.
+        score["bugfix"] += score["investigation"]
+        score["investigation"] = 0.0
+        if order.index("investigation") < order.index("bugfix"):
+            order.remove("bugfix")
+            order.insert(order.index("investigation"), "bugfix")
     if max(score.values()) <= 0:
         return None
     return min(order, key=lambda k: (-score[k], -votes[k], order.index(k)))
