@@ -233,7 +233,10 @@ def score(w: WorkSignal, c: Cluster, idf: Rarity, previous: str | None = None,
     """The resolution score of window `w` against cluster `c`, with its parts. `previous` is
     the cluster holding the window before `w` in the same session."""
     edited = c.all_files()
-    if w.edited:
+    if w.edited and c.readonly:  # an investigation, carried on by the fix: its reads count
+        files = W_RO_FILES * _coverage(w.edited, c.read, idf, reads=True)
+        reads = 0.0
+    elif w.edited:
         files = W_FILES * _edit_coverage(w, c, edited, idf)
         reads = _coverage((w.read | w.mentioned) - w.edited, edited, idf)
     else:  # a read-only window: what it read and named is all it has
@@ -262,7 +265,8 @@ def score(w: WorkSignal, c: Cluster, idf: Rarity, previous: str | None = None,
     # A feature branch no cluster has used yet starts work of its own, more often than not:
     # whether or not the cluster has a branch of its own (then this adds to `other`: a new
     # branch beside another effort's is a second effort, however alike their words and files).
-    fresh = 1.0 if mine and not link and fresh_branch else 0.0
+    # (not against an investigation: the fix it leads to opens the branch)
+    fresh = 1.0 if mine and not link and fresh_branch and not c.readonly else 0.0
     # The same session's previous window across a pause, or (for a subagent's first window)
     # the window of the parent session that delegated it; or across a topic cut the user did
     # not say (other files, other words) when the window carries on the same branch or commit:

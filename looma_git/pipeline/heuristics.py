@@ -231,6 +231,54 @@ _STATE_VERBS = frozenset("""is was were has had says said succeeded failed passe
 fails passes works returned returns printed prints showed shows""".split())
 
 
+# A user's request that settles how something is done: "let's redirect stdout to devnull and
+# exit with code 1", "iterate over a copy of the spans in both places", "don't emit the new
+# line for inline nodes", "do it: a last_instruction on Frame, ...", "the changelog should say
+# 3.11+ and not 3.12+". A request for *what* to do ("add a rate limiter", "fix that, commit
+# and push", "look at how it uses the pattern") is the goal or the workflow, not a decision:
+# after "let's"/"we should"/"don't"/"only" the verb must not be a workflow verb, and a bare
+# imperative must open with a verb that shapes the code.
+_WORKFLOW = ("see|look|check|try|start|begin|continue|resume|run|commit|push|pull|test|"
+             "figure|find|review|read|open|debug|investigate|get|go|do|take|wait|pause|stop|"
+             "think|discuss|talk|focus|write|fix|add|forget|worry|bother|change|touch|merge|"
+             "rebase|release|ship|deploy|wrap up|finish|leave|note|explain|show|tell|ask|"
+             "answer|list|trace|profile|benchmark|time|reproduce|measure|keep going|move on|"
+             "have|be|make sure|also")
+_DESIGN_VERBS = ("accept|apply|avoid|cache|call|catch|clamp|compile|compute|convert|copy|"
+                 "default|defer|derive|drop|emit|encode|escape|exclude|expose|filter|hash|"
+                 "ignore|iterate|keep|map|match|memoize|normalize|parse|pass|prefer|raise|"
+                 "redirect|reject|replace|retry|return|reuse|rewrite|route|sanitize|serve|"
+                 "skip|sort|split|store|stream|strip|swap|switch|treat|trim|truncate|use|"
+                 "validate|walk|wrap|yield|batch|dedupe|aggregate|send|poll|publish|encrypt|"
+                 "limit|lock|throttle|debounce|paginate|persist|queue|sign|fall back|"
+                 "make (?:it|them|this|that) (?:" + _RULE_VERBS + "|accept|skip|strip|"
+                 "ignore|return|raise|use|iterate|treat|reject)")
+_FILLER = (r"(?:(?:ok(?:ay)?|yes|yeah|yep|right|good|great|fine|sure|perfect|nice|so|then|"
+           r"and|now|please|instead)\b[,:;]?\s+)*")
+_REQUEST = re.compile(
+    r"(?:\A|[;:]\s)\s*" + _FILLER + r"(?:"
+    r"(?:let's|let us|we should|we'll|we will|we need to|you should|i'd rather|i'd prefer to|"
+    r"i want you to)\s+(?:just\s+|only\s+|also\s+|not\s+|instead\s+)?(?!(?:" + _WORKFLOW
+    + r")\b)[a-z]{2,}"
+    r"|(?:don't|do not|never|always|only)\s+(?!(?:" + _WORKFLOW + r")\b)[a-z]{2,}"
+    r"|(?:do|go (?:with|for)|go ahead with|implement) (?:it|that|this|the (?:plan|fix|change|"
+    r"first|second|last) ?\w*|option \w+)\s*[:\u2014-]\s*\S"
+    r"|(?:" + _DESIGN_VERBS + r")\b(?:\s+\S+){3}"
+    r")"
+    # ...or a correction: "X should say A and not B", "A reads better than B".
+    r"|\bshould\s+(?:say|read|be|use|return|raise|stay|take|accept|call)\b[^;]*?"
+    r"\b(?:and|but)\s+not\b"
+    r"|\b(?:reads|works|is)\s+(?:much\s+)?better than\b", re.I)
+# A request's next sentences that go on with the same list ("... apply it before the
+# highlighting. then the changelog, for python 3.12+") are part of its quote.
+_GOES_ON = re.compile(r"\A\s*(?:then|and|also|plus)\b", re.I)
+
+
+def _request(sentence: str) -> bool:
+    """Whether a user's sentence is a request that settles how it is done (see _REQUEST)."""
+    return bool(_REQUEST.search(sentence))
+
+
 def extract(text: str, *, event_id: str, agent: str, session_id: str, ts: str,
             role: str) -> list[MemoryCandidate]:
     """Candidates from one message; questions, hypotheticals and code are never candidates."""
@@ -241,14 +289,16 @@ def extract(text: str, *, event_id: str, agent: str, session_id: str, ts: str,
     if kinds and len(masked) >= LONG:
         kinds = _in_text(kinds, masked)
     verdict = role == "assistant" and masked.find(":", 0, 100) >= 0  # a verdict may open it
-    if not kinds and not verdict:
+    request = role == "user"  # a user's request may settle how (see _REQUEST)
+    if not kinds and not verdict and not request:
         return []
     out: list[MemoryCandidate] = []
     sentences: Iterator[re.Match[str]] = _SENT.finditer(masked)
-    if not kinds:  # only the opening verdict can be a candidate: one sentence to read
+    if not kinds and not request:  # only the opening verdict can be: one sentence to read
         opening = next(sentences, None)
         sentences = iter(() if opening is None else (opening,))
-    for m in sentences:
+    matches = list(sentences)
+    for i, m in enumerate(matches):
         sent = m.group(0)
         stripped = sent.strip()
         first, verdict = verdict, False  # only the message's first sentence
@@ -256,10 +306,18 @@ def extract(text: str, *, event_id: str, agent: str, session_id: str, ts: str,
             continue
         found = next((kind for kind, pats in kinds if any(p.search(sent) for p in pats)),
                      "decision" if first and _verdict(sent) else None)
+        asked = found is None and request and _request(stripped)
+        if asked:
+            found = "decision"
         if found is None:
             continue
         start = m.start() + len(sent) - len(sent.lstrip())
         end = start + len(stripped)
+        if asked:  # the same list of asks goes on in the next sentences
+            for nxt in matches[i + 1:]:
+                if not _GOES_ON.match(nxt.group(0)) or _request(nxt.group(0).strip()):
+                    break
+                end = nxt.start() + len(nxt.group(0).rstrip())
         quote = text[start:end][:300]
         out.append(MemoryCandidate(
             kind=found, text=quote, event_id=event_id, start=start, end=end,
@@ -291,6 +349,29 @@ def _subject(text: str) -> set[str]:
             if len(w) > 2 and w not in _GLUE}
 
 
+# "... and not 3.12+", "..., not `before_render`": what a correction says is not so.
+_NOT = re.compile(r"\bnot\s+`?([^\s`,;:!?]+)")
+_TOKEN = re.compile(r"[^\s`,;:!?()]+")
+
+
+def _is_specific(tok: str) -> bool:
+    """A token that names one thing: a version, a path or an identifier, or a proper name
+    ("3.12+", "sa.orm", "style_before", "Redis"), not an everyday word ("before")."""
+    return len(tok) >= 2 and (tok[0].isupper() or any(not ch.isalpha() for ch in tok))
+
+
+def _strip(tok: str) -> str:
+    return tok.rstrip(".").lower()
+
+
+def _negated(text: str) -> set[str]:
+    return {_strip(t) for t in _NOT.findall(text) if _is_specific(t.rstrip("."))}
+
+
+def _specific(text: str) -> set[str]:
+    return {_strip(t) for t in _TOKEN.findall(text) if _is_specific(t.rstrip("."))}
+
+
 def reversals(decisions: Sequence[tuple[str, str]]) -> dict[str, str]:
     """For decisions `(id, text)` of one WorkItem in the order they were said: earlier id ->
     the id of the later decision that reverses it.
@@ -304,6 +385,13 @@ def reversals(decisions: Sequence[tuple[str, str]]) -> dict[str, str]:
     out: dict[str, str] = {}
     for i, (later_id, later) in enumerate(decisions):
         if not is_reversal(later):
+            # A correction that names what it replaces: "the changelog should say 3.11+ and
+            # not 3.12+" supersedes the earlier decision that said 3.12+.
+            for tok in _negated(later):
+                for eid, text in decisions[:i]:
+                    if eid not in out and eid != later_id and tok in _specific(text) \
+                            and tok not in _negated(text):
+                        out[eid] = later_id
             continue
         terms = _subject(later)
         earlier = [(eid, text) for eid, text in decisions[:i] if eid not in out and eid != later_id]

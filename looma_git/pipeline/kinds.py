@@ -168,6 +168,20 @@ def cue_of(text: str) -> str | None:
     return None
 
 
+# A request for an inquiry, not for a change: "find out why ...", "only investigate for now,
+# change nothing", "only look, change nothing: what does X match".
+_INQUIRY = re.compile(
+    r"\b(?:investigat\w*|find\s+out|figure\s+out|work\s+out\s+(?:why|how|what|where)|"
+    r"look\s+into|track\s+down|diagnos\w+|root\s+cause|understand\s+(?:why|how|what)|"
+    r"what\s+causes|(?:only|just)\s+look|change\s+nothing|touch\s+nothing|"
+    r"(?:don't|do\s+not)\s+(?:change|touch|edit)\s+anything|without\s+changing)\b", re.I)
+
+
+def asks_inquiry(text: str) -> bool:
+    """The request asks to investigate ("find out why", "change nothing"), not to change."""
+    return bool(_INQUIRY.search(_CODE_SPAN.sub(" ", text or "")))
+
+
 def asks_for_feature(text: str) -> bool:
     """The text asks for a capability ("Add ...", "we need ...") - read where cue_of is None."""
     sentences = _sentences(text)
@@ -315,6 +329,14 @@ def judge_kind(*, prompts: Sequence[str] = (), subjects: Sequence[str] = (),
                                       files=files)
     if not changed and (prompts or subjects):
         return "investigation"  # work that changed nothing is an inquiry, whatever it says
+    if score["investigation"] > 0:
+        # ...and an inquiry that led to a change ("find out why X says no", then commits)
+        # diagnosed what the change fixes: its weight is the bugfix's.
+        score["bugfix"] += score["investigation"]
+        score["investigation"] = 0.0
+        if order.index("investigation") < order.index("bugfix"):
+            order.remove("bugfix")
+            order.insert(order.index("investigation"), "bugfix")
     if max(score.values()) <= 0:
         return None
     return min(order, key=lambda k: (-score[k], -votes[k], order.index(k)))

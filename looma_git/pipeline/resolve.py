@@ -21,6 +21,7 @@ from looma_git.pipeline.evidence import (
     score,
 )
 from looma_git.pipeline.resolve_state import ResolverState
+from looma_git.pipeline.kinds import asks_inquiry
 from looma_git.pipeline.signals import WorkSignal
 from looma_git.pipeline.text import path_terms, tokens
 
@@ -51,6 +52,7 @@ class Resolver:
         self.by_session: dict[str, list[Cluster]] = {}
         self._by_file: dict[str, set[str]] = {}  # clusters that edited the file
         self._by_read: dict[str, set[str]] = {}  # clusters that read or named it
+        self._by_ro_read: dict[str, set[str]] = {}  # the same, for read-only clusters only
         self._by_branch: dict[str, set[str]] = {}
         self._by_commit: dict[str, set[str]] = {}
         self._by_pr: dict[str, set[str]] = {}
@@ -126,6 +128,8 @@ class Resolver:
             self._by_pr.setdefault(pr, set()).add(c.id)
         for f in (w.read | w.mentioned) - w.edited:
             self._by_read.setdefault(f, set()).add(c.id)
+            if c.readonly:
+                self._by_ro_read.setdefault(f, set()).add(c.id)
 
     def _place(self, w: WorkSignal, best: Cluster) -> None:
         """Add `w` to `best`; when `best` is a part of a split by files, each part of the split
@@ -165,6 +169,8 @@ class Resolver:
             near |= self._by_file.get(f, set())
             if not w.edited:
                 near |= self._by_read.get(f, set())
+        for f in w.edited:  # an investigation that read what this window edits
+            near |= {i for i in self._by_ro_read.get(f, ()) if self.by_id[i].readonly}
         prev = self._last.get(w.session_key)
         if prev is None and parent_session(w) is not None:
             prev = self._last.get(str(parent_session(w)))
@@ -226,8 +232,7 @@ class Resolver:
                         key=lambda x: (-x[0], x[1]))
         top = ranked[0] if ranked else None
         second = ranked[1][0] if len(ranked) > 1 else 0.0
-        if top and top[0] >= (READONLY_ASSIGN_AT if w.is_readonly else ASSIGN_AT) and (
-                top[0] - second >= MARGIN):
+        if top and top[0] >= assign_at(w) and top[0] - second >= MARGIN:
             self._place(w, top[2])
             return top[1], {}
         new = Cluster(id=cluster_id(w))
@@ -251,6 +256,16 @@ class Resolver:
 
     def result(self) -> list[Cluster]:
         return [c for c in self.clusters if c.windows or c.seed]
+
+
+def assign_at(w: WorkSignal) -> float:
+    """The score `w` must reach to join a cluster. A read-only window joins on less (what it
+    read is weak evidence of what it is about), unless its request asks for an inquiry of its
+    own ("find out why", "only investigate, change nothing"): then it joins only what it
+    continues as clearly as work that edits, and otherwise founds its own investigation."""
+    if w.is_readonly and not asks_inquiry(w.first_prompt[:300]):
+        return READONLY_ASSIGN_AT
+    return ASSIGN_AT
 
 
 def resolve(windows: list[WorkSignal], seeds: list[Seed]) -> list[Cluster]:
