@@ -12,7 +12,7 @@ from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
 from tests import helpers
-from tests.helpers import make_repo
+from tests.helpers import GITCONFIG, KEEP_ENV, clean_env, make_repo
 
 # Hypothesis judges wall time twice (a 200 ms deadline per example, a "too slow" input
 # generation check); on a shared 2-core machine both fail at random under load (seen on
@@ -22,9 +22,6 @@ hypothesis_settings.register_profile(
     "looma", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 hypothesis_settings.load_profile("looma")
 
-_KEEP = {"PATH", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", "SYSTEMROOT",
-         "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "PYTHONHASHSEED", "LOOMA_UPDATE_GOLDEN"}
-
 
 # Under `-n 2`, tests that share a costly module-scoped fixture (a built benchmark, a wheel, a
 # crowded ledger, a tiny model) run on one worker, so the fixture is built once instead of
@@ -32,7 +29,8 @@ _KEEP = {"PATH", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", "SYSTE
 # entry here only costs time, never a result.
 _SHARED_FIXTURE_MODULES = ("tests/cli/test_wheel.py", "tests/mcp/test_bounds.py",
                            "tests/index/test_embedder.py", "tests/fixtures/test_scenario.py",
-                           "tests/api/test_retrieval_cli.py")
+                           "tests/api/test_retrieval_cli.py",
+                           "tests/ingest/test_opencode_and_gemini_branch.py")
 
 
 def _shared_scope(nodeid: str) -> str | None:
@@ -153,7 +151,7 @@ def scrubbed_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     """A fresh HOME with a minimal gitconfig; GIT_*, XDG_* and agent variables removed."""
     home = tmp_path_factory.mktemp("home")
     for key in list(os.environ):
-        if key not in _KEEP:
+        if key not in KEEP_ENV:
             monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
@@ -165,19 +163,8 @@ def scrubbed_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     drain = sys.modules.get("looma_git.hooks.drain")  # read at import: in-process drains
     if drain is not None:
         monkeypatch.setattr(drain, "SETTLE_S", 0.0)
-    (home / ".gitconfig").write_text(
-        "[user]\n\tname = Test User\n\temail = test@example.com\n"
-        "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
-        "[protocol \"file\"]\n\tallow = always\n"
-    )
+    (home / ".gitconfig").write_text(GITCONFIG)
     return home
-
-
-def clean_env(home: Path) -> dict[str, str]:
-    """The environment `scrubbed_env` gives a test, as a dict (for session-scoped fixtures)."""
-    env = {k: v for k, v in os.environ.items() if k in _KEEP}
-    env.update(HOME=str(home), GIT_CONFIG_NOSYSTEM="1", LOOMA_NO_PROGRESS="1")
-    return env
 
 
 @pytest.fixture(scope="session")
