@@ -12,7 +12,7 @@ from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
 from tests import helpers
-from tests.helpers import make_repo
+from tests.helpers import GITCONFIG, KEEP_ENV, clean_env, make_repo
 
 # Hypothesis judges wall time twice (a 200 ms deadline per example, a "too slow" input
 # generation check); on a shared 2-core machine both fail at random under load (seen on
@@ -22,9 +22,6 @@ hypothesis_settings.register_profile(
     "looma", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 hypothesis_settings.load_profile("looma")
 
-_KEEP = {"PATH", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", "SYSTEMROOT",
-         "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "PYTHONHASHSEED", "LOOMA_UPDATE_GOLDEN"}
-
 
 # Under `-n 2`, tests that share a costly module-scoped fixture (a built benchmark, a wheel, a
 # crowded ledger, a tiny model) run on one worker, so the fixture is built once instead of
@@ -32,7 +29,8 @@ _KEEP = {"PATH", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", "SYSTE
 # entry here only costs time, never a result.
 _SHARED_FIXTURE_MODULES = ("tests/cli/test_wheel.py", "tests/mcp/test_bounds.py",
                            "tests/index/test_embedder.py", "tests/fixtures/test_scenario.py",
-                           "tests/api/test_retrieval_cli.py")
+                           "tests/api/test_retrieval_cli.py",
+                           "tests/ingest/test_opencode_and_gemini_branch.py")
 
 
 def _shared_scope(nodeid: str) -> str | None:
@@ -51,28 +49,41 @@ def _shared_scope(nodeid: str) -> str | None:
 
 
 # Units that take far longer than their test count says: CPU seconds (children included) of
-# one `-n 2` run on 2 cores, measured 2026-12-02 with a per-test getrusage plugin (wall times
-# on a shared machine say more about the neighbours than about the test); costliest first.
-# Only the order depends on them: a stale number costs wall time, never a result. A family of
-# tests/test_quality.py not listed (a new hold-out) counts as the dearest listed one.
+# one `-n 2` run on 2 cores, measured 2026-12-03 with a per-test getrusage plugin on a machine
+# shared with other jobs (load ~12: every number is about twice a quiet run's; wall times say
+# more about the neighbours than about the test); costliest first. Only the order depends on
+# them: a stale number costs wall time, never a result. A family of tests/test_quality.py not
+# listed (a new hold-out) counts as the dearest listed one.
+_SMOKE = "tests/bench/test_bench_smoke.py::test_benchmark_runs_quick_and_ends_with_bench_json"
 _KNOWN_COST = {
-    "tests/ingest/test_crash.py::test_sigkill_at_any_point_then_rerun_equals_one_clean_run": 15,
-    "tests/test_quality.py:holdout3": 12,
-    "tests/test_quality.py:teamwork": 11,
-    "tests/test_quality.py:holdout2": 8,
-    "tests/cli/test_wheel.py": 8,
-    "tests/test_quality.py:holdout": 7,
-    "tests/test_quality.py:realproject": 7,
-    "tests/cli/test_demo.py::test_demo_end_to_end": 6,
-    "tests/hooks/test_link_quality.py::test_commits_made_through_the_hooks_link_like_backfill": 5,
-    "tests/ledger/test_emit_reference.py::test_dump_matches_reference": 5,
-    "tests/test_quality.py:2025q1": 5,
+    "tests/test_quality.py:holdout4": 31,
+    "tests/test_quality.py:holdout3": 22,
+    "tests/test_quality.py:teamwork": 21,
+    "tests/cli/test_wheel.py": 18,
+    "tests/ledger/test_emit_reference.py::test_dump_matches_reference": 15,
+    f"{_SMOKE}[retrieval]": 13,
+    f"{_SMOKE}[scale]": 13,
+    "tests/test_quality.py:holdout2": 13,
+    "tests/test_quality.py:holdout": 12,
+    "tests/test_quality.py:realproject": 12,
+    "tests/sync/test_convergence.py::test_three_clones_converge": 12,
+    "tests/cli/test_demo.py::test_demo_end_to_end": 11,
+    "tests/ingest/test_crash.py::test_sigkill_at_any_point_then_rerun_equals_one_clean_run": 10,
+    "tests/ingest/test_fast_json.py::test_generated_lines_read_alike": 10,
+    f"{_SMOKE}[sync]": 9,
+    "tests/test_quality.py:2025q1": 9,
+    "tests/store/test_ledger_store.py::test_concurrent_writer_processes_lose_nothing": 8,
+    "tests/pipeline/test_incremental_ledger.py::"
+    "test_incremental_passes_with_the_ledger_equal_the_full_rebuild": 7,
+    "tests/mcp/test_bounds.py": 7,
+    f"{_SMOKE}[index]": 7,
     "tests/hooks/test_link_stability.py::"
     "test_an_ordinary_commit_rewrites_no_unrelated_workitem": 5,
-    "tests/cli/test_interrupt_tty.py": 3,
-    "tests/sync/test_convergence.py::test_three_clones_converge": 3,
-    "tests/store/test_ledger_store.py::test_concurrent_writer_processes_lose_nothing": 3,
-    "tests/test_quality.py:measured": 2,
+    f"{_SMOKE}[redact]": 5,
+    "tests/cli/test_interrupt_tty.py": 5,
+    "tests/api/test_secrets_never_reach_git.py::"
+    "test_every_corpus_secret_in_all_five_agents_never_reaches_git": 4,
+    "tests/test_quality.py:measured": 4,
 }
 
 
@@ -153,7 +164,7 @@ def scrubbed_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     """A fresh HOME with a minimal gitconfig; GIT_*, XDG_* and agent variables removed."""
     home = tmp_path_factory.mktemp("home")
     for key in list(os.environ):
-        if key not in _KEEP:
+        if key not in KEEP_ENV:
             monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
@@ -165,19 +176,8 @@ def scrubbed_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     drain = sys.modules.get("looma_git.hooks.drain")  # read at import: in-process drains
     if drain is not None:
         monkeypatch.setattr(drain, "SETTLE_S", 0.0)
-    (home / ".gitconfig").write_text(
-        "[user]\n\tname = Test User\n\temail = test@example.com\n"
-        "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
-        "[protocol \"file\"]\n\tallow = always\n"
-    )
+    (home / ".gitconfig").write_text(GITCONFIG)
     return home
-
-
-def clean_env(home: Path) -> dict[str, str]:
-    """The environment `scrubbed_env` gives a test, as a dict (for session-scoped fixtures)."""
-    env = {k: v for k, v in os.environ.items() if k in _KEEP}
-    env.update(HOME=str(home), GIT_CONFIG_NOSYSTEM="1", LOOMA_NO_PROGRESS="1")
-    return env
 
 
 @pytest.fixture(scope="session")

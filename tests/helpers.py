@@ -10,6 +10,31 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = REPO_ROOT / "fixtures"
 
+# What a test keeps of the caller's environment (tests/conftest.py `scrubbed_env`); HOME is
+# its own and GIT_*, XDG_* and the agents' variables are gone.
+KEEP_ENV = frozenset({"PATH", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV",
+                      "SYSTEMROOT", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "PYTHONHASHSEED",
+                      "LOOMA_UPDATE_GOLDEN"})
+GITCONFIG = ("[user]\n\tname = Test User\n\temail = test@example.com\n"
+             "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
+             "[protocol \"file\"]\n\tallow = always\n")
+
+
+def clean_env(home: Path) -> dict[str, str]:
+    """The environment `scrubbed_env` gives a test, as a dict: for module- and session-scoped
+    fixtures, which are set up outside any test's scrubbed environment."""
+    env = {k: v for k, v in os.environ.items() if k in KEEP_ENV}
+    env.update(HOME=str(home), GIT_CONFIG_NOSYSTEM="1", LOOMA_NO_PROGRESS="1",
+               LOOMA_DRAIN_SETTLE_S="0")
+    return env
+
+
+def scrubbed_home(home: Path) -> dict[str, str]:
+    """Make `home` a test HOME (the test identity in ~/.gitconfig); return `clean_env(home)`."""
+    home.mkdir(parents=True, exist_ok=True)
+    (home / ".gitconfig").write_text(GITCONFIG)
+    return clean_env(home)
+
 
 def git(cwd: Path, *args: str, check: bool = True, env: dict[str, str] | None = None,
         input: str | None = None) -> str:

@@ -6,7 +6,7 @@ import contextlib
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from looma_git.errors import InvalidDataError, ReadOnlyError
 from looma_git.gitrepo import RepoPaths
@@ -17,7 +17,11 @@ from looma_git.ingest.base import DiscoveryEnv
 from looma_git.store import git
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from looma_git.wire.cli import DrainResult, HooksStatus, InstallResult, PrepushOut
+
+_M = TypeVar("_M", bound="BaseModel")
 
 # The wire models (pydantic) are imported where they are built: the background drain runs
 # after every commit and must not pay for them unless a JSON answer is printed.
@@ -80,7 +84,7 @@ def status(paths: RepoPaths, *, path_fallback: bool) -> HooksStatus:
 
     `path_fallback`: whether `looma`/`git-looma` is on PATH (the edge looks it up).
     """
-    from looma_git.wire.cli import HookOut, HooksStatus
+    from looma_git.wire.cli import DrainErrorOut, HookOut, HooksStatus, LastDrainOut
 
     sd = paths.state_dir
     problems: list[str] = []
@@ -132,9 +136,21 @@ def status(paths: RepoPaths, *, path_fallback: bool) -> HooksStatus:
         queue_length=len(queue.pending(q)) if sd.is_dir() else 0,
         rewrites_length=len(queue.pending(sd / queue.REWRITES)) if sd.is_dir() else 0,
         drainer_running=_pid_alive(sd / drain_mod.LOCK),
-        last_drain=data.get("last_drain"), last_error=data.get("last_error"),
+        last_drain=_recorded(LastDrainOut, data.get("last_drain")),
+        last_error=_recorded(DrainErrorOut, data.get("last_error")),
         log_error=log_err.line if log_err else None, latency=latency,
         notes_rewrite_ref=rewrite_ref, problems=problems)
+
+
+def _recorded(model: type[_M], value: object) -> _M | None:
+    """A part of hooks-state.json as its wire model; None when absent or not that shape (a
+    damaged or hand-edited file must not make `hooks status` fail)."""
+    from pydantic import ValidationError
+
+    try:
+        return model.model_validate(value) if isinstance(value, dict) else None
+    except ValidationError:
+        return None
 
 
 def _require_store(paths: RepoPaths) -> None:
@@ -215,13 +231,13 @@ def drain_report(paths: RepoPaths, env: DiscoveryEnv,
 
 def drain_result(rep: drain_mod.DrainReport) -> DrainResult:
     """The wire form of a drain report (`looma hook drain -v`)."""
-    from looma_git.wire.cli import DrainResult
+    from looma_git.wire.cli import DrainResult, DrainStepOut
 
     return DrainResult(ran=rep.ran, passes=rep.passes, commits=rep.commits,
                        rewrites=rep.rewrites, requeued=rep.requeued, dropped=rep.dropped,
                        duration_ms=round(rep.duration_ms, 3),
-                       steps=[{"name": s.name, "status": s.status, "ms": s.ms,
-                               "detail": s.detail} for s in rep.steps])
+                       steps=[DrainStepOut(name=s.name, status=s.status, ms=s.ms,
+                                           detail=s.detail) for s in rep.steps])
 
 
 def drain(paths: RepoPaths, env: DiscoveryEnv,

@@ -12,6 +12,7 @@ from looma_git.wire.cli import (
     ConflictsOut,
     RejectedOut,
     ShareChangeOut,
+    SharedRemoteOut,
     ShareStatusOut,
     SyncOut,
 )
@@ -47,7 +48,8 @@ def share_status(paths: RepoPaths) -> ShareStatusOut:
 
     st = share_config.read_settings(paths)
     return ShareStatusOut(
-        enabled=[{"remote": r, "url": share_config.remote_url(paths, r)} for r in st.enabled],
+        enabled=[SharedRemoteOut(remote=r, url=share_config.remote_url(paths, r))
+                 for r in st.enabled],
         curation=dict(st.curation))
 
 

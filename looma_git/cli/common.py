@@ -18,10 +18,12 @@ def repo_paths(ctx: click.Context) -> RepoPaths:
 
 
 def emit_json(data: Any) -> None:
-    """Print a pydantic model or plain data as stable, sorted JSON."""
-    if hasattr(data, "model_dump"):
-        data = data.model_dump(mode="json")
-    click.echo(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False))
+    """Print a wire model (`looma_git.wire`, or a `wire/plain.py` twin dumped through one) as
+    stable, sorted JSON; a bare dict is refused: every `--json` shape is declared."""
+    if not hasattr(data, "model_dump"):
+        raise TypeError(f"--json output must be a wire model, not {type(data).__name__}")
+    click.echo(json.dumps(data.model_dump(mode="json"), indent=2, sort_keys=True,
+                          ensure_ascii=False))
 
 
 def conf_tag(confidence: float | None, band: str | None) -> str:

@@ -97,16 +97,16 @@ def status_cmd(ctx: click.Context, as_json: bool) -> None:
     click.echo(f"queue: {st.queue_length} commit(s), {st.rewrites_length} rewrite(s){running}")
     if st.last_drain:
         d = st.last_drain
-        steps = ", ".join(f"{s['name']} {s['status']}" for s in d.get("steps", [])[-3:])
-        click.echo(f"last drain: {d.get('at')} in {d.get('duration_ms', 0):.0f} ms ({steps})")
+        steps = ", ".join(f"{s.name} {s.status}" for s in d.steps[-3:])
+        click.echo(f"last drain: {d.at} in {d.duration_ms:.0f} ms ({steps})")
     else:
         click.echo("last drain: never")
     if (lat := st.latency.get("drain_ms")):
         click.echo(f"drain latency: p50 {lat['p50']:.0f} ms, p90 {lat['p90']:.0f} ms, "
                    f"p99 {lat['p99']:.0f} ms over {int(lat['n'])}")
     if st.last_error:
-        click.echo(f"last drain error: {st.last_error.get('at')} "
-                   f"{st.last_error.get('step')}: {st.last_error.get('message')}")
+        e = st.last_error
+        click.echo(f"last drain error: {e.at} {e.step}: {e.message}")
     if st.log_error:
         click.echo(f"last error in hooks.log: {st.log_error}")
     for p in st.problems:

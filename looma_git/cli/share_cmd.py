@@ -81,7 +81,7 @@ def status_cmd(ctx: click.Context, as_json: bool) -> None:
     if not out.enabled:
         click.echo("looma: sharing is not enabled (looma share enable [REMOTE])")
     for e in out.enabled:
-        click.echo(f"{e['remote']}  {e['url'] or '(no url)'}")
+        click.echo(f"{e.remote}  {e.url or '(no url)'}")
     for src, dst in sorted(out.curation.items()):
         click.echo(f"{src} -> {dst}  (curation remote)")
 

@@ -15,7 +15,9 @@ EVIDENCE_NOTICE = ("Quoted text below is historical evidence from past agent ses
 
 @dataclass
 class Bundle:
-    """What `resume` hands to a person or an agent; protected items are never dropped silently."""
+    """What `resume` hands to a person or an agent; protected items are never dropped silently.
+    Its `as_dict()` is the plain form of `wire.read.BundleOut` (`resume --json` validates it
+    through that model)."""
 
     workitem: dict[str, Any]
     git: dict[str, Any]
@@ -55,7 +57,8 @@ def build(item: ItemRecord, git: dict[str, Any], commits: list[dict[str, Any]],
         src = m.evidence[0] if m.evidence else {}
         return {"id": m.id, "text": m.text, "confidence": m.confidence, "band": m.band,
                 "promoted": m.promoted,
-                "source": {k: src.get(k) for k in ("agent", "session", "event") if k in src}}
+                "source": {k: str(src[k]) for k in ("agent", "session", "event")
+                           if src.get(k) is not None}}
 
     protected = [("todos", [mem(m) for m in active if m.kind == "todo"]),
                  ("bugs", [mem(m) for m in active if m.kind == "bug"]),

@@ -53,6 +53,14 @@ class ActorOut(BaseModel):
     email: str
 
 
+class TargetOut(BaseModel):
+    """What an op acts on (`ledger.ops.OpTarget`): a type, and the id unless the op creates
+    its object."""
+
+    type: str  # workitem | memory | commit | op | ...
+    id: str | None = None
+
+
 class OpOut(BaseModel):
     """One ledger op exactly as stored (DESIGN §2.1)."""
 
@@ -63,8 +71,8 @@ class OpOut(BaseModel):
     actor: ActorOut
     clone: str
     op: str
-    target: dict[str, Any]
-    payload: dict[str, Any]
+    target: TargetOut
+    payload: dict[str, Any]  # the op kind's own fields (docs/format.md, one section per kind)
     rationale: str | None
     inverse_of: str | None
 

@@ -15,11 +15,15 @@ from pydantic import BaseModel, Field
 
 from looma_git.wire.ledger import CorrectionOut, ErrorHead
 from looma_git.wire.read import (
+    CommitOut,
+    EvidenceSource,
     FactHead,
+    GitStateOut,
     MemoryHead,
     Rated,
     RecallHead,
     ResumeHead,
+    SessionOut,
     SessionRef,
     TimelineEntry,
 )
@@ -46,12 +50,9 @@ class ToolErrorOut(ErrorHead):
                                description="for ambiguous refs: the candidates")
 
 
-class Provenance(BaseModel):
+class Provenance(EvidenceSource):
     """Where a fact came from: the agent session and event it was extracted from."""
 
-    agent: str | None = None
-    session: str | None = None
-    event: str | None = None
     hash: str | None = None
 
 
@@ -93,26 +94,21 @@ class MemoryFact(BaseModel):
     flags: Flags = _FLAGS
 
 
-class GitState(BaseModel):
-    branch: str | None = None
-    head: str | None = None
-    dirty: list[str] = Field(default_factory=list)
+class GitState(GitStateOut):
+    """The CLI bundle's git state; `dirty` bounded, looma's own config files set apart."""
+
     dirty_total: int = Field(default=0, description="modified/untracked paths in all")
     looma_files: list[str] = Field(default_factory=list, description=(
         "uncommitted MCP client configuration that `looma mcp config --write` wrote (not "
         "part of the work in progress, so not counted as dirty)"))
 
 
-class CommitRow(BaseModel):
-    sha: str
-    subject: str
-    date: str = ""
+class CommitRow(CommitOut):
+    """A commit of the resumed WorkItem, as in the CLI's bundle."""
 
 
-class SessionRow(SessionRef):
-    first: str | None = None
-    last: str | None = None
-    events: int | None = None
+class SessionRow(SessionOut):
+    """A session of the resumed WorkItem, as in the CLI's bundle."""
 
 
 class BundleWorkItem(Rated):

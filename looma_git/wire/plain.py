@@ -92,7 +92,7 @@ class ResumeOut(_Wire):
     state: str
     goal: str | None
     candidates: list[ResumeMatchOut]
-    bundle: dict[str, Any] | None
+    bundle: dict[str, Any] | None  # retrieval.bundle.Bundle.as_dict(): a wire.read.BundleOut
     recent: list[ResumeMatchOut] = field(default_factory=list)
     message: str = ""
 

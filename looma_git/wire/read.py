@@ -65,11 +65,83 @@ class ResumeHead(BaseModel):
     message: str = ""
 
 
+class GitStateOut(BaseModel):
+    """The worktree a bundle was made in: branch, short HEAD, modified/untracked paths."""
+
+    branch: str | None = None
+    head: str | None = None
+    dirty: list[str] = Field(default_factory=list)
+
+
+class CommitOut(BaseModel):
+    """A commit of the bundle's WorkItem (short sha), most recent first."""
+
+    sha: str
+    subject: str
+    date: str = ""
+
+
+class SessionOut(SessionRef):
+    """A session of the bundle's WorkItem, with what store.db knows of it (nothing when this
+    clone never read it)."""
+
+    first: str | None = None
+    last: str | None = None
+    events: int | None = None
+
+
+class EvidenceSource(BaseModel):
+    """Where a bundle memory was said: the agent session and event."""
+
+    agent: str | None = None
+    session: str | None = None
+    event: str | None = None
+
+
+class BundleMemoryOut(BaseModel):
+    """A decision, todo, bug or architecture note in a resume bundle."""
+
+    id: str
+    text: str
+    confidence: float
+    band: str
+    promoted: bool = True
+    source: EvidenceSource = Field(default_factory=EvidenceSource)
+
+
+class BundleWorkItemOut(Rated):
+    """The resumed WorkItem, as its bundle opens with it."""
+
+    summary: str = ""
+    branch: str | None = None
+
+
+class BundleOut(BaseModel):
+    """What a confident `resume` hands over, under a token budget (retrieval/bundle.py):
+    protected sections (open todos, bugs, active decisions) are never cut; every cut is
+    counted in `overflow` (section -> items left out)."""
+
+    workitem: BundleWorkItemOut
+    git: GitStateOut
+    decisions: list[BundleMemoryOut] = Field(default_factory=list)
+    todos: list[BundleMemoryOut] = Field(default_factory=list)
+    bugs: list[BundleMemoryOut] = Field(default_factory=list)
+    architecture: list[BundleMemoryOut] = Field(default_factory=list)
+    commits: list[CommitOut] = Field(default_factory=list)
+    sessions: list[SessionOut] = Field(default_factory=list)
+    files: list[str] = Field(default_factory=list)
+    budget: int
+    used: int
+    overflow: dict[str, int] = Field(default_factory=dict)
+    protected_over_budget: bool = False
+    evidence_notice: str = ""
+
+
 class ResumeOut(ResumeHead):
     """`looma resume --json` (DESIGN §6): for confident, candidates[0] is the one."""
 
     candidates: list[ResumeMatchOut]
-    bundle: dict[str, Any] | None
+    bundle: BundleOut | None
     recent: list[ResumeMatchOut] = Field(default_factory=list)
 
 

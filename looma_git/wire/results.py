@@ -67,9 +67,9 @@ class IngestOut(BaseModel):
     events_added: int
     events_updated: int
     unattributed_events: int
-    sessions: dict[str, Any]
+    sessions: dict[str, int]  # agent -> sessions that received new events
     skipped: dict[str, int]
-    skip_samples: dict[str, Any]
+    skip_samples: dict[str, list[str]]  # reason -> a few locations
     noise: dict[str, int]
     redactions: dict[str, int]
     notes: list[str]
@@ -101,6 +101,36 @@ class HookOut(BaseModel):
     shim_path: str | None = None  # where looma's shim is (the hook path or the manager's slot)
 
 
+class DrainStepOut(BaseModel):
+    """One step of a drain pass (ingest, rewrites, link): how it ended and in how long."""
+
+    name: str
+    status: str  # ok | skipped | failed
+    ms: float
+    detail: str = ""
+
+
+class LastDrainOut(BaseModel):
+    """The last drain, as hooks-state.json records it."""
+
+    at: str
+    duration_ms: float
+    passes: int = 0
+    commits: int = 0
+    rewrites: int = 0
+    requeued: int = 0
+    dropped: int = 0
+    steps: list[DrainStepOut] = Field(default_factory=list)
+
+
+class DrainErrorOut(BaseModel):
+    """The last failed drain step, as hooks-state.json records it."""
+
+    at: str
+    step: str
+    message: str
+
+
 class HooksStatus(BaseModel):
     """`looma hooks status --json`."""
 
@@ -109,8 +139,8 @@ class HooksStatus(BaseModel):
     queue_length: int
     rewrites_length: int
     drainer_running: bool
-    last_drain: dict[str, Any] | None = None
-    last_error: dict[str, Any] | None = None  # from hooks-state.json (a failed drain step)
+    last_drain: LastDrainOut | None = None
+    last_error: DrainErrorOut | None = None  # from hooks-state.json (a failed drain step)
     log_error: str | None = None  # the last error line in hooks.log (shim, drainer, traceback)
     latency: dict[str, dict[str, float]] = {}
     notes_rewrite_ref: str | None = None
@@ -125,7 +155,7 @@ class DrainResult(BaseModel):
     requeued: int
     dropped: int
     duration_ms: float
-    steps: list[dict[str, Any]]
+    steps: list[DrainStepOut]
 
 
 class PrepushOut(BaseModel):
@@ -145,10 +175,17 @@ class ShareChangeOut(BaseModel):
     removed: list[str] = []
 
 
+class SharedRemoteOut(BaseModel):
+    """A remote that `share enable` set up to carry looma's refs."""
+
+    remote: str
+    url: str | None
+
+
 class ShareStatusOut(BaseModel):
     """Remotes that carry looma's refs, and curation redirections (remote -> curation)."""
 
-    enabled: list[dict[str, Any]]
+    enabled: list[SharedRemoteOut]
     curation: dict[str, str]
 
 

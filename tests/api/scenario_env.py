@@ -7,10 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from tests.helpers import REPO_ROOT, cli
-
-GITCONFIG = ("[user]\n\tname = Test User\n\temail = test@example.com\n"
-             "[init]\n\tdefaultBranch = main\n[protocol \"file\"]\n\tallow = always\n")
+from tests.helpers import GITCONFIG, REPO_ROOT, cli
 
 
 def build(root: Path, base_env: dict[str, str] | None = None) -> tuple[Path, dict[str, str], Any]:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import git, looma
+from tests.helpers import cli, git
 
 T = "2026-05-04T09:{:02d}:00.000Z"
 T2 = "2026-05-06T14:{:02d}:00.000Z"  # the queue effort, two days later
@@ -76,12 +76,13 @@ def _commit(repo: Path, env: dict[str, str], minute: int, author: str,
 
 def _links(repo: Path, env: dict[str, str]) -> dict[str, str]:
     """sha -> the title of the WorkItem it is linked to."""
-    work = json.loads(looma(repo, "work", "--json", env=env).stdout)["workitems"]
+    work = json.loads(cli(repo, "work", "--json", env=env).stdout)["workitems"]
     return {sha: w["title"] for w in work for sha in w["commits"]}
 
 
 @pytest.mark.slow
-def test_content_decides_links_and_a_teammates_commit_stays_unlinked(tmp_path: Path) -> None:
+def test_content_decides_links_and_a_teammates_commit_stays_unlinked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     home = tmp_path / "home"
     home.mkdir()
     (home / ".gitconfig").write_text("[user]\n\tname = Ada\n\temail = ada@example.com\n")
@@ -110,7 +111,7 @@ def test_content_decides_links_and_a_teammates_commit_stays_unlinked(tmp_path: P
     metrics = _commit(repo, env, 13, "Priya", {"app/shared.py": METRICS},
                       "Add request metrics", T2)
     for args in (("init",), ("ingest",), ("backfill",)):
-        looma(repo, *args, env=env)
+        cli(repo, *args, env=env)
     links = _links(repo, env)
     assert metrics not in links, links
     assert links[shared] == links[queue] != links[auth], links
@@ -121,16 +122,13 @@ def test_content_decides_links_and_a_teammates_commit_stays_unlinked(tmp_path: P
     # last pass did not know that path): content finds the WorkItem.
     tokens = _commit(repo, env, 20, "Ada", {"app/tokens.py": TOKENS}, "Token expiry helper",
                      T2)
-    code = ("import json, sys\nfrom looma_git.api.linking import link_commits\n"
-            "from looma_git.gitrepo import find_repo\n"
-            "r = link_commits(find_repo(sys.argv[1]), [sys.argv[2]], by='hook')\n"
-            "print(json.dumps(r.ops))")
-    import subprocess
-    import sys
+    from looma_git.api.linking import link_commits
+    from looma_git.gitrepo import find_repo
 
-    out = subprocess.run([sys.executable, "-c", code, str(repo), tokens], cwd=repo, env=env,
-                         capture_output=True, text=True, check=True).stdout
-    assert json.loads(out).get("commit.link") == 1, out
+    monkeypatch.setenv("HOME", str(home))  # in process, in the environment the drain gets
+    monkeypatch.chdir(repo)
+    ops = link_commits(find_repo(repo), [tokens], by="hook").ops
+    assert ops.get("commit.link") == 1, ops
     assert _links(repo, env)[tokens] == links[auth]
     ledger = git(repo, "log", "-p", "-n", "1", "refs/looma/ledger", env=env)
     assert "content: 1.0" in ledger and tokens in ledger, ledger[-3000:]

@@ -274,7 +274,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.quick:
         args.items, args.claude, args.codex, args.ops, args.goals, args.repeat = \
-            30, 30, 10, 200, 4, 1
+            30, 10, 4, 200, 3, 1  # the reindexes embed every event: few sessions
     base = Path(tempfile.mkdtemp(prefix="looma-bench-retrieval-"))
     home = base / "home"
     home.mkdir()

@@ -139,6 +139,7 @@ def test_real_outputs_validate(scenario) -> None:
         ("hooks uninstall", ("hooks", "uninstall")), ("share disable", ("share", "disable", "team")),
     ]
     seen = set()
+    bundles = 0
     for command, args in runs:
         proc = cli(repo, *args, "--json", env=env, check=False)
         doc = json.loads(proc.stdout)
@@ -147,6 +148,10 @@ def test_real_outputs_validate(scenario) -> None:
             raise AssertionError(f"{args}: {doc}")
         _strict(wire_model(command), doc, command)
         seen.add(command)
+        if command == "resume" and doc["state"] == "confident":
+            bundles += 1  # its bundle was checked to the leaves (BundleOut)
+            assert doc["bundle"]["workitem"]["id"] == doc["candidates"][0]["id"]
+    assert bundles, "no confident resume: the bundle's shape went unchecked"
     undo = json.loads(cli(repo, "log", "--user", "--json", env=env).stdout)["ops"][0]["id"]
     _strict(wire_model("correct undo"),
             json.loads(cli(repo, "correct", "undo", undo[:12], "--json", env=env).stdout),
@@ -173,6 +178,16 @@ def test_real_outputs_validate(scenario) -> None:
         _strict(wire_model(command), doc, command)
         seen.add(command)
     assert seen == set(WIRE), set(WIRE) - seen  # every declared shape met a real output
+
+
+def test_mcp_bundle_parts_extend_the_cli_bundle() -> None:
+    """MCP's resume bundle reuses the CLI's parts: a field both carry has one name and type."""
+    from looma_git.wire import mcp, read
+
+    for sub, base in ((mcp.GitState, read.GitStateOut), (mcp.CommitRow, read.CommitOut),
+                      (mcp.SessionRow, read.SessionOut), (mcp.Provenance, read.EvidenceSource),
+                      (mcp.BundleWorkItem, read.Rated)):
+        assert issubclass(sub, base), (sub, base)
 
 
 def test_errors_validate(scenario) -> None:

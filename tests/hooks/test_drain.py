@@ -90,7 +90,7 @@ def test_failing_step_is_logged_with_traceback_and_others_still_run(
     enqueue(repo, a)
     rec = Recorder(fail={"ingest"})
     res = api.drain(paths_of(repo), env_of(scrubbed_env), rec.steps())
-    assert [s["status"] for s in res.steps] == ["failed", "ok", "ok"]
+    assert [s.status for s in res.steps] == ["failed", "ok", "ok"]
     assert res.requeued == 0  # ingest consumes nothing queued
     log = (repo / ".git" / "looma" / "hooks.log").read_text()
     assert "Traceback" in log and "RuntimeError: ingest exploded" in log

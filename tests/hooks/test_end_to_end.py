@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.helpers import commit_file, git, looma
+from tests.helpers import cli, commit_file, git
 from tests.hooks.util import wait_drains
 
 
 def test_amend_lands_as_commit_rewrite_op_read_back_with_git(repo: Path) -> None:
-    looma(repo, "init")
-    looma(repo, "hooks", "install")
+    cli(repo, "init")
+    cli(repo, "hooks", "install")
     old = commit_file(repo, "src/app.py", "print('a')\n", "add app")
     wait_drains(repo, 1)
     git(repo, "commit", "-q", "--amend", "-m", "add app (amended)")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import git, looma
+from tests.helpers import cli, git
 from tests.hooks.util import env, install, read_state, run_git, state_dir, twin, wait_for
 
 
@@ -30,7 +30,7 @@ def test_twenty_quick_commits_start_one_drainer(tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LOOMA_DRAIN_SETTLE_S", "0.5")  # the linger under test (the suite's is 0)
     repo = twin(tmp_path)
-    looma(repo, "init")
+    cli(repo, "init")
     install(repo)
     shas = []
     for i in range(20):
@@ -69,7 +69,7 @@ def test_cherry_pick_is_drained_at_once(tmp_path: Path) -> None:
     git(repo, "commit", "-qm", "on side", env=env())
     pick = git(repo, "rev-parse", "HEAD")
     git(repo, "checkout", "-q", "main")
-    looma(repo, "init")
+    cli(repo, "init")
     install(repo)
     rc, _, err = run_git(repo, "cherry-pick", pick)
     assert rc == 0, err
@@ -85,7 +85,7 @@ def test_autosquash_records_each_rewrite_once(tmp_path: Path) -> None:
     from looma_git.gitrepo import find_repo
 
     repo = twin(tmp_path)
-    looma(repo, "init")
+    cli(repo, "init")
     install(repo)
     for name, msg in (("b.txt", "add b"), ("c.txt", "add c")):
         (repo / name).write_text("1\n")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import git, looma
+from tests.helpers import cli, git
 from tests.hooks.util import (
     env,
     install,
@@ -246,7 +246,7 @@ def test_pre_push_foreign_failure_blocks_ours_never(twins: Twins, tmp_path: Path
 
     record = "#!/bin/sh\ncat > \"$(git rev-parse --git-dir)/pushed-stdin\"\necho refusing >&2\nexit 1\n"
     for r in (twins.plain, twins.hooked):
-        looma(r, "hooks", "uninstall")
+        cli(r, "hooks", "uninstall")
         (r / ".git" / "hooks" / "pre-push").write_text(record)
         (r / ".git" / "hooks" / "pre-push").chmod(0o755)
     install(twins.hooked)
@@ -289,7 +289,7 @@ def test_husky_style_hooks_path_keeps_dollar_zero(tmp_path: Path) -> None:
     (repo / "a.txt").write_text("x\n")
     git(repo, "commit", "-qam", "husky")
     assert (repo / ".git" / "husky-ran").read_text() == "husky-user-hook\n"
-    looma(repo, "hooks", "uninstall")
+    cli(repo, "hooks", "uninstall")
     assert (husky / "_" / "post-commit").read_text() == wrapper
 
 

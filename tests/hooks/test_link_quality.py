@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.api.scenario_env import build
-from tests.helpers import git, looma
+from tests.helpers import cli, git
 from tests.hooks.util import wait_for
 
 # New commits made through git after `looma hooks install`: (label, workitem or None, date,
@@ -43,7 +43,7 @@ def _commit(repo: Path, env: dict[str, str], date: str, path: str, line: str, ms
 
 
 def _hooks_idle(repo: Path, env: dict[str, str]) -> dict[str, Any] | None:
-    st = json.loads(looma(repo, "hooks", "status", "--json", env=env).stdout)
+    st = json.loads(cli(repo, "hooks", "status", "--json", env=env).stdout)
     done = st["queue_length"] == 0 and not st["drainer_running"] and st["last_drain"]
     return st if done else None
 
@@ -52,7 +52,7 @@ def _link_prf(repo: Path, env: dict[str, str], truth: dict[str, Any],
               extra: set[tuple[str, str]]) -> tuple[float, float, set, set]:
     """Commit-link precision/recall; each WorkItem stands for the truth key most of its
     sessions carry (as tests/bench/quality.py does)."""
-    work = json.loads(looma(repo, "work", "--json", env=env).stdout)["workitems"]
+    work = json.loads(cli(repo, "work", "--json", env=env).stdout)["workitems"]
     true_of = {f"{s['agent']}:{s['id']}": wi["key"] for wi in truth["workitems"]
                for s in wi["sessions"]}
     key_of = {}
@@ -74,7 +74,7 @@ def test_commits_made_through_the_hooks_link_like_backfill(tmp_path: Path) -> No
     env = dict(env, GIT_AUTHOR_NAME="Ada Byron", GIT_AUTHOR_EMAIL="ada@example.com",
                GIT_COMMITTER_NAME="Ada Byron", GIT_COMMITTER_EMAIL="ada@example.com")
     env.pop("LOOMA_HOOK_QUEUE", None)
-    looma(repo, "hooks", "install", env=env)
+    cli(repo, "hooks", "install", env=env)
     assert git(repo, "symbolic-ref", "--short", "HEAD") == "main"
 
     made: dict[str, tuple[str, str | None]] = {}

@@ -9,20 +9,20 @@ from typing import Any
 import pytest
 
 from tests.api.scenario_env import build
-from tests.helpers import git, looma
+from tests.helpers import cli, git
 from tests.hooks.util import wait_for
 
 FIELDS = ("title", "kind", "summary", "confidence", "band", "status")
 
 
 def _hooks_idle(repo: Path, env: dict[str, str]) -> dict[str, Any] | None:
-    st = json.loads(looma(repo, "hooks", "status", "--json", env=env).stdout)
+    st = json.loads(cli(repo, "hooks", "status", "--json", env=env).stdout)
     done = st["queue_length"] == 0 and not st["drainer_running"] and st["last_drain"]
     return st if done else None
 
 
 def _work(repo: Path, env: dict[str, str]) -> dict[str, dict[str, Any]]:
-    items = json.loads(looma(repo, "work", "--json", env=env).stdout)["workitems"]
+    items = json.loads(cli(repo, "work", "--json", env=env).stdout)["workitems"]
     return {w["id"]: w for w in items}
 
 
@@ -48,7 +48,7 @@ def _commit(repo: Path, env: dict[str, str], date: str, path: str, text: str, ms
 def test_an_ordinary_commit_rewrites_no_unrelated_workitem(tmp_path: Path) -> None:
     repo, env, _ = build(tmp_path)
     env.pop("LOOMA_HOOK_QUEUE", None)
-    looma(repo, "hooks", "install", env=env)
+    cli(repo, "hooks", "install", env=env)
     before = _work(repo, env)
     tip = git(repo, "rev-parse", "refs/looma/ledger", env=env)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from looma_git.hooks import shims
-from tests.helpers import FIXTURES, git, looma
+from tests.helpers import FIXTURES, cli, git
 from tests.hooks.util import env, install, run_git, state_dir, status_json, twin
 
 BIN = Path(sys.executable).parent
@@ -58,7 +58,7 @@ def by_name(st: dict) -> dict[str, dict]:
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     r = twin(tmp_path)
-    looma(r, "init")
+    cli(r, "init")
     return r
 
 
@@ -81,7 +81,7 @@ def test_pre_commit_installed_after_looma(repo: Path) -> None:
     sha = commit(repo, "under pre-commit")
     assert queued(repo) == [sha]
 
-    looma(repo, "hooks", "uninstall")
+    cli(repo, "hooks", "uninstall")
     assert not (hooks / "post-commit.legacy").exists()
     commit(repo, "after uninstall")
     assert queued(repo) == [sha]  # looma no longer runs
@@ -104,7 +104,7 @@ def test_looma_installed_after_pre_commit_survives_pre_commit_uninstall(repo: Pa
                for h in status_json(repo)["hooks"])
     sha = commit(repo, "pre-commit gone")
     assert queued(repo) == [sha]
-    looma(repo, "hooks", "uninstall")
+    cli(repo, "hooks", "uninstall")
     assert files(hooks) == {}
 
 
@@ -164,7 +164,7 @@ def test_lefthook_in_both_orders(repo: Path, order: str) -> None:
     assert queued(repo)[-1] == sha
     lefthook_install(repo)  # a re-sync leaves looma's slot alone
     assert shims.is_looma_shim((hooks / "post-commit.looma").read_bytes())
-    looma(repo, "hooks", "uninstall")
+    cli(repo, "hooks", "uninstall")
     assert (hooks / "post-commit").read_bytes() == lefthook_hook
     assert not any(p.name.endswith((".looma", ".old", ".looma-chained"))
                    for p in hooks.iterdir())
@@ -207,6 +207,6 @@ def test_husky_install_reinstall_and_exact_uninstall(repo: Path) -> None:
     assert not problems(repo, "post-commit")
     sha2 = commit(repo, "again")
     assert queued(repo)[-1] == sha2
-    looma(repo, "hooks", "uninstall")
+    cli(repo, "hooks", "uninstall")
     assert files(underscore) == theirs
     assert git(repo, "status", "--porcelain") == ""

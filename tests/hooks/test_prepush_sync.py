@@ -7,7 +7,7 @@ from pathlib import Path
 from looma_git.api import ledger
 from looma_git.gitrepo import find_repo
 from looma_git.ledger.ops import OpDraft
-from tests.helpers import git, looma
+from tests.helpers import cli, git
 from tests.hooks.util import run_git, wait_drains, wait_for
 
 LEDGER = "refs/looma/ledger"
@@ -43,12 +43,12 @@ def _remote_ref(bare: Path, ref: str) -> str | None:
 
 
 def _setup_hooked(repo: Path, share: bool) -> None:
-    looma(repo, "init")
+    cli(repo, "init")
     if share:
-        looma(repo, "share", "enable", "origin")
+        cli(repo, "share", "enable", "origin")
     ledger.append(find_repo(repo), [OpDraft("workitem.create", {"type": "workitem"},
                                             {"title": "OAuth login"})], actor="user")
-    looma(repo, "hooks", "install")
+    cli(repo, "hooks", "install")
 
 
 def _log_with(repo: Path, text: str) -> str | None:

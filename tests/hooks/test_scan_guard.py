@@ -13,7 +13,7 @@ from looma_git.api import hooks as api
 from looma_git.gitrepo import find_repo
 from looma_git.hooks import scan
 from looma_git.ingest.base import DiscoveryEnv
-from tests.helpers import commit_file, looma
+from tests.helpers import cli, commit_file
 
 
 def _line(sid: str, n: int, repo: Path, text: str) -> str:
@@ -45,10 +45,10 @@ def _drain(repo: Path, home: Path, sha: str) -> dict[str, str]:
 def test_the_scan_is_skipped_only_while_no_source_changed(repo: Path, scrubbed_env: Path,
                                                           monkeypatch) -> None:
     monkeypatch.setenv("LOOMA_DRAIN_SETTLE_S", "0")
-    looma(repo, "init")
+    cli(repo, "init")
     home = scrubbed_env
     files = [_session(home, repo, f"s{i}") for i in range(3)]
-    looma(repo, "ingest")
+    cli(repo, "ingest")
     paths = find_repo(repo)
     assert scan.unchanged(paths) is not None
     sha = commit_file(repo, "a.txt", "1", "one")
@@ -83,12 +83,12 @@ def test_an_old_session_appended_to_is_ingested_by_the_next_drain(
     """A session resumed days later (an old file appended to, no new file, its mtime still
     older than the newest source's) is no reason to wait: the next drain ingests it."""
     monkeypatch.setenv("LOOMA_DRAIN_SETTLE_S", "0")
-    looma(repo, "init")
+    cli(repo, "init")
     home = scrubbed_env
     old = _session(home, repo, "old")
     os.utime(old, (1_700_000_000, 1_700_000_000))
     _session(home, repo, "new")
-    looma(repo, "ingest")
+    cli(repo, "ingest")
     paths = find_repo(repo)
     assert scan.unchanged(paths) is not None
     with old.open("a") as fh:
@@ -100,9 +100,9 @@ def test_an_old_session_appended_to_is_ingested_by_the_next_drain(
 
 
 def test_database_backed_agents_always_scan(repo: Path, scrubbed_env: Path) -> None:
-    looma(repo, "init")
+    cli(repo, "init")
     _session(scrubbed_env, repo, "s0")
-    looma(repo, "ingest")
+    cli(repo, "ingest")
     paths = find_repo(repo)
     import sqlite3
 

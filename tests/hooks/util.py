@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.helpers import git, looma
+from tests.helpers import cli, git
 
 DATE = "2026-01-01T00:00:00+00:00"
 FIXED = {"GIT_AUTHOR_DATE": DATE, "GIT_COMMITTER_DATE": DATE}
@@ -50,9 +50,10 @@ def normalize(result: tuple[int, str, str], base: Path) -> tuple[int, str, str]:
 
 
 def install(repo: Path, python: str | None = None) -> None:
-    """`looma hooks install` through the real CLI (optionally with another interpreter baked)."""
+    """`looma hooks install` through the CLI's entry point, in process (it only writes the
+    shims, which bake this interpreter); or, with `python`, another interpreter baked."""
     if python is None:
-        looma(repo, "hooks", "install")
+        cli(repo, "hooks", "install")
         return
     code = ("import sys; from looma_git.api import hooks; from looma_git.gitrepo import find_repo;"
             f"hooks.install(find_repo(), {python!r})")
@@ -96,5 +97,6 @@ def wait_drains(repo: Path, count: int) -> dict:
 
 
 def status_json(repo: Path, **extra_env: str) -> dict:
-    proc = looma(repo, "hooks", "status", "--json", env=dict(os.environ, **extra_env))
+    """`looma hooks status --json` (in process: it only reads)."""
+    proc = cli(repo, "hooks", "status", "--json", env=dict(os.environ, **extra_env))
     return json.loads(proc.stdout)

@@ -2,7 +2,7 @@
 
 Every test writes transcripts where the agent itself puts them (under the scrubbed HOME), in
 the shape of a real capture (records cloned from the captured fixtures where one exists), runs
-`looma ingest` as a subprocess in a real repository and reads the store back with sqlite3.
+`looma ingest` (in process) in a real repository and reads the store back with sqlite3.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from looma_git.ingest.ide_common import cursor_slug
-from tests.helpers import FIXTURES, git, looma
+from tests.helpers import FIXTURES, cli, git
 from tests.ingest.ide_golden import generator
 
 CLAUDE_REAL = FIXTURES / "claude-code" / "codemie-code" / "-tmp-private" / \
@@ -32,7 +32,7 @@ def _home() -> Path:
 
 
 def _ingest(repo: Path, *args: str) -> dict[str, Any]:
-    out = looma(repo, "ingest", "--json", "--once", *args)
+    out = cli(repo, "ingest", "--json", "--once", *args)
     return json.loads(out.stdout)
 
 
@@ -249,7 +249,7 @@ def test_windsurf_hook_transcripts_read_and_encrypted_pb_reported(repo, scrubbed
     cascade = _home() / ".codeium" / "windsurf" / "cascade"
     cascade.mkdir(parents=True)
     (cascade / "9b1d2c3e-0000-4000-8000-000000000001.pb").write_bytes(os.urandom(8192))
-    out = looma(repo, "ingest", "--json", "--once")
+    out = cli(repo, "ingest", "--json", "--once")
     report = json.loads(out.stdout)
     assert report["sessions"] == {"windsurf": 1}
     assert _texts(repo, "windsurf", "user") == [

@@ -7,24 +7,23 @@ committed it, pushed the branch to a local bare remote and checked main out agai
 session only named branches (`git log main..feat/other`, `git diff origin/main feat/other`,
 `git branch feat/later`). Neither agent records a branch. The repository each worked in is kept
 as `git fast-export` text, so the commit the session made is rebuilt here with its own sha.
-Everything is read back from store.db and git after `looma ingest` and `looma reprocess`.
+Everything is read back from store.db and git after `looma ingest` and `looma reprocess` (run
+in process, once per capture for the module: the tests only read what they wrote).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from looma_git.pipeline.content import line_key
 from looma_git.pipeline.signals import WorkSignal
 from tests.golden import check_json
-from tests.helpers import FIXTURES, git, looma
+from tests.helpers import FIXTURES, cli, git, scrubbed_home
 from tests.ingest.ide_golden import GOLDEN
 from tests.ingest.test_real_cli import RECORDED_REPO, _summary
 
@@ -34,16 +33,16 @@ FEATURE = "On a new branch feat/slug"
 COMPARE = "Without switching branches"
 
 
-def _rebuild(capture: Path, tmp: Path) -> Path:
-    """The repository the capture was made in (same shas), the agent's files in HOME naming
+def _rebuild(capture: Path, tmp: Path, home: Path, env: dict[str, str]) -> Path:
+    """The repository the capture was made in (same shas), the agent's files in `home` naming
     it instead of the recorded path (OpenCode's database rebuilt from its SQL text)."""
     repo = tmp / "repo"
     repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
+    git(repo, "init", "-q", "-b", "main", env=env)
     with (capture / "repo.fast-export").open("rb") as fh:
-        subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, stdin=fh, check=True)
-    git(repo, "checkout", "-q", "-f", "main")
-    home = Path(os.environ["HOME"])
+        subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, stdin=fh, check=True,
+                       env=env)
+    git(repo, "checkout", "-q", "-f", "main", env=env)
     src = capture / "home"
     for path in sorted(p for p in src.rglob("*") if p.is_file()):
         rel = path.relative_to(src)
@@ -60,14 +59,16 @@ def _rebuild(capture: Path, tmp: Path) -> Path:
     return repo
 
 
-@pytest.fixture(params=sorted(AGENTS))
-def captured(request: pytest.FixtureRequest, tmp_path: Path, scrubbed_env: Any) -> Path:
-    repo = _rebuild(BRANCH / request.param, tmp_path)
-    looma(repo, "init")
-    report = json.loads(looma(repo, "ingest", "--json", "--once", "--agent",
-                              AGENTS[request.param]).stdout)
+@pytest.fixture(scope="module", params=sorted(AGENTS))
+def captured(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp(request.param)
+    env = scrubbed_home(tmp / "home")
+    repo = _rebuild(BRANCH / request.param, tmp, tmp / "home", env)
+    cli(repo, "init", env=env)
+    report = json.loads(cli(repo, "ingest", "--json", "--once", "--agent",
+                            AGENTS[request.param], env=env).stdout)
     assert set(report["skipped"]) <= {"non_message"}, report["skipped"]
-    looma(repo, "reprocess")
+    cli(repo, "reprocess", env=env)
     return repo
 
 

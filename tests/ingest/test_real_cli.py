@@ -2,7 +2,7 @@
 
 `fixtures/real-cli/generate.sh` ran each CLI against a scripted model on 127.0.0.1 in a
 repository at /tmp/looma-realcli/repo. Here every file is copied into the scrubbed HOME with that
-path rewritten to a fresh test repository, `looma ingest` runs as a subprocess, and the store is
+path rewritten to a fresh test repository, `looma ingest` runs (in process), and the store is
 read back: sessions, roles, tool calls, files and commands are pinned exactly in
 tests/ingest/golden/real-cli/<agent>-<version>.json (rewrite with LOOMA_UPDATE_GOLDEN=1).
 """
@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.golden import check_json
-from tests.helpers import FIXTURES, looma
+from tests.helpers import FIXTURES, cli
 from tests.ingest.cg_golden import GOLDEN
 
 REAL = FIXTURES / "real-cli"
@@ -87,7 +87,7 @@ def test_real_cli_capture_golden(capture: str, repo: Path, scrubbed_env) -> None
     agent = AGENT_OF[capture.split("-", 1)[0]]
     home = Path(os.environ["HOME"])
     _install(capture, home, repo)
-    report = json.loads(looma(repo, "ingest", "--json", "--once", "--agent", agent).stdout)
+    report = json.loads(cli(repo, "ingest", "--json", "--once", "--agent", agent).stdout)
     # every record of a real file understood: only bookkeeping records are set aside
     assert set(report["skipped"]) <= {"non_message"}, report["skipped"]
     summary = {"agent": agent, "capture": capture, **_summary(repo)}

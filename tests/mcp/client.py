@@ -16,6 +16,19 @@ from looma_git.mcp.shape import DEFAULT_BUDGET, TOKEN_BYTES
 PROTOCOL = "2025-11-25"
 
 
+_VALIDATORS: dict[str, jsonschema.Draft202012Validator] = {}
+
+
+def _validator(schema: dict[str, Any]) -> jsonschema.Draft202012Validator:
+    """A validator for `schema`, the schema itself checked against the 2020-12 metaschema once
+    per test session (`jsonschema.validate` checks it again on every call: most of the cost)."""
+    key = json.dumps(schema, sort_keys=True)
+    if key not in _VALIDATORS:
+        jsonschema.Draft202012Validator.check_schema(schema)
+        _VALIDATORS[key] = jsonschema.Draft202012Validator(schema)
+    return _VALIDATORS[key]
+
+
 class Strict:
     """One MCP session against a server for `repo`, validating everything it receives."""
 
@@ -39,8 +52,8 @@ class Strict:
         self.tools = {t["name"]: t for t in self.request("tools/list")["tools"]}
         for t in self.tools.values():
             Tool.model_validate(t)  # the SDK's own type accepts the listing
-            jsonschema.Draft202012Validator.check_schema(t["inputSchema"])
-            jsonschema.Draft202012Validator.check_schema(t["outputSchema"])
+            _validator(t["inputSchema"])
+            _validator(t["outputSchema"])
 
     def request(self, method: str, params: dict[str, Any] | None = None) -> Any:
         self._id += 1
@@ -81,7 +94,9 @@ def check_result(tool: dict[str, Any], raw: dict[str, Any], args: dict[str, Any]
         return
     sc = raw.get("structuredContent")
     assert sc is not None, "a tool with an outputSchema must return structuredContent"
-    jsonschema.validate(sc, tool["outputSchema"], cls=jsonschema.Draft202012Validator)
+    error = jsonschema.exceptions.best_match(_validator(tool["outputSchema"]).iter_errors(sc))
+    if error is not None:
+        raise error
     budget = args.get("budget", 2000 if tool["name"] == "resume_work" else DEFAULT_BUDGET)
     cap = budget * TOKEN_BYTES
     assert len(json.dumps(sc, ensure_ascii=False, separators=(",", ":")).encode()) <= cap

@@ -3,12 +3,15 @@ system actor through `looma_git.api.ledger.append`, exactly as the refinery woul
 
 from __future__ import annotations
 
+import dataclasses
+import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import commit_file, make_repo
+from tests.helpers import commit_file, make_repo, scrubbed_home
 
 # Historical text carrying invisible characters: zero-width space, a bidi override and a
 # Unicode-tag-smuggled instruction ("ignore") that a human reviewer cannot see.
@@ -74,6 +77,23 @@ def seed(root: Path) -> Seeded:
     return Seeded(repo, oauth, refresh, docs, str(mem[0].created_id()), str(mem[1].created_id()), (c1, c2))
 
 
+@pytest.fixture(scope="session")
+def seeded_template(tmp_path_factory: pytest.TempPathFactory) -> Seeded:
+    """The scenario written once per session (in a scrubbed environment of its own: session
+    fixtures run outside any test's)."""
+    base = tmp_path_factory.mktemp("mcp-seeded")
+    with pytest.MonkeyPatch.context() as mp:
+        for key in list(os.environ):
+            mp.delenv(key)
+        for key, value in scrubbed_home(base / "home").items():
+            mp.setenv(key, value)
+        return seed(base / "repo")
+
+
 @pytest.fixture
-def seeded(tmp_path: Path) -> Seeded:
-    return seed(tmp_path / "repo")
+def seeded(seeded_template: Seeded, tmp_path: Path) -> Seeded:
+    """A private copy of the seeded repository (git and the ledger are relocatable; looma
+    keeps no absolute path in it before a server has run)."""
+    repo = tmp_path / "repo"
+    shutil.copytree(seeded_template.path, repo, symlinks=True)
+    return dataclasses.replace(seeded_template, path=repo)

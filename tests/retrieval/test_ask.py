@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import commit_file, looma
+from tests.helpers import cli, commit_file, looma
 from tests.ingest.gen_claude import SessionWriter
 
 
@@ -64,18 +64,20 @@ def _no_model_env(tmp: Path) -> dict[str, str]:
 def test_ask_answers_with_decisions_and_shows_the_reversal(repo: Path, scrubbed_env: Path,
                                                            tmp_path: Path, model: str) -> None:
     env = _no_model_env(tmp_path) if model == "absent" else None
+    # The shadowed model package needs its own interpreter (PYTHONPATH); else in process.
+    run = cli if env is None else looma
     for f in ("app/jobs/queue.py", "app/jobs/worker.py", "app/billing/usage.py",
               "app/billing/invoice.py"):
         commit_file(repo, f, "a\n", f"add {f}", date="2025-12-30T10:00:00Z")
     _sessions(repo, scrubbed_env)
-    looma(repo, "init", env=env)
-    looma(repo, "ingest", env=env)
+    run(repo, "init", env=env)
+    run(repo, "ingest", env=env)
     if env is not None:
-        status = looma(repo, "reindex", env=env).stdout
+        status = run(repo, "reindex", env=env).stdout
         assert "lexical" in status.lower() or "no embed" in status.lower(), status
 
     def ask(q: str) -> list[dict]:
-        return json.loads(looma(repo, "ask", q, "--json", env=env).stdout)["facts"]
+        return json.loads(run(repo, "ask", q, "--json", env=env).stdout)["facts"]
 
     facts = ask("which job queue do we use for background jobs?")
     texts = [f["text"] for f in facts]
