@@ -20,8 +20,8 @@ from looma_git.pipeline.evidence import (
     parent_session,
     score,
 )
-from looma_git.pipeline.resolve_state import ResolverState
 from looma_git.pipeline.kinds import asks_inquiry
+from looma_git.pipeline.resolve_state import ResolverState
 from looma_git.pipeline.signals import WorkSignal
 from looma_git.pipeline.text import path_terms, tokens
 
