@@ -30,7 +30,8 @@ hypothesis_settings.load_profile("looma")
 _SHARED_FIXTURE_MODULES = ("tests/cli/test_wheel.py", "tests/mcp/test_bounds.py",
                            "tests/index/test_embedder.py", "tests/fixtures/test_scenario.py",
                            "tests/api/test_retrieval_cli.py",
-                           "tests/ingest/test_opencode_and_gemini_branch.py")
+                           "tests/ingest/test_opencode_and_gemini_branch.py",
+                           "tests/test_layers.py")
 
 
 def _shared_scope(nodeid: str) -> str | None:
