@@ -37,7 +37,7 @@ BENCHES: dict[str, tuple[str, list[str], list[str]]] = {
     "hooks": ("bench_hooks.py", ["--no-write"],
               ["--no-write", "--commits", "3", "--sessions", "0"]),
     "redact": ("bench_redact.py", [], ["QUICK"]),
-    "sync": ("bench_sync.py", [], ["1"]),  # its one argument: how many runs
+    "sync": ("bench_sync.py", [], ["1", "2"]),  # runs, batches of 100 ops per clone
     "backfill": ("bench_backfill.py", ["--no-write"],
                  ["--no-write", "--commits", "200", "--efforts", "10", "--runs", "1"]),
     "retrieval": ("bench_retrieval.py", [], ["--quick"]),
