@@ -30,7 +30,8 @@ hypothesis_settings.load_profile("looma")
 _SHARED_FIXTURE_MODULES = ("tests/cli/test_wheel.py", "tests/mcp/test_bounds.py",
                            "tests/index/test_embedder.py", "tests/fixtures/test_scenario.py",
                            "tests/api/test_retrieval_cli.py",
-                           "tests/ingest/test_opencode_and_gemini_branch.py")
+                           "tests/ingest/test_opencode_and_gemini_branch.py",
+                           "tests/test_layers.py")
 
 
 def _shared_scope(nodeid: str) -> str | None:
@@ -70,13 +71,13 @@ _KNOWN_COST = {
     "tests/cli/test_demo.py::test_demo_end_to_end": 11,
     "tests/ingest/test_crash.py::test_sigkill_at_any_point_then_rerun_equals_one_clean_run": 10,
     "tests/ingest/test_fast_json.py::test_generated_lines_read_alike": 10,
-    f"{_SMOKE}[sync]": 9,
+    f"{_SMOKE}[sync]": 5,
     "tests/test_quality.py:2025q1": 9,
     "tests/store/test_ledger_store.py::test_concurrent_writer_processes_lose_nothing": 8,
     "tests/pipeline/test_incremental_ledger.py::"
     "test_incremental_passes_with_the_ledger_equal_the_full_rebuild": 7,
     "tests/mcp/test_bounds.py": 7,
-    f"{_SMOKE}[index]": 7,
+    f"{_SMOKE}[index]": 4,
     "tests/hooks/test_link_stability.py::"
     "test_an_ordinary_commit_rewrites_no_unrelated_workitem": 5,
     f"{_SMOKE}[redact]": 5,

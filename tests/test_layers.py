@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -12,8 +13,14 @@ EDGES = ("looma_git.cli", "looma_git.mcp", "looma_git.hooks")
 API = "looma_git.api"
 
 
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """A module's syntax tree, parsed once for all the rules below (read only)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def _imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _tree(path)
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -59,7 +66,7 @@ API_FORBIDDEN = ("sqlite3", "dulwich", "subprocess", "importlib", "apsw")
 def _all_imports(path: Path) -> set[str]:
     """Every module an import statement names, at any depth (a function's lazy import too),
     relative imports included by their last part."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _tree(path)
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -99,7 +106,7 @@ def test_git_runs_only_through_the_runner() -> None:
         mod = _module(path)
         if mod in allowed or mod.startswith(EDGES[:1]):
             continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = _tree(path)
         if any(isinstance(n, ast.List | ast.Tuple) and n.elts
                and isinstance(n.elts[0], ast.Constant) and n.elts[0].value == "git"
                for n in ast.walk(tree)) and "subprocess" in _all_imports(path):
@@ -123,7 +130,7 @@ def test_help_imports_no_heavy_module() -> None:
 
 def test_every_module_opens_with_a_docstring() -> None:
     missing = [str(p.relative_to(PKG.parent)) for p in PKG.rglob("*.py")
-               if p.name != "__main__.py" and ast.get_docstring(ast.parse(p.read_text())) is None]
+               if p.name != "__main__.py" and ast.get_docstring(_tree(p)) is None]
     assert not missing, "modules without a one-line docstring: " + ", ".join(missing)
 
 

@@ -110,7 +110,7 @@ class FactOut(_Wire):
     band: str | None
     status: str
     workitem_title: str | None = None
-    source: dict[str, Any] = field(default_factory=dict)
+    source: dict[str, Any] = field(default_factory=dict)  # a wire.read.FactSource
     score: float = 0.0
     lifecycle: str | None = None
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -159,11 +159,24 @@ class FactHead(BaseModel):
     lifecycle: str | None = None  # memories: active | superseded | expired | invalidated
 
 
+class FactSource(BaseModel):
+    """Where an `ask` fact was said (a memory's first evidence quote, or a transcript message)
+    and how it was found."""
+
+    agent: str | None = None
+    session: str | None = None
+    event: str | None = None
+    hash: str | None = None
+    quote: str | None = None
+    found_by: str | None = None  # how a memory was found when not by its words
+    superseded_by: str | None = None  # the memory that replaced this one
+
+
 class FactOut(FactHead):
     """One `ask` result with provenance, confidence and band."""
 
     text: str
-    source: dict[str, Any] = Field(default_factory=dict)
+    source: FactSource = Field(default_factory=FactSource)
 
 
 class AskOut(BaseModel):

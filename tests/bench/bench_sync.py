@@ -1,6 +1,7 @@
 """Benchmark: `looma sync` of 1,000 new ops each way between two clones via a local bare remote.
 
-Run: .venv/bin/python tests/bench/bench_sync.py [RUNS=3]   (prints times, ratios and peak RSS)
+Run: .venv/bin/python tests/bench/bench_sync.py [RUNS=3] [BATCHES=10]   (prints times, ratios
+and peak RSS; BATCHES of 100 ops per clone: fewer only for a smoke run)
 
 Each clone writes 1,000 ops (250 creates, 500 updates, 250 commit links, in batches of 100,
 not timed). Then, each as a fresh `looma sync --json` process (interpreter start included):
@@ -32,9 +33,9 @@ def git(cwd: Path, *args: str, input: str | None = None) -> str:
                           capture_output=True).stdout.strip()
 
 
-def write_ops(paths: RepoPaths, tag: str, shas: list[str]) -> None:
+def write_ops(paths: RepoPaths, tag: str, shas: list[str], batches: int = 10) -> None:
     wids: list[str] = []
-    for b in range(10):
+    for b in range(batches):
         drafts = [OpDraft("workitem.create", {"type": "workitem"},
                           {"title": f"{tag} item {b}-{i}", "files": [f"src/{tag}/m{b}/f{i}.py"],
                            "confidence": 0.5}) for i in range(25)]
@@ -56,7 +57,8 @@ def timed_sync(repo: Path) -> tuple[float, dict]:
     return time.perf_counter() - t0, json.loads(proc.stdout)
 
 
-def run_once() -> dict[str, float]:
+def run_once(batches: int = 10) -> dict[str, float]:
+    n = batches * 100  # ops per clone
     tmp = Path(tempfile.mkdtemp(prefix="looma-bench-sync-"))
     os.environ.update(HOME=str(tmp), GIT_CONFIG_NOSYSTEM="1")
     (tmp / ".gitconfig").write_text("[user]\n\tname = Bench\n\temail = b@e.com\n"
@@ -84,14 +86,14 @@ def run_once() -> dict[str, float]:
         clones.append(paths)
     shas = git(seed, "rev-list", "main").split("\n")
     t0 = time.perf_counter()
-    write_ops(clones[0], "a", shas)
-    write_ops(clones[1], "b", shas)
+    write_ops(clones[0], "a", shas, batches)
+    write_ops(clones[1], "b", shas, batches)
     setup = time.perf_counter() - t0
 
     steps = []
-    for label, paths in (("A pushes 1,000", clones[0]),
-                         ("B fetches 1,000, merges, pushes 1,000", clones[1]),
-                         ("A fetches 1,000 (fast-forward)", clones[0])):
+    for label, paths in ((f"A pushes {n:,}", clones[0]),
+                         (f"B fetches {n:,}, merges, pushes {n:,}", clones[1]),
+                         (f"A fetches {n:,} (fast-forward)", clones[0])):
         seconds, out = timed_sync(paths.worktree)  # type: ignore[arg-type]
         steps.append((label, seconds, out))
     total = sum(s for _, s, _ in steps)
@@ -116,13 +118,13 @@ def run_once() -> dict[str, float]:
     git(tmp / "c", "update-ref", "-d", "refs/bench/notes")
     subprocess.run(["git", "gc", "-q", "--prune=now"], cwd=tmp / "c", check=True)
     fresh, fresh_out = timed_sync(tmp / "c")
-    assert fresh_out["ops_in"] == 2000, fresh_out
+    assert fresh_out["ops_in"] == 2 * n, fresh_out
 
-    print(f"setup (2 x 1,000 ops written, not timed): {setup:.1f} s")
+    print(f"setup (2 x {n:,} ops written, not timed): {setup:.1f} s")
     for label, seconds, out in steps:
         print(f"  {label:<42} {seconds:6.2f} s  in={out['ops_in']:<5} out={out['ops_out']:<5} "
               f"pushed={out['pushed']} retries={out['retries']}")
-    print(f"  total of the three syncs: {total:.2f} s; fresh clone syncing all 2,000 ops: "
+    print(f"  total of the three syncs: {total:.2f} s; fresh clone syncing all {2 * n:,} ops: "
           f"{fresh:.2f} s vs `git fetch` of the same refs {git_fetch:.2f} s "
           f"({fresh / max(git_fetch, 1e-6):.0f}x); interpreter + CLI import {startup:.2f} s")
     print(f"  converged: ledger trees {len(heads) == 1}, notes trees {len(notes) == 1}, "
@@ -135,10 +137,12 @@ def main() -> None:
     print(f"machine: nproc={os.cpu_count()} {platform.machine()} Python "
           f"{platform.python_version()}, {git(Path.cwd(), 'version')}; "
           f"load average {os.getloadavg()[0]:.1f}")
-    results = [run_once() for _ in range(runs)]
-    for key, label in (("each_way", "one sync moving 1,000 ops in and 1,000 out"),
+    batches = int(sys.argv[2]) if len(sys.argv) > 2 else 10
+    n = batches * 100
+    results = [run_once(batches) for _ in range(runs)]
+    for key, label in (("each_way", f"one sync moving {n:,} ops in and {n:,} out"),
                        ("total", "A push + B sync + A fetch (all three)"),
-                       ("fresh", "fresh clone syncing 2,000 ops")):
+                       ("fresh", f"fresh clone syncing {2 * n:,} ops")):
         vals = sorted(r[key] for r in results)
         print(f"{label:<46} best {vals[0]:.2f} s, median {vals[len(vals) // 2]:.2f} s")
     print(f"target <= 3 s for the three syncs: best run "
@@ -148,9 +152,9 @@ def main() -> None:
           f"this driver: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
     from tests.bench.report import emit, metric
     totals = sorted(r["total"] for r in results)
-    emit("sync", [metric("A push + B sync + A fetch, 1,000 ops each way (best run)", totals[0],
+    emit("sync", [metric(f"A push + B sync + A fetch, {n:,} ops each way (best run)", totals[0],
                          "s", 3.0, note=f"median {totals[len(totals) // 2]:.2f} s"),
-                  metric("fresh clone syncing 2,000 ops (best run)",
+                  metric(f"fresh clone syncing {2 * n:,} ops (best run)",
                          min(r["fresh"] for r in results), "s")])
 
 

@@ -32,12 +32,12 @@ BENCHES: dict[str, tuple[str, list[str], list[str]]] = {
     "ledger": ("bench_ledger.py", [], ["--quick"]),
     "ingest": ("bench_ingest.py", [], ["--claude", "20", "--codex", "10"]),
     "index": ("bench_index.py", ["--no-write"],
-              ["--no-write", "--messages", "2000", "--workitems", "50", "--vectors", "200",
-               "--upserts", "5", "--sentences", "32"]),
+              ["--no-write", "--messages", "500", "--workitems", "50", "--vectors", "200",
+               "--upserts", "5", "--sentences", "8"]),
     "hooks": ("bench_hooks.py", ["--no-write"],
               ["--no-write", "--commits", "3", "--sessions", "0"]),
     "redact": ("bench_redact.py", [], ["QUICK"]),
-    "sync": ("bench_sync.py", [], ["1"]),  # its one argument: how many runs
+    "sync": ("bench_sync.py", [], ["1", "2"]),  # runs, batches of 100 ops per clone
     "backfill": ("bench_backfill.py", ["--no-write"],
                  ["--no-write", "--commits", "200", "--efforts", "10", "--runs", "1"]),
     "retrieval": ("bench_retrieval.py", [], ["--quick"]),
