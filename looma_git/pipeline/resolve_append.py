@@ -7,8 +7,9 @@ from collections.abc import Sequence
 
 from looma_git.pipeline.clusters import window_order
 from looma_git.pipeline.heuristics import MemoryCandidate
-from looma_git.pipeline.refine import Segmented, _cands_of, derive, own_authors
+from looma_git.pipeline.refine import Segmented, _cands_of, own_authors
 from looma_git.pipeline.resolve import Resolver
+from looma_git.pipeline.resolve_derive import derive
 from looma_git.pipeline.resolve_state import ResolverState
 from looma_git.pipeline.signals import WorkSignal
 from looma_git.pipeline.views import RefineInput, RefineResult, StoredWindow
