@@ -117,7 +117,7 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
     that are new, grew, or touch a path the repository gained or lost since the last pass;
     the others' windows come from store.db. Returns (result, session versions, known paths,
     seeds resolved against, sessions read, mode, the stored windows and the memo it loaded)."""
-    from looma_git.index import refine_memo, storedb, workmodel
+    from looma_git.index import refine_memo, storedb, workmodel, workmodel_state
     from looma_git.pipeline.clusters import window_order
     from looma_git.pipeline.extractor import HeuristicExtractor
     from looma_git.pipeline.inputs import session_versions
@@ -125,8 +125,8 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
     from looma_git.store.clone import user_actor
 
     worktree = require_worktree(paths)
-    versions = (workmodel.versions_since(conn) if incremental else None) or session_versions(
-        conn)
+    versions = (workmodel_state.versions_since(conn) if incremental else None
+                ) or session_versions(conn)
     commits = gitfacts.list_commits(worktree, revs=commits_revs, no_walk=no_walk)
     known = gitfacts.known_paths(worktree)
     seeds, overrides, forbidden, live = seeds_from_state(state)
@@ -143,7 +143,8 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
         if moved:
             changed |= workmodel.sessions_touching(conn, moved) & set(versions)
         gone = set(before) - set(versions)
-        kept = _appendable(conn, seeds, commits, changed, before, bool(gone))
+        kept = workmodel_state.appendable(conn, seeds, commits, changed, before,
+                                            bool(gone), memo_code())
         if kept is None:
             same_code = workmodel.get_meta(conn, "memo_code") == memo_code()
             for sw in workmodel.stored_windows(conn, skip=set(), titles=same_code):
@@ -186,26 +187,6 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
         prior_seeds=prior_seeds, memo=memo, state=kept,
         load=load if kept is not None else None, state_code=memo_code()))
     return result, versions, known, tuple(seeds), len(keys), mode, tuple(prior), memo
-
-
-def _appendable(conn: Connection, seeds: list[Seed], commits: Any, changed: set[str],
-                before: dict[str, str], gone: bool) -> Any:
-    """The kept resolver state when this pass may only append to it (pipeline/resolve_state.py:
-    the changed sessions are new ones (a session touching a path the repository gained or
-    lost is changed), no session vanished, the same commits, every kept session routed to
-    its cluster), else None (the pass replays)."""
-    from looma_git.index import workmodel
-    from looma_git.pipeline.resolve_state import commits_fingerprint, routes_unchanged
-
-    if gone or changed & set(before):
-        return None
-    state = workmodel.load_state(conn, memo_code())
-    if state is None or state.commits_fp != commits_fingerprint(commits):
-        return None
-    if state.windows != workmodel.window_count(conn) or not routes_unchanged(state, seeds,
-                                                                                changed):
-        return None
-    return state
 
 
 def memo_code() -> str:
@@ -259,7 +240,7 @@ def _publish_pass(paths: RepoPaths, by: str, commits_revs: tuple[str, ...], no_w
                   ) -> RefineReport:
     """One pass and what it publishes (`refine_and_publish`)."""
     from looma_git.api import ledger
-    from looma_git.index import link_targets, refine_memo, storedb, workmodel
+    from looma_git.index import link_targets, refine_memo, storedb, workmodel, workmodel_state
     from looma_git.ledger.ops import OpDraft
     from looma_git.pipeline.extractor import build_extractor, extractor_stats
     from looma_git.redact import redact_text as _redact_text
@@ -320,7 +301,7 @@ def _publish_pass(paths: RepoPaths, by: str, commits_revs: tuple[str, ...], no_w
                                  id_map, window_text, reused, partial=result.partial)
             stored, _ = _published_names(result.stored, id_map)
             workmodel.save_windows(conn, stored, versions, known, prior, partial=result.partial)
-            _save_state(conn, result, id_map)
+            workmodel_state.save_kept(conn, result.state, result.state_changed, id_map)
             link_targets.save_targets(conn, result.targets, id_map,
                                    _creates(result, id_map, redact_text))
             # Windows stored under their published names: the next pass has those WorkItems
@@ -339,19 +320,6 @@ def _publish_pass(paths: RepoPaths, by: str, commits_revs: tuple[str, ...], no_w
         return report
     finally:
         conn.close()
-
-
-def _save_state(conn: Connection, result: RefineResult, id_map: dict[str, str]) -> None:
-    """Keep the pass's resolver state, its clusters under their published names."""
-    from looma_git.index import workmodel
-
-    state, changed = result.state, result.state_changed
-    if state is not None:
-        fresh = {k: v for k, v in id_map.items() if k != v}
-        renamed = state.renamed(fresh)
-        if changed is not None:
-            changed = frozenset(fresh.get(c, c) for c in changed) | renamed
-    workmodel.save_state(conn, state, changed)
 
 
 def _published_names(stored: tuple[StoredWindow, ...], id_map: dict[str, str]

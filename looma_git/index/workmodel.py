@@ -167,10 +167,6 @@ def _decode(rows: Iterable[tuple[Any, ...]], decided: dict[str, tuple[Any, Any]]
     return out
 
 
-def window_count(conn: sqlite3.Connection) -> int:
-    return int(conn.execute("SELECT COUNT(*) FROM refine_signals").fetchone()[0])
-
-
 def sessions_changed(conn: sqlite3.Connection, versions: dict[str, str]) -> bool:
     """Whether any session is new, grew or vanished since the last pass."""
     return stored_sessions(conn) != versions
@@ -178,43 +174,6 @@ def sessions_changed(conn: sqlite3.Connection, versions: dict[str, str]) -> bool
 
 def stored_sessions(conn: sqlite3.Connection) -> dict[str, str]:
     return {r[0]: r[1] for r in conn.execute("SELECT key, version FROM refine_sessions")}
-
-
-# Where the events stood when the last pass saved its session versions: the largest
-# `ingested_at` then (one ingest run stamps all its events alike), and how many events were
-# ingested up to that moment.
-VERSIONS_AT = "versions_at"
-
-
-def versions_since(conn: sqlite3.Connection) -> dict[str, str] | None:
-    """Every session's version (pipeline/inputs.session_versions) from the stored ones and
-    the sessions with events ingested since the last pass; None when that cannot be told
-    (no mark, or an event ingested up to it changed or vanished: then every session's is
-    counted again)."""
-    from looma_git.pipeline.inputs import session_versions_of
-
-    mark = get_meta(conn, VERSIONS_AT)
-    if not mark:
-        return None
-    at, n = (int(x) for x in mark.split("/"))
-    if conn.execute("SELECT COUNT(*) FROM events WHERE ingested_at <= ?",
-                    (at,)).fetchone()[0] != n:
-        return None
-    out = stored_sessions(conn)
-    fresh = {(r[0], r[1]) for r in conn.execute(
-        "SELECT DISTINCT agent, session_id FROM events WHERE ingested_at > ?", (at,))}
-    out.update(session_versions_of(conn, sorted(fresh)))
-    return out
-
-
-def mark_versions(conn: sqlite3.Connection) -> None:
-    """Note where the events stand (`versions_since`), as the versions are saved."""
-    at = conn.execute("SELECT MAX(ingested_at) FROM events").fetchone()[0]
-    if at is None:
-        set_meta(conn, VERSIONS_AT, "")
-        return
-    n = conn.execute("SELECT COUNT(*) FROM events WHERE ingested_at <= ?", (at,)).fetchone()[0]
-    set_meta(conn, VERSIONS_AT, f"{int(at)}/{n}")
 
 
 def known_paths(conn: sqlite3.Connection) -> set[str]:
@@ -278,6 +237,8 @@ def save_windows(conn: sqlite3.Connection, stored: tuple[StoredWindow, ...],
 
 def _save_versions(conn: sqlite3.Connection, versions: dict[str, str],
                    known: frozenset[str]) -> None:
+    from looma_git.index.workmodel_state import mark_versions
+
     mark_versions(conn)
     before = stored_sessions(conn)
     conn.executemany("DELETE FROM refine_sessions WHERE key=?",
@@ -388,49 +349,3 @@ def _sync_rows(conn: sqlite3.Connection, table: str, cols: tuple[str, ...],
     conn.executemany(f"INSERT INTO {table}({', '.join(cols)}) VALUES "
                      f"({','.join('?' * len(cols))})",
                      [r for k, r in want.items() if have.get(k) != r])
-
-
-# ----------------------------------------------------------------- the resolver's state
-def load_state(conn: sqlite3.Connection, code: str) -> Any:
-    """The kept resolver state (pipeline/resolve_state.py) if this code wrote it, else None;
-    a damaged one reads as absent (the pass replays, never trusts it)."""
-    import pickle
-
-    if get_meta(conn, "memo_code") != code:
-        return None
-    try:
-        rows = dict(conn.execute("SELECT id, blob FROM refine_state").fetchall())
-        if "" not in rows:
-            return None
-        st = pickle.loads(rows.pop(""))
-        if getattr(st, "code", None) != code:
-            return None
-        st.clusters = {cid: pickle.loads(blob) for cid, blob in rows.items()}
-    except Exception:  # a damaged state is rebuilt, never trusted
-        return None
-    return st
-
-
-def save_state(conn: sqlite3.Connection, st: Any, changed: frozenset[str] | None) -> None:
-    """Keep `st` for the next pass (None: drop the kept one); `changed`: its clusters that
-    differ from the stored rows (None: every one)."""
-    import pickle
-
-    if st is None or changed is None:
-        conn.execute("DELETE FROM refine_state")
-    if st is None:
-        return
-    clusters, st.clusters = st.clusters, {}
-    try:
-        blob = pickle.dumps(st, protocol=pickle.HIGHEST_PROTOCOL)
-    finally:
-        st.clusters = clusters
-    have = ({r[0] for r in conn.execute("SELECT id FROM refine_state")}
-            if changed is not None else set())
-    conn.executemany("DELETE FROM refine_state WHERE id=?",
-                     [(k,) for k in have if k and k not in clusters])
-    conn.executemany("INSERT OR REPLACE INTO refine_state(id, blob) VALUES (?,?)",
-                     [("", blob)] + [(cid, pickle.dumps(clusters[cid],
-                                                        protocol=pickle.HIGHEST_PROTOCOL))
-                                     for cid in sorted(clusters)
-                                     if changed is None or cid in changed])

@@ -7,11 +7,14 @@ from collections.abc import Sequence
 
 from looma_git.pipeline.clusters import window_order
 from looma_git.pipeline.heuristics import MemoryCandidate
-from looma_git.pipeline.refine import Segmented, _cands_of, derive, own_authors
+from looma_git.pipeline.linking import GENERIC_FILES, WRITE_AFTER_S, Content
+from looma_git.pipeline.refine import Segmented, _cands_of, own_authors
 from looma_git.pipeline.resolve import Resolver
+from looma_git.pipeline.resolve_derive import derive
 from looma_git.pipeline.resolve_state import ResolverState
-from looma_git.pipeline.signals import WorkSignal
+from looma_git.pipeline.signals import WorkSignal, parse_ts
 from looma_git.pipeline.views import RefineInput, RefineResult, StoredWindow
+from looma_git.store.gitfacts import CommitInfo
 
 TAIL_MAX = 64  # kept windows placed again at most (more: the pass replays)
 
@@ -25,9 +28,8 @@ def append_pass(inp: RefineInput, seg: Segmented) -> RefineResult | None:
     new, cands, _, extracted, changed = seg
     if inp.load is None:
         return None
-    if inp.content is not None and any(wr.session in changed for ws in inp.content.writes.values()
-                                       for wr in ws):
-        return None  # what the new sessions wrote can change what a stored window wrote
+    if inp.content is not None and not _authorship_unmoved(inp.content, changed, inp.commits):
+        return None  # what the new sessions wrote changes what a stored window wrote
     # Kept windows placed after the first new one (a session started at the same moment):
     # the state is taken back to before them and they are placed again (routed, unscored).
     tail_keys = st.after(min(map(window_order, new))) if new else set()
@@ -103,3 +105,22 @@ def append_pass(inp: RefineInput, seg: Segmented) -> RefineResult | None:
                         memo=fresh_memo, recomputed=frozenset(recomputed), state=nxt,
                         state_changed=frozenset(joined), partial=True,
                         totals=(len(nxt.sessions), nxt.windows))
+
+
+def _authorship_unmoved(content: Content, changed: set[str],
+                        commits: Sequence[CommitInfo]) -> bool:
+    """Whether what the `changed` sessions wrote leaves every commit's authors as they were
+    (pipeline/authorship.py): a write counts for a commit only up to WRITE_AFTER_S after it,
+    and a line written into more than GENERIC_FILES files counts for none."""
+    latest = max((parse_ts(c.ts) for c in commits), default=float("-inf")) + WRITE_AFTER_S
+    for ws in content.writes.values():
+        new = [w for w in ws if w.session in changed]
+        if not new:
+            continue
+        if any(w.ts and w.ts <= latest for w in new):
+            return False
+        old = {w.file for w in ws if w.file and w.session not in changed}
+        every = old | {w.file for w in new if w.file}
+        if (len(old) > GENERIC_FILES) != (len(every) > GENERIC_FILES):
+            return False
+    return True

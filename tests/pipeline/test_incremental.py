@@ -254,3 +254,28 @@ def test_quality_on_the_pool() -> None:
     assert by_window["claude-code:auth2#0"] is auth
     assert auth.title == "Add Google OAuth sign-in via authlib"
     assert dict(links["7" * 40].why)["files"] == 1.0
+
+
+def test_an_appending_pass_keeps_old_authorship_only_when_new_writes_cannot_move_it() -> None:
+    """New sessions' writes leave stored windows' authorship alone when every one is after the
+    last commit's write window and no line crosses into "written into too many files"."""
+    from looma_git.pipeline.linking import GENERIC_FILES, WRITE_AFTER_S
+    from looma_git.pipeline.resolve_append import _authorship_unmoved
+    from looma_git.pipeline.signals import parse_ts
+
+    c = COMMITS[0]
+    t = parse_ts(c.ts)
+    old = [Write(f"f{i}.py", "claude-code:old", t - 60) for i in range(GENERIC_FILES)]
+
+    def content(*new: Write) -> Content:
+        return Content(added={c.sha: (("f0.py", 7),)}, writes={7: (*old, *new)},
+                       capable=frozenset())
+
+    late = t + WRITE_AFTER_S + 1
+    assert _authorship_unmoved(content(Write("f0.py", "codex:new", late)), {"codex:new"}, [c])
+    assert not _authorship_unmoved(content(Write("f0.py", "codex:new", t + 5)), {"codex:new"},
+                                   [c])
+    # a third file: the line is now written into too many files and counts for no one
+    assert not _authorship_unmoved(content(Write("other.py", "codex:new", late)),
+                                   {"codex:new"}, [c])
+    assert _authorship_unmoved(content(), {"codex:new"}, [c])

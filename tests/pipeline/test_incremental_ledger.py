@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from looma_git.api import ledger
 from looma_git.api.refine import refine_and_publish, run_pass
 from looma_git.gitrepo import find_repo
-from looma_git.index import storedb, workmodel
+from looma_git.index import storedb, workmodel, workmodel_state
 from looma_git.pipeline.inputs import Session
 from looma_git.pipeline.views import RefineResult
 from looma_git.store.gitfacts import CommitInfo
@@ -180,7 +180,7 @@ def _kept(repo: Path) -> dict[str, object]:
 
     conn = storedb.connect(find_repo(repo))
     try:
-        st = workmodel.load_state(conn, memo_code())
+        st = workmodel_state.load_state(conn, memo_code())
     finally:
         conn.close()
     assert st is not None

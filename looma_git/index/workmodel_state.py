@@ -1,0 +1,125 @@
+"""What an incremental pass keeps in store.db beside the work model to start from: the
+resolver's state (`refine_state`, pipeline/resolve_state.py) and where the events stood when
+the session versions were saved. A cache like the rest (`looma reprocess` rebuilds it)."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from looma_git.index.workmodel import get_meta, set_meta, stored_sessions
+
+# Where the events stood when the last pass saved its session versions: the largest
+# `ingested_at` then (one ingest run stamps all its events alike), and how many events were
+# ingested up to that moment.
+VERSIONS_AT = "versions_at"
+
+
+def versions_since(conn: sqlite3.Connection) -> dict[str, str] | None:
+    """Every session's version (pipeline/inputs.session_versions) from the stored ones and
+    the sessions with events ingested since the last pass; None when that cannot be told
+    (no mark, or an event ingested up to it changed or vanished: then every session's is
+    counted again)."""
+    from looma_git.pipeline.inputs import session_versions_of
+
+    mark = get_meta(conn, VERSIONS_AT)
+    if not mark:
+        return None
+    at, n = (int(x) for x in mark.split("/"))
+    if conn.execute("SELECT COUNT(*) FROM events WHERE ingested_at <= ?",
+                    (at,)).fetchone()[0] != n:
+        return None
+    out = stored_sessions(conn)
+    fresh = {(r[0], r[1]) for r in conn.execute(
+        "SELECT DISTINCT agent, session_id FROM events WHERE ingested_at > ?", (at,))}
+    out.update(session_versions_of(conn, sorted(fresh)))
+    return out
+
+
+def mark_versions(conn: sqlite3.Connection) -> None:
+    """Note where the events stand (`versions_since`), as the versions are saved."""
+    at = conn.execute("SELECT MAX(ingested_at) FROM events").fetchone()[0]
+    if at is None:
+        set_meta(conn, VERSIONS_AT, "")
+        return
+    n = conn.execute("SELECT COUNT(*) FROM events WHERE ingested_at <= ?", (at,)).fetchone()[0]
+    set_meta(conn, VERSIONS_AT, f"{int(at)}/{n}")
+
+
+def window_count(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("SELECT COUNT(*) FROM refine_signals").fetchone()[0])
+
+
+def load_state(conn: sqlite3.Connection, code: str) -> Any:
+    """The kept resolver state (pipeline/resolve_state.py) if this code wrote it, else None;
+    a damaged one reads as absent (the pass replays, never trusts it)."""
+    import pickle
+
+    if get_meta(conn, "memo_code") != code:
+        return None
+    try:
+        rows = dict(conn.execute("SELECT id, blob FROM refine_state").fetchall())
+        if "" not in rows:
+            return None
+        st = pickle.loads(rows.pop(""))
+        if getattr(st, "code", None) != code:
+            return None
+        st.clusters = {cid: pickle.loads(blob) for cid, blob in rows.items()}
+    except Exception:  # a damaged state is rebuilt, never trusted
+        return None
+    return st
+
+
+def save_state(conn: sqlite3.Connection, st: Any, changed: frozenset[str] | None) -> None:
+    """Keep `st` for the next pass (None: drop the kept one); `changed`: its clusters that
+    differ from the stored rows (None: every one)."""
+    import pickle
+
+    if st is None or changed is None:
+        conn.execute("DELETE FROM refine_state")
+    if st is None:
+        return
+    clusters, st.clusters = st.clusters, {}
+    try:
+        blob = pickle.dumps(st, protocol=pickle.HIGHEST_PROTOCOL)
+    finally:
+        st.clusters = clusters
+    have = ({r[0] for r in conn.execute("SELECT id FROM refine_state")}
+            if changed is not None else set())
+    conn.executemany("DELETE FROM refine_state WHERE id=?",
+                     [(k,) for k in have if k and k not in clusters])
+    conn.executemany("INSERT OR REPLACE INTO refine_state(id, blob) VALUES (?,?)",
+                     [("", blob)] + [(cid, pickle.dumps(clusters[cid],
+                                                        protocol=pickle.HIGHEST_PROTOCOL))
+                                     for cid in sorted(clusters)
+                                     if changed is None or cid in changed])
+
+
+def appendable(conn: sqlite3.Connection, seeds: list[Any], commits: Any, changed: set[str],
+               before: dict[str, str], gone: bool, code: str) -> Any:
+    """The kept resolver state when this pass may only append to it (pipeline/resolve_state.py:
+    the changed sessions are new ones (a session touching a path the repository gained or
+    lost is changed), no session vanished, the same commits, every kept session routed to
+    its cluster), else None (the pass replays)."""
+    from looma_git.pipeline.resolve_state import commits_fingerprint, routes_unchanged
+
+    if gone or changed & set(before):
+        return None
+    state = load_state(conn, code)
+    if state is None or state.commits_fp != commits_fingerprint(commits):
+        return None
+    if state.windows != window_count(conn) or not routes_unchanged(state, seeds, changed):
+        return None
+    return state
+
+
+def save_kept(conn: sqlite3.Connection, state: Any, changed: frozenset[str] | None,
+              id_map: dict[str, str]) -> None:
+    """Keep a pass's resolver state (None: none), its clusters under their published names
+    (`id_map`); `changed`: its clusters that changed (None: every one)."""
+    if state is not None:
+        fresh = {k: v for k, v in id_map.items() if k != v}
+        renamed = state.renamed(fresh)
+        if changed is not None:
+            changed = frozenset(fresh.get(c, c) for c in changed) | renamed
+    save_state(conn, state, changed)
