@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, TypeVar
 from looma_git.errors import InvalidDataError, ReadOnlyError
 from looma_git.gitrepo import RepoPaths
 from looma_git.hooks import drain as drain_mod
-from looma_git.hooks import install as install_mod
 from looma_git.hooks import queue, state
 from looma_git.ingest.base import DiscoveryEnv
 from looma_git.store import git
@@ -19,6 +18,7 @@ from looma_git.store import git
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from looma_git.hooks import install as install_mod
     from looma_git.wire.cli import DrainResult, HooksStatus, InstallResult, PrepushOut
 
 _M = TypeVar("_M", bound="BaseModel")
@@ -40,6 +40,7 @@ def install(paths: RepoPaths, python: str, *, global_ok: bool = False) -> Instal
     repository, into a global core.hooksPath unless `global_ok`, and into a hooks directory
     in the work tree unless git ignores every file it would write there. Installing asks for
     looma in this repository, so its clone id is created (the shims do nothing without it)."""
+    from looma_git.hooks import install as install_mod
     from looma_git.store.clone import ensure_clone_id
 
     changes = install_mod.install(paths, python, global_ok=global_ok)
@@ -49,6 +50,8 @@ def install(paths: RepoPaths, python: str, *, global_ok: bool = False) -> Instal
 
 def uninstall(paths: RepoPaths) -> InstallResult:
     """Remove the shims and restore chained foreign hooks byte-for-byte."""
+    from looma_git.hooks import install as install_mod
+
     changes = install_mod.uninstall(paths)
     return _changes(install_mod.hooks_dir(paths), changes)
 
@@ -84,6 +87,7 @@ def status(paths: RepoPaths, *, path_fallback: bool) -> HooksStatus:
 
     `path_fallback`: whether `looma`/`git-looma` is on PATH (the edge looks it up).
     """
+    from looma_git.hooks import install as install_mod
     from looma_git.wire.cli import DrainErrorOut, HookOut, HooksStatus, LastDrainOut
 
     sd = paths.state_dir

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from looma_git.errors import (
     AmbiguousError,
@@ -13,9 +11,6 @@ from looma_git.errors import (
 from looma_git.gitrepo import RepoPaths, require_worktree
 from looma_git.ledger.ops import Op, OpDraft
 from looma_git.ledger.state import LedgerState
-
-if TYPE_CHECKING:
-    from looma_git.store.fold_cache import CommitFacts
 
 
 @dataclass(frozen=True)
@@ -86,19 +81,6 @@ def load_state(paths: RepoPaths) -> LedgerState:
     from looma_git.store.ledger_ref import LedgerStore
 
     return LedgerStore(paths).state()
-
-
-def commit_facts(paths: RepoPaths, shas: Iterable[str]) -> dict[str, CommitFacts] | None:
-    """What the fold at the ledger's head says of these commits (links, user unlinks), read
-    from the fold cache's small first part without loading the fold; None when the cache is
-    not at the head (then `load_state`, which brings it there)."""
-    from looma_git.store import fold_cache, git
-    from looma_git.store.refnames import LEDGER_REF
-
-    found = git.resolve_ref(paths.common_dir, LEDGER_REF)
-    if not found:
-        return {sha: fold_cache.CommitFacts() for sha in shas}  # no ledger: nothing known
-    return fold_cache.load_facts(paths.state_dir, found.encode(), shas)
 
 
 def log(paths: RepoPaths, user_only: bool = False, limit: int | None = None) -> list[Op]:

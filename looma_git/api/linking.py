@@ -235,11 +235,9 @@ def link_new_commits(paths: RepoPaths, shas: list[str], *, by: str = "hook") -> 
     candidate publishes it (as a full pass would). Returns op counts."""
     from dataclasses import replace
 
-    from looma_git.api import ledger
     from looma_git.index import link_targets, storedb, written
-    from looma_git.ledger.ops import OpDraft
     from looma_git.pipeline.linking import _branch_of, link_commits
-    from looma_git.store import gitfacts
+    from looma_git.store import fold_cache, gitfacts
 
     worktree = require_worktree(paths)
     commits = gitfacts.list_commits(worktree, revs=tuple(shas), no_walk=True)
@@ -266,9 +264,12 @@ def link_new_commits(paths: RepoPaths, shas: list[str], *, by: str = "hook") -> 
         # What the ledger says of these commits (user unlinks, links to a split by files):
         # from the fold cache's small first part when it is at the head, so a commit that
         # links to nothing never loads the fold (whose size grows with the history).
-        facts = ledger.commit_facts(paths, [c.sha for c in commits])
+        facts = fold_cache.facts_at_head(paths.common_dir, paths.state_dir,
+                                         [c.sha for c in commits])
         state = None
         if facts is None:
+            from looma_git.api import ledger
+
             state = ledger.load_state(paths)
             unlinked = state.constraints.unlinked
             parts = state.constraints.partitions
@@ -282,7 +283,10 @@ def link_new_commits(paths: RepoPaths, shas: list[str], *, by: str = "hook") -> 
         links = link_commits(commits, [t for t, _, _ in near], forbidden, own, content, settled)
         if not links:
             return {}
-        from looma_git.pipeline.promote import plan_links  # (the refinery's planner: heavy)
+        # Only now what writes ops: the refinery's planner, the ledger and its op envelopes.
+        from looma_git.api import ledger
+        from looma_git.ledger.ops import OpDraft
+        from looma_git.pipeline.promote import plan_links
 
         if state is None:
             state = ledger.load_state(paths)

@@ -168,6 +168,20 @@ def load_facts(state_dir: Path, head: bytes, shas: Any) -> dict[str, CommitFacts
     return {sha: CommitFacts(*facts[sha]) if sha in facts else CommitFacts() for sha in shas}
 
 
+def facts_at_head(common_dir: Path, state_dir: Path, shas: Any
+                  ) -> dict[str, CommitFacts] | None:
+    """What the fold at the ledger's head says of these commits (user unlinks, splits by
+    files), from the stored facts without loading the fold; None when the stored fold is not
+    at the head (then fold the ledger: that brings it there)."""
+    from looma_git.store import git
+    from looma_git.store.refnames import LEDGER_REF
+
+    found = git.resolve_ref(common_dir, LEDGER_REF)
+    if not found:
+        return {sha: CommitFacts() for sha in shas}  # no ledger: nothing is known of them
+    return load_facts(state_dir, found.encode(), shas)
+
+
 def drop(state_dir: Path) -> None:
     """Forget the stored entry (tests, and a reader that found it inconsistent)."""
     with contextlib.suppress(OSError):
