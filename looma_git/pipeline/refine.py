@@ -10,8 +10,8 @@ from typing import Any
 from looma_git.pipeline import confidence as conf
 from looma_git.pipeline.authorship import with_authorship
 from looma_git.pipeline.clusters import Cluster, window_order
-from looma_git.pipeline.extractor import Extractor, HeuristicExtractor
-from looma_git.pipeline.heuristics import MemoryCandidate
+from looma_git.pipeline.extractor import Extractor, HeuristicExtractor, same_evidence
+from looma_git.pipeline.heuristics import MemoryCandidate, confirmed_plan
 from looma_git.pipeline.kinds import judge_kind
 from looma_git.pipeline.linking import Target, content_authors, link_commits
 from looma_git.pipeline.memories import expire_done
@@ -151,11 +151,19 @@ def _windows(inp: RefineInput, extractor: Extractor
                 continue
             first_change = min(first_change, window_order(w)[0])
             found: list[MemoryCandidate] = []
+            proposed = None  # the agent's last message, until the user answers it
             for eid in w.event_ids:
                 ev = by_event[eid]
                 found.extend(extractor.extract(ev.text, event_id=ev.event_id, agent=s.agent,
                                                session_id=s.session_id, ts=ev.ts,
                                                role=ev.role))
+                if ev.role == "user" and proposed is not None:  # "yes, do it": a plan
+                    found.extend(c for c in confirmed_plan(
+                        proposed.text or "", ev.text or "", event_id=proposed.event_id,
+                        agent=s.agent, session_id=s.session_id, ts=proposed.ts)
+                        if not any(same_evidence(c, k) for k in found))
+                proposed = ev if ev.role == "assistant" else (
+                    None if ev.role == "user" else proposed)
             cands[w.key] = found
             extracted += 1
         kept = {w.key for w in ws}
