@@ -844,10 +844,8 @@ def test_real_history_resume(real_history: tuple[Any, dict],
     # holdout3 has 21 goals: 90% of them is 19
     _short(request, "holdout3", m["resume_correct"] >= tw.resume_target(m, rp.TARGETS),
            f"resume {m['resume_correct']}/{m['resume_total']} (first contact 13/21)")
-    # holdout4 has 22 goals: 90% of them is 20
-    _short(request, "holdout4", m["resume_correct"] >= tw.resume_target(m, rp.TARGETS),
-           f"resume {m['resume_correct']}/{m['resume_total']} (first contact 15/22, 19/22 on main "
-           "at c0207ed)")
+    # (holdout4: 22 goals, 90% of them is 20: met since a near-duplicate runner-up is no tie
+    # the title alone breaks, retrieval/match.py; first contact 15/22)
     assert m["resume_correct"] >= tw.resume_target(m, rp.TARGETS), [
         r for r in m["resume"] if not r["ok"]]
 

@@ -8,6 +8,8 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from looma_git.pipeline.decisions import confirms, goes_on, is_request, proposes
+
 KINDS = ("decision", "todo", "bug", "architecture")
 
 
@@ -231,54 +233,6 @@ _STATE_VERBS = frozenset("""is was were has had says said succeeded failed passe
 fails passes works returned returns printed prints showed shows""".split())
 
 
-# A user's request that settles how something is done: "let's redirect stdout to devnull and
-# exit with code 1", "iterate over a copy of the spans in both places", "don't emit the new
-# line for inline nodes", "do it: a last_instruction on Frame, ...", "the changelog should say
-# 3.11+ and not 3.12+". A request for *what* to do ("add a rate limiter", "fix that, commit
-# and push", "look at how it uses the pattern") is the goal or the workflow, not a decision:
-# after "let's"/"we should"/"don't"/"only" the verb must not be a workflow verb, and a bare
-# imperative must open with a verb that shapes the code.
-_WORKFLOW = ("see|look|check|try|start|begin|continue|resume|run|commit|push|pull|test|"
-             "figure|find|review|read|open|debug|investigate|get|go|do|take|wait|pause|stop|"
-             "think|discuss|talk|focus|write|fix|add|forget|worry|bother|change|touch|merge|"
-             "rebase|release|ship|deploy|wrap up|finish|leave|note|explain|show|tell|ask|"
-             "answer|list|trace|profile|benchmark|time|reproduce|measure|keep going|move on|"
-             "have|be|make sure|also")
-_DESIGN_VERBS = ("accept|apply|avoid|cache|call|catch|clamp|compile|compute|convert|copy|"
-                 "default|defer|derive|drop|emit|encode|escape|exclude|expose|filter|hash|"
-                 "ignore|iterate|keep|map|match|memoize|normalize|parse|pass|prefer|raise|"
-                 "redirect|reject|replace|retry|return|reuse|rewrite|route|sanitize|serve|"
-                 "skip|sort|split|store|stream|strip|swap|switch|treat|trim|truncate|use|"
-                 "validate|walk|wrap|yield|batch|dedupe|aggregate|send|poll|publish|encrypt|"
-                 "limit|lock|throttle|debounce|paginate|persist|queue|sign|fall back|"
-                 "make (?:it|them|this|that) (?:" + _RULE_VERBS + "|accept|skip|strip|"
-                 "ignore|return|raise|use|iterate|treat|reject)")
-_FILLER = (r"(?:(?:ok(?:ay)?|yes|yeah|yep|right|good|great|fine|sure|perfect|nice|so|then|"
-           r"and|now|please|instead)\b[,:;]?\s+)*")
-_REQUEST = re.compile(
-    r"(?:\A|[;:]\s)\s*" + _FILLER + r"(?:"
-    r"(?:let's|let us|we should|we'll|we will|we need to|you should|i'd rather|i'd prefer to|"
-    r"i want you to)\s+(?:just\s+|only\s+|also\s+|not\s+|instead\s+)?(?!(?:" + _WORKFLOW
-    + r")\b)[a-z]{2,}"
-    r"|(?:don't|do not|never|always|only)\s+(?!(?:" + _WORKFLOW + r")\b)[a-z]{2,}"
-    r"|(?:do|go (?:with|for)|go ahead with|implement) (?:it|that|this|the (?:plan|fix|change|"
-    r"first|second|last) ?\w*|option \w+)\s*[:\u2014-]\s*\S"
-    r"|(?:" + _DESIGN_VERBS + r")\b(?:\s+\S+){3}"
-    r")"
-    # ...or a correction: "X should say A and not B", "A reads better than B".
-    r"|\bshould\s+(?:say|read|be|use|return|raise|stay|take|accept|call)\b[^;]*?"
-    r"\b(?:and|but)\s+not\b"
-    r"|\b(?:reads|works|is)\s+(?:much\s+)?better than\b", re.I)
-# A request's next sentences that go on with the same list ("... apply it before the
-# highlighting. then the changelog, for python 3.12+") are part of its quote.
-_GOES_ON = re.compile(r"\A\s*(?:then|and|also|plus)\b", re.I)
-
-
-def _request(sentence: str) -> bool:
-    """Whether a user's sentence is a request that settles how it is done (see _REQUEST)."""
-    return bool(_REQUEST.search(sentence))
-
-
 def extract(text: str, *, event_id: str, agent: str, session_id: str, ts: str,
             role: str) -> list[MemoryCandidate]:
     """Candidates from one message; questions, hypotheticals and code are never candidates."""
@@ -306,7 +260,7 @@ def extract(text: str, *, event_id: str, agent: str, session_id: str, ts: str,
             continue
         found = next((kind for kind, pats in kinds if any(p.search(sent) for p in pats)),
                      "decision" if first and _verdict(sent) else None)
-        asked = found is None and request and _request(stripped)
+        asked = found is None and request and is_request(stripped)
         if asked:
             found = "decision"
         if found is None:
@@ -315,7 +269,7 @@ def extract(text: str, *, event_id: str, agent: str, session_id: str, ts: str,
         end = start + len(stripped)
         if asked:  # the same list of asks goes on in the next sentences
             for nxt in matches[i + 1:]:
-                if not _GOES_ON.match(nxt.group(0)) or _request(nxt.group(0).strip()):
+                if not goes_on(nxt.group(0)) or is_request(nxt.group(0).strip()):
                     break
                 end = nxt.start() + len(nxt.group(0).rstrip())
         quote = text[start:end][:300]
@@ -323,6 +277,36 @@ def extract(text: str, *, event_id: str, agent: str, session_id: str, ts: str,
             kind=found, text=quote, event_id=event_id, start=start, end=end,
             content_hash=hashlib.sha256(quote.encode("utf-8", "replace")).hexdigest()[:16],
             agent=agent, session_id=session_id, ts=ts, role=role))
+    return out
+
+
+MAX_PLAN = 3  # proposing sentences taken from one confirmed message
+
+
+def confirmed_plan(proposal: str, reply: str, *, event_id: str, agent: str, session_id: str,
+                   ts: str) -> list[MemoryCandidate]:
+    """The agent's proposal (`proposal`, the assistant message `event_id`) that the user's
+    next message accepted with a bare confirmation (`reply`): its proposing sentences, as
+    decisions. Nothing when the reply says more than a confirmation (then the reply itself
+    is read by `extract`)."""
+    if not confirms(reply):
+        return []
+    masked = _masked(proposal[:20000])
+    out: list[MemoryCandidate] = []
+    for m in _SENT.finditer(masked):
+        sent = m.group(0)
+        stripped = sent.strip()
+        if len(stripped) < 12 or stripped.endswith("?") or not proposes(sent):
+            continue
+        start = m.start() + len(sent) - len(sent.lstrip())
+        end = start + len(stripped)
+        quote = proposal[start:end][:300]
+        out.append(MemoryCandidate(
+            kind="decision", text=quote, event_id=event_id, start=start, end=end,
+            content_hash=hashlib.sha256(quote.encode("utf-8", "replace")).hexdigest()[:16],
+            agent=agent, session_id=session_id, ts=ts, role="assistant"))
+        if len(out) >= MAX_PLAN:
+            break
     return out
 
 

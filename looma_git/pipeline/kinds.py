@@ -97,6 +97,11 @@ _FEATURE_ASK = re.compile(
 _PURPOSE = re.compile(r"[,;]?\s+\b(?:so(?:\s+that)?|because|otherwise|or\s+else|in\s+case|"
                       r"since)\s+", re.I)
 
+# An aside asked on the way ("..., and tidy the record tests while you're there") is not the
+# work the request is for: it names no kind of it.
+_ASIDE = re.compile(r"(?:[,;]|\band\b)[^,.;!?]*?\bwhile\s+you(?:'re|\s+are)\s+(?:there|at\s+it)"
+                    r"\b|\bwhile\s+you(?:'re|\s+are)\s+(?:there|at\s+it)\b[^,.;!?]*", re.I)
+
 # Quoted code (`pipx upgrade --install`, ``fix_rounding()``) names a command or an identifier,
 # not the kind of work: "`pipx upgrade` ignores the version" is no migration.
 _CODE_SPAN = re.compile(r"(`+)[^`\n]+?\1")
@@ -149,7 +154,7 @@ W_LATER_TYPED, W_LATER_PLAIN = 2, 1  # tie-breaking votes only
 
 def _sentences(text: str) -> list[str]:
     """The request's sentences, quoted code removed and purpose clauses cut off."""
-    text = _CODE_SPAN.sub(" ", text or "")
+    text = _ASIDE.sub(" ", _CODE_SPAN.sub(" ", text or ""))
     out = []
     for s in re.split(r"(?<=[.!?])\s|\n", text.strip()):
         cut = _PURPOSE.search(s)

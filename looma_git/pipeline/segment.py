@@ -6,8 +6,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from looma_git.pipeline.clusters import window_order
-from looma_git.pipeline.extractor import Extractor
-from looma_git.pipeline.heuristics import MemoryCandidate
+from looma_git.pipeline.extractor import Extractor, same_evidence
+from looma_git.pipeline.heuristics import MemoryCandidate, confirmed_plan
 from looma_git.pipeline.inputs import Session
 from looma_git.pipeline.signals import WorkSignal, windows_of
 from looma_git.pipeline.views import StoredWindow
@@ -45,10 +45,18 @@ def segment_session(s: Session, known_paths: frozenset[str], sha_lookup: dict[st
             continue
         first_change = min(first_change, window_order(w)[0])
         found: list[MemoryCandidate] = []
+        proposed = None  # the agent's last message, until the user answers it
         for eid in w.event_ids:
             ev = by_event[eid]
             found.extend(extractor.extract(ev.text, event_id=ev.event_id, agent=s.agent,
                                            session_id=s.session_id, ts=ev.ts, role=ev.role))
+            if ev.role == "user" and proposed is not None:  # "yes, do it": a plan
+                found.extend(c for c in confirmed_plan(
+                    proposed.text or "", ev.text or "", event_id=proposed.event_id,
+                    agent=s.agent, session_id=s.session_id, ts=proposed.ts)
+                    if not any(same_evidence(c, k) for k in found))
+            proposed = ev if ev.role == "assistant" else (
+                None if ev.role == "user" else proposed)
         cands.append((w.key, tuple(found)))
         extracted += 1
     return SessionWindows(s.key, tuple(ws), tuple(cands), first_change, extracted)

@@ -53,6 +53,12 @@ SEM_UNRELATED = 0.2
 # share of the WorkItems with cosines are dropped.
 SEM_TIES_SHARE = 0.5
 RRF_K = 60  # reciprocal rank fusion constant (the usual 60)
+# A runner-up that has nearly all the goal's words the leader has is a near-duplicate (two
+# fixes of one function, a week apart): the fuzzy title alone never makes the leader confident
+# over it ("the dataclass pretty printing fix": words coverage 1.0 and 0.94, titles 0.93 and
+# 0.49). Meaning may still tell them apart; otherwise both are shown.
+NEAR_DUP_COVER = 0.8  # the runner-up covers this much of the goal's words...
+NEAR_DUP_GAP = 0.1  # ...within this of the leader's coverage
 
 W_COVERAGE = 0.70
 W_TITLE = 0.30
@@ -327,7 +333,20 @@ def _words_confident(matches: list[Match]) -> Match | None:
     by = sorted(matches, key=lambda m: (-m.lexical, -m.item.confidence, m.item.id))
     if _state(by, [m.lexical for m in by], CONFIDENT_AT, MARGIN, COLD_BELOW) != "confident":
         return None
+    if _near_duplicates(by):
+        return None
     return by[0] if by[0].names_specific else None
+
+
+def _near_duplicates(by_words: list[Match]) -> list[Match]:
+    """The words leader's near-duplicates (NEAR_DUP_COVER, NEAR_DUP_GAP): matches by words
+    (not a branch or file the goal names) that have nearly all of the goal's words it has."""
+    if not by_words or by_words[0].via in ("branch", "file"):
+        return []
+    lead = by_words[0]
+    return [m for m in by_words[1:MAX_SIDE_BY_SIDE] if m.via not in ("branch", "file")
+            and m.topical
+            and m.coverage >= NEAR_DUP_COVER and lead.coverage - m.coverage <= NEAR_DUP_GAP]
 
 
 def semantic_can_change(lexical: list[Match]) -> bool:
@@ -410,8 +429,10 @@ def outcome(matches: list[Match]) -> tuple[str, list[Match]]:
             _state(by_sem, sem_scores, AGREE_SEM_AT,
                    SEM_MARGIN if unknown else AGREE_SEM_MARGIN, SEM_COLD_BELOW) == "confident":
         return "confident", [raw[0]]
+    dups = _near_duplicates(raw)
     if with_cos and _state(by_lex, lex_scores, LEX_WEAK, MARGIN, COLD_BELOW) == "confident" \
-            and lead.names_specific and (not unknown or (lead.semantic or 0.0) >= SEM_UNRELATED):
+            and not dups and lead.names_specific and (
+                not unknown or (lead.semantic or 0.0) >= SEM_UNRELATED):
         mine = lead.semantic or 0.0
         closer = [m for m in by_sem if (m.semantic or 0.0) >= SEM_COLD_BELOW and (
             (m.semantic or 0.0) - mine >= SEM_MARGIN
@@ -430,7 +451,7 @@ def outcome(matches: list[Match]) -> tuple[str, list[Match]]:
         if s_sem != "cold" and (not noise or sem_scores[0] >= SEM_CONFIDENT_AT) else []
     if len(sem_ties) > max(2, SEM_TIES_SHARE * len(with_cos)):
         sem_ties = []  # near every WorkItem: near none of them
-    ids = {m.item.id for m in lex_ties + sem_ties}
+    ids = {m.item.id for m in lex_ties + sem_ties + (dups and [raw[0], *dups])}
     ties = [m for m in matches if m.item.id in ids]  # `matches` is in fused (RRF) order
     if len(ties) < 2:
         return "cold", []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from looma_git.pipeline.heuristics import extract, reversals
+from looma_git.pipeline.heuristics import confirmed_plan, extract, reversals
 
 
 def found(text: str, role: str = "user") -> list[tuple[str, str]]:
@@ -69,3 +69,42 @@ def test_a_negation_of_an_everyday_word_reverses_nothing() -> None:
     said = [("a", "apply the style before the highlighting"),
             ("b", "name the hook after_render, not before")]
     assert reversals(said) == {}
+
+
+# --- the agent's plan, confirmed by a bare "yes, do it"
+
+PLAN = ("The header check reads the first row twice. I'd keep a flag on the writer and set it "
+        "when the header is written. Does that sound right?")
+
+
+def test_a_plan_the_user_confirms_is_a_decision_of_the_agents_message() -> None:
+    (c,) = confirmed_plan(PLAN, "yes, do it", event_id="a1", agent="codex", session_id="s1",
+                          ts="2026-01-01T00:00:00Z")
+    assert (c.kind, c.event_id, c.role) == ("decision", "a1", "assistant")
+    assert c.text == "I'd keep a flag on the writer and set it when the header is written."
+    assert PLAN[c.start:c.end] == c.text
+
+
+@pytest.mark.parametrize("reply", [
+    "no, keep it stateless", "yes but first look at the reader too, it has the same bug",
+    "...", "what about the reader?",
+])
+def test_anything_more_than_a_confirmation_confirms_nothing(reply: str) -> None:
+    assert confirmed_plan(PLAN, reply, event_id="a1", agent="codex", session_id="s1",
+                          ts="") == []
+
+
+def test_the_refinery_reads_a_confirmed_plan() -> None:
+    from looma_git.pipeline.refine import RefineInput, refine
+    from tests.pipeline.test_refine import ev, sess
+
+    s = sess("codex", "plan", [
+        ev(0, "2026-03-01T10:00:00Z", "user", "the csv header is written twice, look at why"),
+        ev(1, "2026-03-01T10:01:00Z", "assistant", PLAN, reads=("auth/oauth.py",)),
+        ev(2, "2026-03-01T10:02:00Z", "user", "sounds good, go ahead"),
+        ev(3, "2026-03-01T10:03:00Z", "assistant", "Done.", edits=("auth/oauth.py",)),
+    ])
+    res = refine(RefineInput(sessions=[s], commits=(), known_paths=frozenset({"auth/oauth.py"}),
+                             sha_lookup={}))
+    texts = [m.text for m in res.memories if m.kind == "decision"]
+    assert "I'd keep a flag on the writer and set it when the header is written." in texts

@@ -1,5 +1,6 @@
 """An inquiry that led to a change diagnosed what the change fixes: a bugfix, not an
-investigation; one that changed nothing stays an investigation."""
+investigation; one that changed nothing stays an investigation; an aside ("while you're there")
+names no kind."""
 
 from __future__ import annotations
 
@@ -27,3 +28,12 @@ def test_an_inquiry_that_changed_nothing_is_an_investigation() -> None:
 def test_other_cues_keep_their_kind() -> None:
     assert judge_kind(prompts=["refactor the exporter into one module per format"],
                       subjects=["Split the exporter"], files=["exporter.py"]) == "refactor"
+
+
+def test_an_aside_asked_on_the_way_names_no_kind() -> None:
+    ask = ("with record=True the export shows captured output twice. only record outside a "
+           "capture, and tidy the record tests while you're there")
+    assert judge_kind(prompts=[ask], subjects=["Fix record and capture"],
+                      branches=["fix-record-and-capture"], files=["console.py"]) == "bugfix"
+    assert judge_kind(prompts=["tidy the record tests"], subjects=["Tidy record tests"],
+                      files=["tests/test_console.py"]) == "refactor"
