@@ -7,9 +7,10 @@ from collections.abc import Mapping
 
 from looma_git.retrieval import match
 from looma_git.retrieval.records import MemoryRecord
+from looma_git.retrieval.terms import goal_terms, stem, terms
 
 # Question words carry no subject ("why did we pick RQ" asks about RQ).
-_QUESTION = frozenset(match.stem(w) for w in (
+_QUESTION = frozenset(stem(w) for w in (
     "why which who whom whose when should would could can there their they them was were "
     "been be has have had did we our us you your pick picked choose chose decide decided "
     "using use used our".split()))
@@ -24,13 +25,13 @@ RETIRED_FACTOR = 0.5  # expired/invalidated facts rank below live ones (still sh
 def topic(query: str) -> str:
     """The question without its question words, as text to rank WorkItems by."""
     words = query.replace("?", " ").split()
-    kept = [w for w in words if match.stem(w.lower().strip(".,;:!'\"")) not in _QUESTION]
+    kept = [w for w in words if stem(w.lower().strip(".,;:!'\"")) not in _QUESTION]
     return " ".join(kept) or query
 
 
 def question_terms(query: str) -> list[str]:
     """The question's subject terms."""
-    ts = match.goal_terms(query)
+    ts = goal_terms(query)
     return [t for t in ts if t not in _QUESTION] or ts
 
 
@@ -39,7 +40,7 @@ def _word_scores(query: str, mems: list[MemoryRecord]) -> dict[str, float]:
     qts = question_terms(query)
     if not qts or not mems:
         return {}
-    docs = {m.id: frozenset(match.terms(m.text)) for m in mems}
+    docs = {m.id: frozenset(terms(m.text)) for m in mems}
     n = len(mems)
     idf = {t: math.log(1 + (n + 1) / (1 + sum(1 for d in docs.values() if t in d)))
            for t in qts}

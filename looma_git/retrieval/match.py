@@ -8,10 +8,10 @@ import operator
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 
 from looma_git.retrieval.fuzzy import token_set_ratio
 from looma_git.retrieval.records import ItemRecord
+from looma_git.retrieval.terms import GENERIC, LEAD_IN, goal_terms, item_terms, stem
 
 # Resume thresholds (DESIGN §5), in one place; docs/quality.md says how they were chosen.
 # Words: idf-weighted term coverage + fuzzy title/alias match, in [0, 1].
@@ -67,89 +67,9 @@ BRANCH_SCORE = 1.0  # the goal names the item's branch
 FILE_SCORE = 0.9  # the goal names one of the item's files (or a directory of them)
 ENTITY_OTHERS = 0.5  # ...then the words score of the items that do not have it is scaled
 
-_WORD = re.compile(r"[a-z0-9][a-z0-9+#]*(?:\.[0-9]+)*")
-# Paths split on / . _ - but a dot between digits is a version's ("3.14" is not "3" and "14").
-_SPLIT = re.compile(r"[/_\-]|\.(?![0-9])|(?<![0-9])\.")
 # A goal word with a digit names one thing (a version, a PR, a status code, "int32").
 _SPECIFIC = re.compile(r"[0-9]")
-# Function words (pronouns, auxiliaries, quantifiers) name no topic but are in most texts, so
-# in a goal they match WorkItems at random: "users who forgot their password" met the SSO work
-# through "their" and the audit log through "who".
-_STOP = frozenset("the a an of to in on for and or with is are was were be been being what whats "
-                  "where how do does did my our we i me about work working resume status it its "
-                  "that this these those by from into onto at as via than then there here who "
-                  "whom which when why their them they you your he she his her us one some any "
-                  "all also just so if but not no can could should would will shall may might "
-                  "must has have had get got make thing things stuff up left off again still "
-                  "bit part way something".split())
-# See GENERIC_WEIGHT (stemmed as `terms` stems them).
-_GENERIC_WORDS = ("config configuration setting settings fix fixes fixed fixing bug bugs issue "
-                  "issues problem problems error errors change changes update updates add adding "
-                  "new test tests testing feature features support code file files work "
-                  "improve pr prs branch commit look check done finish start help continue "
-                  "broken wrong stuff function named module".split())
-# "continue building the authentication" asks for the authentication: the lead-in is no topic.
-_LEAD_IN = re.compile(
-    r"^\s*(?:(?:let's|lets|please|ok|okay|so)\s+)*(?:continue|resume|finish|keep|carry on|"
-    r"get back to|go back to|back to|pick up|work on|working on|start on|"
-    r"where (?:was|were) (?:i|we)|what (?:was|were) (?:i|we) doing)"
-    r"(?:\s+(?:building|working on|working|with|on|implementing|adding|fixing|doing|the|"
-    r"our|my|where (?:i|we) (?:left off|stopped|was|were)))*\s+", re.I)
 _PATHLIKE = re.compile(r"^[\w.\-]+(?:/[\w.\-]*)+$|^[\w\-]+\.[a-z0-9]{1,5}$", re.I)
-
-
-@lru_cache(maxsize=65536)  # transcripts repeat a small vocabulary; stemming dominated rank()
-def stem(word: str) -> str:
-    """A light English stemmer: enough to make 'indexing' meet 'index' and 'tokens' 'token'."""
-    for suf in ("ations", "ation", "ings", "ing", "ers", "er", "ies", "es", "ed", "s"):
-        if len(word) - len(suf) >= 3 and word.endswith(suf):
-            # "speed", "need" and "class", "process" end like a suffix but are stems.
-            if (suf == "ed" and word.endswith("eed")) or (suf == "s" and word.endswith("ss")):
-                return word
-            return word[: -len(suf)] + ("y" if suf == "ies" else "")
-    return word
-
-
-_GENERIC = frozenset(stem(w) for w in _GENERIC_WORDS)
-
-
-def terms(text: str) -> list[str]:
-    """Stemmed content terms; paths split on / . _ -."""
-    low = text.lower().replace("'", "")
-    return [stem(w) for w in _WORD.findall(_SPLIT.sub(" ", low)) if w not in _STOP]
-
-
-def goal_terms(goal: str) -> list[str]:
-    """The goal's topic terms: its lead-in ("continue building the ...") dropped."""
-    topic = _LEAD_IN.sub("", goal, count=1)
-    return list(dict.fromkeys(terms(topic) or terms(goal)))
-
-
-# Term sets of items' texts, kept per process (a warm resume re-ranks without re-tokenising)
-# and primed from the records snapshot (a fresh one does not tokenise either).
-_TERMS: dict[str, frozenset[str]] = {}
-MAX_CACHED_TEXTS = 8192
-
-
-def _doc_terms(text: str) -> frozenset[str]:
-    got = _TERMS.get(text)
-    if got is None:
-        if len(_TERMS) >= MAX_CACHED_TEXTS:
-            _TERMS.clear()
-        got = _TERMS[text] = frozenset(terms(text))
-    return got
-
-
-def item_terms(it: ItemRecord) -> frozenset[str]:
-    """Everything searchable about `it` (`text_fields`) as stemmed terms."""
-    return _doc_terms(it.text_fields())
-
-
-def prime_terms(items: list[ItemRecord], saved: list[list[str]]) -> None:
-    """Accept term sets computed before (the snapshot's) for these items' texts."""
-    for it, ts in zip(items, saved, strict=False):
-        if len(_TERMS) < MAX_CACHED_TEXTS:
-            _TERMS.setdefault(it.text_fields(), frozenset(ts))
 
 
 @dataclass(frozen=True)
@@ -244,24 +164,24 @@ def rank(goal: str, items: list[ItemRecord],
     n = len(items)
     hits_of = {t: ix.hits(t) for t in gts}
     idf = {t: math.log(1 + (n + 1) / (1 + len(e) + len(p))) *
-           (GENERIC_WEIGHT if t in _GENERIC else 1.0) for t, (e, p) in hits_of.items()}
+           (GENERIC_WEIGHT if t in GENERIC else 1.0) for t, (e, p) in hits_of.items()}
     total = sum(idf.values())
-    topic_terms = [t for t in gts if t not in _GENERIC]
+    topic_terms = [t for t in gts if t not in GENERIC]
     topic_w = sum(idf[t] for t in topic_terms)
     unknown = round(sum(idf[t] for t in topic_terms if not hits_of[t][0] and not hits_of[t][1])
                     / topic_w, 4) if topic_w else 0.0
     digits = [t for t in gts if len(t) >= 2 and _SPECIFIC.search(t)]
     # The title match reads the goal without its generic words: "the release fix" is about
     # the release, not about every title that says "Fix".
-    topic = " ".join(w for w in _LEAD_IN.sub("", goal, count=1).lower().split()
-                     if stem(w.strip(".,;:!?'\"()")) not in _GENERIC)
+    topic = " ".join(w for w in LEAD_IN.sub("", goal, count=1).lower().split()
+                     if stem(w.strip(".,;:!?'\"()")) not in GENERIC)
     lex: list[tuple[ItemRecord, float, float, float, tuple[str, ...], str, bool, bool]] = []
     for i, it in enumerate(items):
         hit = [t for t in gts if i in hits_of[t][0]]
         part = [t for t in gts if i in hits_of[t][1]]
         coverage = (sum(idf[t] for t in hit) + PARTIAL * sum(idf[t] for t in part)) / total \
             if total else 0.0
-        topical = any(t not in _GENERIC for t in hit + part)
+        topical = any(t not in GENERIC for t in hit + part)
         # A fuzzy title hit without any shared topic term is noise ("kubernetes" vs "Rate
         # Limiter", "the thing with the config" vs any title with "the").
         title = max(token_set_ratio(topic, x.lower()) for x in (it.title, *it.aliases)) \

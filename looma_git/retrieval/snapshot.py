@@ -11,11 +11,11 @@ from looma_git.retrieval.records import ItemRecord, LinkRecord, MemoryRecord
 
 SNAPSHOT_FILE = "records-snapshot.json"
 #: Bump when ItemRecord/MemoryRecord/LinkRecord or `from_ledger` change shape or meaning, or
-#: `match.terms` tokenises differently, so an old snapshot is ignored instead of misread.
+#: `terms.terms` tokenises differently, so an old snapshot is ignored instead of misread.
 SNAPSHOT_FORMAT = 4
 MAX_SNAPSHOT_BYTES = 512 * 1024 * 1024
 # The saved term sets are used only while the tokeniser still gives this text the same terms
-# (a change to `match.terms` without a format bump re-tokenises instead of mis-ranking).
+# (a change to `terms.terms` without a format bump re-tokenises instead of mis-ranking).
 TERMS_PROBE = "Indexing the OAuth tokens: auth/config.py, it's 3.14 and C++ timeouts"
 
 
@@ -70,11 +70,11 @@ def load_any(state_dir: Path) -> tuple[str, list[ItemRecord]] | None:
         if doc.get("format") != SNAPSHOT_FORMAT or not isinstance(doc.get("ledger_commit"), str):
             return None
         items = [_item_from_json(d) for d in doc["items"]]
-        from looma_git.retrieval import match
+        from looma_git.retrieval.terms import prime_terms, terms
 
         if isinstance(doc.get("terms"), list) and len(doc["terms"]) == len(items) and \
-                doc.get("terms_probe") == match.terms(TERMS_PROBE):
-            match.prime_terms(items, doc["terms"])  # a fresh resume does not tokenise
+                doc.get("terms_probe") == terms(TERMS_PROBE):
+            prime_terms(items, doc["terms"])  # a fresh resume does not tokenise
         return doc["ledger_commit"], items
     except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
         return None  # a cache: anything unexpected means "fold the ledger again"
@@ -87,7 +87,7 @@ def save(state_dir: Path, head: str, items: list[ItemRecord]) -> None:
     tmp = state / f".{SNAPSHOT_FILE}.{os.getpid()}.tmp"
     try:
         state.mkdir(parents=True, exist_ok=True)
-        from looma_git.retrieval.match import item_terms, terms
+        from looma_git.retrieval.terms import item_terms, terms
 
         tmp.write_text(json.dumps({"format": SNAPSHOT_FORMAT, "ledger_commit": head,
                                    "items": [_item_to_json(it) for it in items],

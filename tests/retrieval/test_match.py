@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from looma_git.retrieval import match
+from looma_git.retrieval import terms as terms_mod
 from looma_git.retrieval.bundle import build
 from looma_git.retrieval.records import ItemRecord, MemoryRecord
 
@@ -149,11 +150,11 @@ def test_ranking_uses_the_snapshot_terms_and_stays_the_same(tmp_path) -> None:
     want = {g: [(m.item.id, m.score, m.matched_terms) for m in match.rank(g, ITEMS)]
             for g in goals}
     snapshot.save(tmp_path, "h1", ITEMS)
-    match._TERMS.clear()
+    terms_mod._TERMS.clear()
     match._INDEX.clear()
     items = snapshot.load(tmp_path, "h1")
     assert items == ITEMS
-    assert len(match._TERMS) == len(ITEMS)  # primed, not tokenised
+    assert len(terms_mod._TERMS) == len(ITEMS)  # primed, not tokenised
     for g in goals:
         assert [(m.item.id, m.score, m.matched_terms) for m in match.rank(g, items)] == want[g]
 
@@ -162,10 +163,10 @@ def test_snapshot_terms_of_another_tokeniser_are_not_used(tmp_path, monkeypatch)
     from looma_git.retrieval import snapshot
 
     snapshot.save(tmp_path, "h1", ITEMS)
-    match._TERMS.clear()
+    terms_mod._TERMS.clear()
     monkeypatch.setattr(snapshot, "TERMS_PROBE", snapshot.TERMS_PROBE + " changed")
     assert snapshot.load(tmp_path, "h1") == ITEMS
-    assert match._TERMS == {}  # re-tokenised on the next rank, never mis-ranked
+    assert terms_mod._TERMS == {}  # re-tokenised on the next rank, never mis-ranked
 
 
 def test_a_file_goal_is_about_the_workitems_that_have_the_file() -> None:
@@ -235,7 +236,7 @@ def test_function_words_are_no_topic() -> None:
     items = [item("wi_reset", "Forgot password: reset emails", ("app/auth/reset.py",)),
              item("wi_sso", "Google sign-in: their accounts, who may keep a password",
                   ("app/auth/google.py",))]
-    assert match.goal_terms("users who forgot their password") == ["user", "forgot", "password"]
+    assert terms_mod.goal_terms("users who forgot their password") == ["user", "forgot", "password"]
     ranked = match.rank("users who forgot their password", items)
     assert ranked[0].item.id == "wi_reset"
     assert "their" not in ranked[1].matched_terms
@@ -281,7 +282,7 @@ def test_a_goal_naming_a_version_the_workitem_lacks_is_not_confident() -> None:
     assert match.outcome(ranked)[0] != "confident"
     # The version it has: confident.
     assert match.outcome(match.rank("python 3.8 in the CI matrix", WORK))[0] == "confident"
-    assert match.terms("python 3.14 src/app.py") == ["python", "3.14", "src", "app", "py"]
+    assert terms_mod.terms("python 3.14 src/app.py") == ["python", "3.14", "src", "app", "py"]
 
 
 def test_a_goal_mostly_unknown_to_the_project_is_no_near_tie() -> None:
@@ -308,7 +309,7 @@ def test_workitems_sharing_the_named_file_are_side_by_side() -> None:
 
 
 def test_the_stemmer_keeps_words_that_only_look_inflected() -> None:
-    assert [match.stem(w) for w in ("speed", "need", "class", "process", "classes")] == \
+    assert [terms_mod.stem(w) for w in ("speed", "need", "class", "process", "classes")] == \
         ["speed", "need", "class", "process", "class"]
-    assert match.goal_terms("continue where I left off on the french stuff") == ["french"]
-    assert match.goal_terms("where was I with the download thing") == ["download"]
+    assert terms_mod.goal_terms("continue where I left off on the french stuff") == ["french"]
+    assert terms_mod.goal_terms("where was I with the download thing") == ["download"]
