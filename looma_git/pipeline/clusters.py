@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 from looma_git.pipeline.signals import WorkSignal, parse_ts
 from looma_git.pipeline.text import title_from_prompt
@@ -70,18 +71,7 @@ class Cluster:
         self.files.update(w.edited)
         self.read.update(w.read)
         self.add_terms(dict(w.terms))
-        self.commits.update(w.commits)
-        self.wrote.update(w.wrote)
-        self.prs.update(w.prs)
-        if w.landed:
-            self.landed[w.landed] += 1
-        if w.branch and w.branch not in TRUNK_BRANCHES:
-            self.branches[w.branch] += 1
-        alias = alias_of(w.first_prompt) if w.first_prompt else ""
-        if (alias and alias != "Untitled work" and alias not in self.aliases
-                and len(self.aliases) < MAX_ALIASES):
-            self.aliases.append(alias)
-        self.last_ts = max(self.last_ts, parse_ts(w.end_ts))
+        take_window(self, w, MAX_ALIASES)
 
     @property
     def readonly(self) -> bool:
@@ -128,3 +118,20 @@ def window_order(w: WorkSignal) -> tuple[float, str]:
     """The order resolution sees windows in: start time, then key."""
     return (parse_ts(w.start_ts), w.key)
 
+
+def take_window(acc: Any, w: WorkSignal, max_aliases: int) -> None:
+    """What window `w` adds to `acc`'s commits, pull requests, landings, branches, aliases
+    (the first `max_aliases`) and last activity: one rule for a `Cluster` and for the kept
+    resolver state's per-cluster totals (pipeline/resolve_state.py), which must agree."""
+    acc.commits.update(w.commits)
+    acc.wrote.update(w.wrote)
+    acc.prs.update(w.prs)
+    if w.landed:
+        acc.landed[w.landed] += 1
+    if w.branch and w.branch not in TRUNK_BRANCHES:
+        acc.branches[w.branch] += 1
+    alias = alias_of(w.first_prompt) if w.first_prompt else ""
+    if (alias and alias != "Untitled work" and alias not in acc.aliases
+            and len(acc.aliases) < max_aliases):
+        acc.aliases.append(alias)
+    acc.last_ts = max(acc.last_ts, parse_ts(w.end_ts))

@@ -19,8 +19,13 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from looma_git.pipeline.clusters import TRUNK_BRANCHES, Cluster, Seed, alias_of, window_order
-from looma_git.pipeline.signals import WorkSignal, parse_ts
+from looma_git.pipeline.clusters import (
+    Cluster,
+    Seed,
+    take_window,
+    window_order,
+)
+from looma_git.pipeline.signals import WorkSignal
 
 ALIASES_KEPT = 16  # a cluster's distinct window titles kept: its seed's (<= 8) + 8 more
 
@@ -48,19 +53,8 @@ class ClusterAgg:
         self.files.update(w.edited)
         self.read.update(w.read)
         self.terms.update(dict(w.terms))
-        self.commits.update(w.commits)
-        self.wrote.update(w.wrote)
-        self.prs.update(w.prs)
         self.reads.update((w.read | w.mentioned) - w.edited)
-        if w.landed:
-            self.landed[w.landed] += 1
-        if w.branch and w.branch not in TRUNK_BRANCHES:
-            self.branches[w.branch] += 1
-        alias = alias_of(w.first_prompt) if w.first_prompt else ""
-        if (alias and alias != "Untitled work" and alias not in self.aliases
-                and len(self.aliases) < ALIASES_KEPT):
-            self.aliases.append(alias)
-        self.last_ts = max(self.last_ts, parse_ts(w.end_ts))
+        take_window(self, w, ALIASES_KEPT)
 
     def merge_into(self, c: Cluster, max_aliases: int) -> None:
         """Cluster `c` (its seed's part only) as it is once these windows joined it."""
@@ -98,17 +92,22 @@ class ResolverState:
 
     def place(self, w: WorkSignal, cid: str, original: WorkSignal | None = None) -> None:
         """Window `w` (as joined) was placed in cluster `cid`; `original`: as it came."""
-        o = original or w
+        self.saw(original or w, cid)
+        self.clusters.setdefault(cid, ClusterAgg()).add(w)
+
+    def saw(self, o: WorkSignal, cid: str | None) -> None:
+        """The pass-wide part of placing window `o` (as it came) in cluster `cid` (None: in
+        none of the clusters kept)."""
         self.windows += 1
         self.term_df.update({t for t, _ in o.terms})
-        self.last[o.session_key] = cid
-        self.sessions.setdefault(o.session_key, set()).add(cid)
+        if cid is not None:
+            self.last[o.session_key] = cid
+            self.sessions.setdefault(o.session_key, set()).add(cid)
         self.named.update(o.commits)
         if o.branch:
             self.branches.add(o.branch)
         self.max_order = max(self.max_order, window_order(o))
         self.orders[o.key] = window_order(o)
-        self.clusters.setdefault(cid, ClusterAgg()).add(w)
 
     def after(self, order: tuple[float, str]) -> set[str]:
         """The kept windows placed after `order`."""
@@ -171,17 +170,7 @@ def state_of(clusters: Iterable[Cluster], windows: Iterable[WorkSignal],
             joined.setdefault(w.key, (c.id, w))
             st.clusters.setdefault(c.id, ClusterAgg()).add(w)
     for w in windows:
-        st.windows += 1
-        st.term_df.update({t for t, _ in w.terms})
-        cid = joined[w.key][0] if w.key in joined else None
-        if cid is not None:
-            st.last[w.session_key] = cid
-            st.sessions.setdefault(w.session_key, set()).add(cid)
-        st.named.update(w.commits)
-        if w.branch:
-            st.branches.add(w.branch)
-        st.max_order = max(st.max_order, window_order(w))
-        st.orders[w.key] = window_order(w)
+        st.saw(w, joined[w.key][0] if w.key in joined else None)
     return st
 
 
