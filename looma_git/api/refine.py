@@ -167,7 +167,7 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
     segmented = segment_all(
         keys, connect=lambda: storedb.connect(paths, readonly=True),
         lookup=lambda shas: gitfacts.existing_objects(worktree, shas),
-        known_paths=frozenset(known), prior={sw.signal.key: sw for sw in prior},
+        known_paths=frozenset(known), prior=prior,
         extractor=chosen)
 
     def load(clusters: set[str] | None, windows: set[str] | None) -> list[StoredWindow]:

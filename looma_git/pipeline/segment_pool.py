@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from looma_git.pipeline.extractor import Extractor
@@ -19,7 +19,7 @@ BATCH = 50  # sessions a worker loads, validates shas for (one git call) and seg
 
 def segment_all(keys: list[str], *, connect: Callable[[], Any],
                 lookup: Callable[[list[str]], dict[str, str]], known_paths: frozenset[str],
-                prior: Mapping[str, StoredWindow], extractor: Extractor,
+                prior: Sequence[StoredWindow], extractor: Extractor,
                 workers: int | None = None, min_sessions: int | None = None
                 ) -> Iterator[SessionWindows] | None:
     """The sessions `keys` ("agent:id", in pass order) segmented by forked workers, yielded in
@@ -37,6 +37,7 @@ def segment_all(keys: list[str], *, connect: Callable[[], Any],
     if (n < 2 or len(keys) < least or not parallel.fork_available()
             or extractor.name != "heuristic"):
         return None
+    stored = {sw.signal.key: sw for sw in prior}  # (only here: a small pass never needs it)
     batches = [keys[i:i + BATCH] for i in range(0, len(keys), BATCH)]
     conns: dict[int, Any] = {}  # pid -> this worker's connection (opened on first use)
 
@@ -46,7 +47,7 @@ def segment_all(keys: list[str], *, connect: Callable[[], Any],
             conn = conns[os.getpid()] = connect()
         sessions: list[Session] = [load_session(conn, *k.split(":", 1)) for k in batches[i]]
         shas = lookup(sha_candidates(sessions))
-        return [segment_session(s, known_paths, shas, prior, extractor) for s in sessions]
+        return [segment_session(s, known_paths, shas, stored, extractor) for s in sessions]
 
     def run() -> Iterator[SessionWindows]:
         for _, part in parallel.ordered_map(task, range(len(batches)), n):

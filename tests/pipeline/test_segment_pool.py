@@ -48,7 +48,7 @@ def test_workers_segment_every_session_as_one_process_does(repo: Path) -> None:
     pooled = segment_pool.segment_all(
         keys, connect=lambda: storedb.connect(paths, readonly=True),
         lookup=lambda shas: gitfacts.existing_objects(repo, shas), known_paths=KNOWN,
-        prior={}, extractor=ex, workers=2, min_sessions=1)
+        prior=(), extractor=ex, workers=2, min_sessions=1)
     assert pooled is not None
     assert list(pooled) == alone
 
@@ -77,7 +77,7 @@ def test_few_sessions_or_an_llm_extractor_stay_in_process() -> None:
 
     def run(keys: list[str], ex: HeuristicExtractor) -> object:
         return segment_pool.segment_all(keys, connect=lambda: None, lookup=lambda _: {},
-                                        known_paths=frozenset(), prior={}, extractor=ex,
+                                        known_paths=frozenset(), prior=(), extractor=ex,
                                         workers=2)
 
     assert run(["a:1"], HeuristicExtractor()) is None
