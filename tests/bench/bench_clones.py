@@ -124,6 +124,7 @@ def measure(base: Path, rounds: int) -> dict[str, Any]:
     final = {c.name: json.loads(c.looma("reprocess", "--json"))["ops_written"] for c in (a, b)}
     after = (a.ledger(), b.ledger())
     wa, wb = a.shared(), b.shared()
+    truth = json.loads((a.repo.parent / "truth.json").read_text())
     diff = [x["id"] for x in wa if x not in wb] + [x["id"] for x in wb if x not in wa]
     return {"rounds": per_round, "final_ops": final, "heads_equal": heads[0] == heads[1],
             "heads_unchanged": heads == after, "workitems": (len(wa), len(wb)),
@@ -132,7 +133,30 @@ def measure(base: Path, rounds: int) -> dict[str, Any]:
                          for c, ws in ((a, wa), (b, wb))},
             "commits_linked": len({x["sha"] if isinstance(x, dict) else x
                                    for w in wa for x in (w["commits"] or [])}),
+            "efforts": efforts_of(wa, truth),
             "cpu": {"a": a.cpu, "b": b.cpu}, "wall_s": round(time.perf_counter() - w0, 1)}
+
+
+def efforts_of(items: list[dict[str, Any]], truth: dict[str, Any]) -> dict[str, Any]:
+    """Each shared WorkItem's effort (the one most of its one-effort sessions carry), the
+    WorkItems each effort is spread over, and the WorkItems whose sessions mix efforts."""
+    labels = {s["id"]: s["efforts"] for s in truth["sessions"]}
+    spread: dict[str, list[str]] = {e["key"]: [] for e in truth["efforts"]}
+    mixed: list[str] = []
+    for w in items:
+        votes: dict[str, int] = {}
+        for s in w["sessions"] or []:
+            efforts = labels.get(s["id"], [])
+            if len(efforts) == 1:  # a session that switches topic votes for none
+                votes[efforts[0]] = votes.get(efforts[0], 0) + 1
+        if not votes:
+            continue
+        top = max(sorted(votes), key=lambda e: votes[e])
+        spread.setdefault(top, []).append(str(w["id"]))
+        if len(votes) > 1:
+            mixed.append(str(w["id"]))
+    return {"spread": spread, "mixed": mixed,
+            "fragments": sum(max(0, len(v) - 1) for v in spread.values())}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -161,10 +185,16 @@ def main(argv: list[str] | None = None) -> int:
           f"{m['workitems_differ'] or 'none'}; commits linked {m['commits_linked']}")
     print(f"sessions on the shared WorkItems: a sees {len(m['sessions']['a'])}, b sees "
           f"{len(m['sessions']['b'])}, {len(both)} in both views")
+    ef = m["efforts"]
+    print(f"efforts spread over more than one shared WorkItem: "
+          f"{ {e: len(v) for e, v in ef['spread'].items() if len(v) > 1} or 'none'} "
+          f"({ef['fragments']} extra WorkItems); WorkItems mixing efforts: {ef['mixed'] or 'none'}")
     print(f"CPU-s per command: a {m['cpu']['a']}; b {m['cpu']['b']}")
     ops = m["final_ops"]["a"] + m["final_ops"]["b"]
     emit("clones", [metric("ops written after convergence", ops, "ops", 0),
-                    metric("shared WorkItems differing", len(m["workitems_differ"]), "items", 0)])
+                    metric("shared WorkItems differing", len(m["workitems_differ"]), "items", 0),
+                    metric("extra WorkItems of one effort", ef["fragments"], "items", 0),
+                    metric("WorkItems mixing efforts", len(ef["mixed"]), "items", 0)])
     return 0 if ops == 0 and not m["workitems_differ"] and m["heads_equal"] else 1
 
 
