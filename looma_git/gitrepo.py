@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from looma_git.errors import NotARepositoryError
+from looma_git.store import git
 
 
 @dataclass(frozen=True)
@@ -43,11 +43,8 @@ def find_repo(start: str | os.PathLike[str] | None = None) -> RepoPaths:
         raise NotARepositoryError(f"cannot change to '{cwd}': no such directory",
                                   hint="check the path given to -C")
     try:
-        proc = subprocess.run(
-            ["git", "rev-parse", "--is-bare-repository", "--absolute-git-dir", "--git-common-dir",
-             "--show-toplevel"],
-            cwd=cwd, capture_output=True, text=True, check=False,
-        )
+        proc = git.run(cwd, "rev-parse", "--is-bare-repository", "--absolute-git-dir",
+                       "--git-common-dir", "--show-toplevel")
     except (FileNotFoundError, NotADirectoryError) as exc:
         raise NotARepositoryError(f"cannot run git in '{cwd}': {exc.strerror}") from exc
     lines = proc.stdout.splitlines()
