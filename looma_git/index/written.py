@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from looma_git.index import schema
-from looma_git.index.events import stored_raw_many
+from looma_git.index.events import stored_records_many
 from looma_git.isotime import parse_ts
-from looma_git.pipeline.content import line_key, written_keys
+from looma_git.pipeline.content import line_key, records_keys, written_keys
 from looma_git.pipeline.linking import Content, Write
 
 SCHEMA = schema.WRITTEN  # every store.db table is declared in index/schema.py
@@ -128,11 +128,14 @@ def _keys_of(rows: list[Any], files: dict[str, set[str]],
              commands: dict[str, list[str]]) -> Keyed:
     """The written_lines and written_seen rows of these edit events (pure: no store access)."""
     # Only hashed line keys are kept, so the unredacted read-back is fine here.
-    raws = stored_raw_many([(r[4], r[6]) for r in rows])
+    refs = [r[6] for r in rows if r[6]]
+    read = iter(stored_records_many(refs))
     lines: list[tuple[int, str, str, float, str]] = []
     seen: list[tuple[str, int, str, int]] = []
-    for (eid, agent, sid, ts, _, ingested, _, _), raw in zip(rows, raws, strict=True):
-        keys = written_keys(raw or "", tuple(commands.get(eid, ())))
+    for eid, agent, sid, ts, raw, ingested, ref, _ in rows:
+        cmds = tuple(commands.get(eid, ()))
+        # A record kept by reference is parsed once, as it is read back (its check).
+        keys = records_keys(next(read) or (), cmds) if ref else written_keys(raw or "", cmds)
         where = sorted(files.get(eid, ())) or [""]  # "" : a shell write, any file
         session = f"{agent}:{sid}"
         t = parse_ts(ts or "")
