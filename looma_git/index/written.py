@@ -150,7 +150,10 @@ def _keys_of(rows: list[Any], files: dict[str, set[str]],
     for eid, agent, sid, ts, raw, ingested, ref, _ in rows:
         cmds = tuple(commands.get(eid, ()))
         # A record kept by reference is parsed once, as it is read back (its check).
-        keys = records_keys(next(read) or (), cmds) if ref else written_keys(raw or "", cmds)
+        if ref:
+            keys = records_keys(next(read) or (), cmds)
+        else:
+            keys = written_keys(raw or "", cmds)
         where = sorted(files.get(eid, ())) or [""]  # "" : a shell write, any file
         session = f"{agent}:{sid}"
         t = parse_ts(ts or "")
