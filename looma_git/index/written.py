@@ -151,7 +151,8 @@ def _keys_of(rows: list[Any], files: dict[str, set[str]],
         cmds = tuple(commands.get(eid, ()))
         # A record kept by reference is parsed once, as it is read back (its check).
         if ref:
-            keys = records_keys(next(read) or (), cmds)
+            records: list[Any] | None = next(read)
+            keys = records_keys(records or (), cmds)
         else:
             keys = written_keys(raw or "", cmds)
         where = sorted(files.get(eid, ())) or [""]  # "" : a shell write, any file
