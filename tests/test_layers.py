@@ -90,6 +90,12 @@ def test_api_is_porcelain() -> None:
                      "(move it to index/, store/ or retrieval/):\n" + "\n".join(bad))
 
 
+def test_the_link_step_api_opens_no_store() -> None:
+    """api/linking.py calls the index layer's link step (index/link_step.py), which opens
+    store.db; the api module itself does not (issue 20: api is porcelain)."""
+    assert "looma_git.index.storedb" not in _all_imports(PKG / "api" / "linking.py")
+
+
 def test_the_api_rule_catches_a_lazy_import(tmp_path: Path) -> None:
     """The rule reads imports inside functions too (api/ imports lazily for a light start)."""
     mod = tmp_path / "m.py"

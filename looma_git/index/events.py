@@ -142,16 +142,15 @@ def stored_raw(raw_json: str | None, raw_ref: str | None) -> str | None:
     return None if lines is None else "\n".join(lines)
 
 
-def stored_raw_many(pairs: list[tuple[str | None, str | None]]) -> list[str | None]:
-    """`stored_raw` of each (raw_json, raw_ref), each transcript opened once and read in
-    offset order (a cold store's content index reads ~30,000 edit records from ~1,500
-    files: one open and a random seek per record was most of its time)."""
-    out: list[str | None] = [None] * len(pairs)
+def stored_records_many(refs: list[str]) -> list[list[Any] | None]:
+    """The records each `raw_ref` names, parsed (None: unreadable, or not JSON objects any
+    more), NOT redacted: for local derivations that keep no text (content line keys). Each
+    transcript is opened once and read in offset order (a cold store's content index reads
+    ~30,000 edit records from ~1,500 files: one open and a random seek per record was most of
+    its time), and each record parsed once (its check is its parse)."""
+    out: list[list[Any] | None] = [None] * len(refs)
     by_path: dict[str, list[tuple[int, list[tuple[int, int]]]]] = {}
-    for n, (raw_json, raw_ref) in enumerate(pairs):
-        if not raw_ref:
-            out[n] = raw_json or None
-            continue
+    for n, raw_ref in enumerate(refs):
         parsed = _parse_ref(raw_ref)
         if parsed is not None:
             by_path.setdefault(parsed[0], []).append((n, parsed[1]))
@@ -159,8 +158,7 @@ def stored_raw_many(pairs: list[tuple[str | None, str | None]]) -> list[str | No
         try:
             with open(path, "rb") as fh:
                 for n, spans in sorted(wanted, key=lambda x: x[1][:1]):
-                    lines = _read_lines(fh, spans)
-                    out[n] = None if lines is None else "\n".join(lines)
+                    out[n] = _read_records(fh, spans)
         except OSError:
             continue
     return out
@@ -175,15 +173,25 @@ def _parse_ref(ref: str) -> tuple[str, list[tuple[int, int]]] | None:
 
 
 def _read_lines(fh: Any, spans: list[tuple[int, int]]) -> list[str] | None:
-    out: list[str] = []
+    got = _read(fh, spans)
+    return None if got is None else [line for line, _ in got]
+
+
+def _read_records(fh: Any, spans: list[tuple[int, int]]) -> list[Any] | None:
+    got = _read(fh, spans)
+    return None if got is None else [record for _, record in got]
+
+
+def _read(fh: Any, spans: list[tuple[int, int]]) -> list[tuple[str, Any]] | None:
+    """Each span's line and its record; None unless every span is a JSON object."""
+    out: list[tuple[str, Any]] = []
     try:
         for offset, length in spans:
             fh.seek(offset)
             line = fh.read(length).strip().decode("utf-8", "replace")
             if not (line.startswith("{") and line.endswith("}")):
                 return None
-            json.loads(line)
-            out.append(line)
+            out.append((line, json.loads(line)))
     except (OSError, ValueError):
         return None
     return out

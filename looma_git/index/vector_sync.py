@@ -130,7 +130,9 @@ def sync(paths: RepoPaths, texts: list[Text], memory_budget_s: float | None,
             rest = [x for x in todo if not first(x)]
             # A batch big enough runs the folded model (same vectors, index/model_cache).
             embedder = for_batch(embedder, len(must) + (len(rest) if memory_budget_s is None else 0))
-            seen: dict[str, Any] = {}  # text -> its vector, this run
+            # text -> its vector: those embedded this run, and those stored under another id
+            # (five memories with one text; a window that moved to another WorkItem).
+            seen = _stored(vs, todo, wanted, done)
             for batch in _batches(must):
                 _embed_into(vs, embedder, batch, seen)
                 done.update((i, wanted[i]) for i, _, _ in batch)
@@ -140,11 +142,32 @@ def sync(paths: RepoPaths, texts: list[Text], memory_budget_s: float | None,
                     break
                 _embed_into(vs, embedder, batch, seen)
                 done.update((i, wanted[i]) for i, _, _ in batch)
+            # What the budget left whose text has a vector already costs no model run.
+            free = [x for x in rest if x[0] not in done and x[2] in seen]
+            vs.upsert_many((i, k, seen[t]) for i, k, t in free)
+            done.update((i, wanted[i]) for i, _, _ in free)
             pending = sorted(i for i in wanted if i not in done)
             _write_embedded(paths, embedder.model_id, done, pending)
     except (LoomaError, OSError) as exc:
         return SyncResult(None, reason=exc.message if isinstance(exc, LoomaError) else str(exc))
     return SyncResult(embedder.model_id, vectors=len(done), pending=len(pending))
+
+
+def _stored(vs: Any, todo: list[Text], wanted: dict[str, str], done: dict[str, str]
+            ) -> dict[str, Any]:
+    """text -> the stored vector of another id with the same text, for the texts to embed
+    (read before this run replaces any vector). A text's vector depends neither on its id
+    nor on the batch it was embedded in (the default model gave the same bits alone and in
+    batches of 1-32 for the scale history's texts), so a copy is what embedding would give."""
+    holder: dict[str, str] = {}
+    for i, h in done.items():
+        holder.setdefault(h, i)
+    out: dict[str, Any] = {}
+    for i, _, t in todo:
+        other = holder.get(wanted[i])
+        if other is not None and t not in out and (vec := vs.vector(other)) is not None:
+            out[t] = vec
+    return out
 
 
 def _embed_into(vs: Any, embedder: Any, batch: list[Text], seen: dict[str, Any]) -> None:

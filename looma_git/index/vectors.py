@@ -231,6 +231,12 @@ class VectorStore:
             return int(self._db.execute("SELECT count(*) FROM vec_docs").fetchone()[0])
         return int(self._db.execute("SELECT count(*) FROM vec_items WHERE kind = ?", (kind,)).fetchone()[0])
 
+    def vector(self, doc_id: str) -> bytes | None:
+        """The stored vector of `doc_id` (raw float32, as `upsert_many` takes it), or None."""
+        row = self._db.execute("SELECT embedding FROM vec_items WHERE rowid = (SELECT id FROM "
+                               "vec_docs WHERE doc_id = ?)", (doc_id,)).fetchone()
+        return bytes(row[0]) if row is not None and row[0] is not None else None
+
     def has(self, doc_id: str) -> bool:
         """True if a vector is stored for `doc_id`."""
         return self._db.execute("SELECT 1 FROM vec_docs WHERE doc_id = ?", (doc_id,)).fetchone() is not None

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from looma_git.index import schema
-from looma_git.index.events import stored_raw_many
+from looma_git.index.events import stored_records_many
 from looma_git.isotime import parse_ts
-from looma_git.pipeline.content import line_key, written_keys
+from looma_git.pipeline.content import line_key, records_keys, written_keys
 from looma_git.pipeline.linking import Content, Write
 
 SCHEMA = schema.WRITTEN  # every store.db table is declared in index/schema.py
@@ -66,28 +66,43 @@ def update_written(conn: sqlite3.Connection, full: bool = False) -> int:
     if not rows:
         _set_mark(conn, top)
         return 0
-    ids = [r[0] for r in rows]
+    # By transcript (then offset): each is opened once and read forward. The order of the
+    # rows stored changes nothing: every reader of `written_lines` takes them as a set.
+    rows.sort(key=lambda r: r[6] or "")
     files: dict[str, set[str]] = {}
     commands: dict[str, list[str]] = {}
-    for i in range(0, len(ids), _CHUNK):
-        part = ids[i:i + _CHUNK]
-        marks = ",".join("?" * len(part))
-        for eid, relpath in conn.execute(
-                f"SELECT f.event_id, f.relpath FROM tool_files f JOIN tool_calls t ON "
-                f"t.event_id = f.event_id AND t.idx = f.idx WHERE f.event_id IN ({marks}) "
-                f"AND f.relpath IS NOT NULL AND t.kind IN ('edit','write')", part):
-            files.setdefault(eid, set()).add(relpath)
-        for eid, cmd in conn.execute(
-                f"SELECT event_id, command FROM tool_calls WHERE event_id IN ({marks}) "
-                f"AND kind = 'shell' AND (command LIKE '%<<%' OR command LIKE '%rm %')",
-                part):
-            commands.setdefault(eid, []).append(cmd)
+    for eid, relpath in _calls(conn, [r[0] for r in rows], _FILES):
+        files.setdefault(eid, set()).add(relpath)
+    for eid, cmd in _calls(conn, [r[0] for r in rows], _COMMANDS):
+        commands.setdefault(eid, []).append(cmd)
     batches = [rows[i:i + _EVENTS] for i in range(0, len(rows), _EVENTS)]
     with conn:  # one transaction; an event seen before has its old lines replaced
         for batch, (lines, seen) in zip(batches, _keyed(batches, files, commands), strict=True):
             _store(conn, batch, lines, seen)
     _set_mark(conn, top)
     return len(rows)
+
+
+_FILES = ("f.event_id", "SELECT f.event_id, f.relpath FROM tool_files f JOIN tool_calls t ON t.event_id = "
+          "f.event_id AND t.idx = f.idx WHERE f.relpath IS NOT NULL AND t.kind IN "
+          "('edit','write')")
+_COMMANDS = ("event_id", "SELECT event_id, command FROM tool_calls WHERE kind = 'shell' AND (command LIKE "
+             "'%<<%' OR command LIKE '%rm %')")
+_SCAN_FROM = 5000  # events from which one pass over the tool tables beats lists of ids
+
+
+def _calls(conn: sqlite3.Connection, ids: list[str], query: tuple[str, str]
+           ) -> Iterator[tuple[str, str]]:
+    """`query`'s (event id, value) rows of these events: by lists of ids for a few (a drain),
+    in one scan for many (a cold store's ~30,000 edit events)."""
+    column, sql = query
+    if len(ids) >= _SCAN_FROM:
+        want = set(ids)
+        yield from ((eid, v) for eid, v in conn.execute(sql) if eid in want)
+        return
+    for i in range(0, len(ids), _CHUNK):
+        part = ids[i:i + _CHUNK]
+        yield from conn.execute(f"{sql} AND {column} IN ({','.join('?' * len(part))})", part)
 
 
 # Batches of edit events from which their line keys are computed by forked workers (a cold
@@ -128,11 +143,18 @@ def _keys_of(rows: list[Any], files: dict[str, set[str]],
              commands: dict[str, list[str]]) -> Keyed:
     """The written_lines and written_seen rows of these edit events (pure: no store access)."""
     # Only hashed line keys are kept, so the unredacted read-back is fine here.
-    raws = stored_raw_many([(r[4], r[6]) for r in rows])
+    refs = [r[6] for r in rows if r[6]]
+    read = iter(stored_records_many(refs))
     lines: list[tuple[int, str, str, float, str]] = []
     seen: list[tuple[str, int, str, int]] = []
-    for (eid, agent, sid, ts, _, ingested, _, _), raw in zip(rows, raws, strict=True):
-        keys = written_keys(raw or "", tuple(commands.get(eid, ())))
+    for eid, agent, sid, ts, raw, ingested, ref, _ in rows:
+        cmds = tuple(commands.get(eid, ()))
+        # A record kept by reference is parsed once, as it is read back (its check).
+        if ref:
+            records: list[Any] | None = next(read)
+            keys = records_keys(records or (), cmds)
+        else:
+            keys = written_keys(raw or "", cmds)
         where = sorted(files.get(eid, ())) or [""]  # "" : a shell write, any file
         session = f"{agent}:{sid}"
         t = parse_ts(ts or "")

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 # The same rule as `store.gitfacts.patch_facts`: a line is evidence only if it says something
@@ -24,6 +25,7 @@ _SKIP_KEYS = frozenset({"old_string", "oldString", "old_str", "originalFile", "o
                         "old_text", "oldTodos", "newTodos", "todos", "thinking", "signature",
                         "encrypted_content", "text", "output", "stdout", "stderr"})
 _NESTED = frozenset({"arguments", "input"})  # JSON (or a patch) packed in a string
+_TEXT_KEYS = (_NEW_KEYS | _DIFF_KEYS | _NESTED) - _SKIP_KEYS  # a string under these is looked at
 _MAX_DEPTH = 12
 
 
@@ -44,7 +46,13 @@ _BOILERPLATE = re.compile(
 def line_key(line: str) -> int | None:
     """A 63-bit key of one stripped line, None when the line says too little to count (too
     short, no letter or digit, or boilerplate every module has)."""
-    s = line.strip()
+    return _stripped_key(line.strip())
+
+
+# Sessions write the same lines again and again (an edit restates its context, a file is
+# rewritten whole): a stripped line's key is computed once per process.
+@functools.lru_cache(maxsize=1 << 16)
+def _stripped_key(s: str) -> int | None:
     if len(s) < MIN_LINE or not any(ch.isalnum() for ch in s) or _BOILERPLATE.fullmatch(s):
         return None
     digest = hashlib.blake2b(s.encode("utf-8", "replace"), digest_size=8).digest()
@@ -68,6 +76,7 @@ def gone_key(path: str) -> int:
 # Keys holding the text an edit replaced, and the text that replaced it.
 _OLD_NEW = (("old_string", "new_string"), ("oldString", "newString"), ("old_str", "new_str"),
             ("oldText", "newText"), ("old_text", "new_text"))
+_OLD_KEYS = frozenset(old for old, _ in _OLD_NEW)
 # `git rm [-r] [-f] [--cached ...] paths`, `rm [-f] [-r] paths` (one command of a shell line).
 _RM = re.compile(r"(?:^|[;&|]\s*|\n\s*)(?:git\s+rm|rm)((?:\s+[^\s;&|<>]+)+)")
 
@@ -99,35 +108,50 @@ def _replaced(obj: dict[str, Any], gone: list[str]) -> None:
             gone.extend(x for x in old.split("\n") if x.strip() not in kept)
 
 
+def _text(obj: str, key: str | None, depth: int, out: list[str], gone: list[str] | None) -> None:
+    """A string value at `depth` under `key`: what it wrote, if the key says it wrote."""
+    if key in _NESTED:
+        s = obj.lstrip()
+        if s.startswith(("{", "[")):
+            try:
+                _walk(json.loads(s), None, depth + 1, out, gone)
+            except ValueError:
+                pass
+        elif _is_diff(s):
+            out.extend(_split(s, True, gone))
+    elif key in _DIFF_KEYS:
+        out.extend(_split(obj, True, gone))
+    elif key in _NEW_KEYS:
+        out.extend(_split(obj, _is_diff(obj), gone))
+
+
 def _walk(obj: Any, key: str | None, depth: int, out: list[str],
           gone: list[str] | None = None) -> None:
+    # The walk visits every value of every record, most of them numbers, ids and texts no
+    # tool wrote: scalars are judged here, without a call each (a cold store walks ~30,000
+    # edit records), and only containers and strings under a key that names written text
+    # go further.
     if depth > _MAX_DEPTH:
         return
     if isinstance(obj, dict):
-        if gone is not None:
+        if gone is not None and not _OLD_KEYS.isdisjoint(obj):
             _replaced(obj, gone)
         for k, v in obj.items():
-            if k not in _SKIP_KEYS:
+            if isinstance(v, str):
+                if (len(v) >= MIN_LINE and k in _TEXT_KEYS and depth < _MAX_DEPTH):
+                    _text(v, k, depth + 1, out, gone)
+            elif isinstance(v, (dict, list)) and k not in _SKIP_KEYS:
                 _walk(v, k, depth + 1, out, gone)
     elif isinstance(obj, list):
+        texts = key in _TEXT_KEYS
         for v in obj:
-            _walk(v, key, depth + 1, out, gone)
-    elif isinstance(obj, str) and len(obj) >= MIN_LINE:
-        if key in _NESTED:
-            s = obj.lstrip()
-            if s.startswith(("{", "[")):
-                try:
-                    _walk(json.loads(s), None, depth + 1, out, gone)
-                except ValueError:
-                    pass
-                return
-            if _is_diff(s):
-                out.extend(_split(s, True, gone))
-            return
-        if key in _DIFF_KEYS:
-            out.extend(_split(obj, True, gone))
-        elif key in _NEW_KEYS:
-            out.extend(_split(obj, _is_diff(obj), gone))
+            if isinstance(v, str):
+                if texts and len(v) >= MIN_LINE and depth < _MAX_DEPTH:
+                    _text(v, key, depth + 1, out, gone)
+            elif isinstance(v, (dict, list)):
+                _walk(v, key, depth + 1, out, gone)
+    elif isinstance(obj, str) and len(obj) >= MIN_LINE and key in _TEXT_KEYS:
+        _text(obj, key, depth, out, gone)
 
 
 def _records(raw: str) -> Iterator[Any]:
@@ -169,9 +193,14 @@ def written_keys(raw_json: str, commands: tuple[str, ...] = ()) -> set[int]:
     in a key space of its own, the lines its edits took out (`removed_key`) and the files its
     shell commands removed (`gone_key`): a commit that removes what a session removed is
     that session's work as much as one that adds what it wrote."""
+    return records_keys(_records(raw_json), commands)
+
+
+def records_keys(records: Iterable[Any], commands: tuple[str, ...] = ()) -> set[int]:
+    """`written_keys` of an event's records already parsed (one JSON value each)."""
     lines: list[str] = []
     gone: list[str] = []
-    for obj in _records(raw_json):
+    for obj in records:
         if not (isinstance(obj, dict) and obj.get("truncated")):
             _walk(obj, None, 0, lines, gone)
     files: set[str] = set()

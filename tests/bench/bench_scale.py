@@ -53,7 +53,13 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from tests.bench.report import emit, metric  # noqa: E402
-from tests.bench.scale_history import History, add_session, build_history, git_env  # noqa: E402
+from tests.bench.scale_history import (  # noqa: E402
+    History,
+    add_session,
+    build_history,
+    git_env,
+    next_commit,
+)
 
 # Targets of issue 14, checked at 1,500 sessions.
 TARGET_AT = 1500
@@ -403,10 +409,12 @@ def measure(n: int, base: Path, reaps: bool, only: frozenset[str] = frozenset(GR
         reap_detached(0)  # processes detached by earlier rows are not the drain's
         run(looma("hooks", "install"), repo, env)
         e = h.efforts[-1]
-        target = repo / e.files[0]
-        target.write_text(target.read_text() + "# one more change\n")
+        # The work of the session added last (`add_session`), committed after it: a commit
+        # that links on content, as a user's commit of an agent's work does.
+        target, text, dated = next_commit(h, len(h.efforts) - 1)
+        target.write_text(target.read_text() + text)
         subprocess.run(["git", "commit", "-q", "-am", f"{e.verb.lower()} {e.topic}: edge case"],
-                       cwd=repo, env=env, check=True, capture_output=True)
+                       cwd=repo, env={**env, **dated}, check=True, capture_output=True)
         cpu, wall, rss, procs = reap_detached(600)
         queue = state / "queue"
         left = queue.read_text().strip() if queue.exists() else ""

@@ -163,6 +163,13 @@ def _fmt(t: str, e: Effort) -> str:
                     f1=e.files[1])
 
 
+def written_line(e: Effort, k: int) -> str:
+    """The line an edit of effort `e`'s sessions writes into its first file (k: which one),
+    and that the effort's commit adds, as an agent's work ends up committed: specific to the
+    effort (its area and module), so the linker can tell whose work a commit is."""
+    return f"    value_{k} = _bounded(payload.get('{e.area}_{k}', limit), '{e.mod}') * {k}"
+
+
 def _file_body(e: Effort, rng: random.Random) -> str:
     lines = _CODE.split("\n")
     for k in range(rng.randint(10, 30)):
@@ -276,8 +283,7 @@ def claude_session(e: Effort, cwd: str, seed: int, t: float) -> tuple[str, list[
         edits = 1 + (rng.random() < 0.5)
         for k in range(edits):
             tid = c.tool_id()
-            old, new = f"    value_{k} = payload.get('{e.area}_{k}', limit) * {k}", \
-                f"    value_{k} = _bounded(payload.get('{e.area}_{k}', limit)) * {k}"
+            old, new = f"    value_{k} = payload.get('{e.area}_{k}', limit) * {k}", written_line(e, k)
             c.assistant([f'{{"type":"text","text":{js(_fmt(_SAYS[3], e))}}}',
                          f'{{"type":"tool_use","id":"{tid}","name":"Edit","input":{{"file_path":'
                          f'{js(cwd + "/" + f0)},"old_string":{js(old)},"new_string":{js(new)}}}}}'])
@@ -371,7 +377,7 @@ def codex_session(e: Effort, cwd: str, seed: int, t: float) -> tuple[str, list[s
                                  f'{js(body)}}}')
         pid = f"call_{rng.getrandbits(96):024x}"
         patch = (f"*** Begin Patch\n*** Update File: {f0}\n@@\n-    value_1 = payload.get(1)\n"
-                 f"+    value_1 = _bounded(payload.get(1))\n*** End Patch\n")
+                 f"+{written_line(e, 1)}\n*** End Patch\n")
         rec("response_item", f'{{"type":"custom_tool_call","status":"completed","call_id":"{pid}",'
                              f'"name":"apply_patch","input":{js(patch)}}}')
         rec("event_msg", f'{{"type":"patch_apply_end","call_id":"{pid}","success":true,'
@@ -517,6 +523,9 @@ def make_repo(repo: Path, efforts: list[Effort], plans: list[Plan], env: dict[st
         if e is not None:
             msg = f"{e.verb.lower()} {e.topic} in {e.area}\n\n{e.title}: {e.files[0]} and tests.\n"
             files = [(f, f"# {e.title}\n# revision {mark}\n") for f in e.files]
+            # Its first file holds what the sessions' edits wrote (the linker's content).
+            files[0] = (e.files[0], files[0][1] + "".join(f"{written_line(e, k)}\n"
+                                                          for k in (0, 1)))
         else:
             msg = ("bump dependencies\n", "fix typo in README\n", "ci: pin pytest\n")[mark % 3]
             files = [("README.md" if mark % 3 == 1 else "requirements.txt", f"rev {mark}\n")]
@@ -551,11 +560,26 @@ def build_history(root: Path, sessions: int, *, seed: int = 0,
                    size, commits, paths)
 
 
+def next_session_time(h: History) -> float:
+    """When `add_session`'s sessions start: after everything else."""
+    return max(x.start for x in h.efforts) + 10 * 86400.0
+
+
+def next_commit(h: History, effort: int) -> tuple[Path, str, dict[str, str]]:
+    """The user's commit after `add_session`'s session on `effort`: the file, the text to
+    append (the lines that session's edits wrote, as its work is committed) and the git
+    environment that dates it an hour after the session started."""
+    e = h.efforts[effort % len(h.efforts)]
+    stamp = f"@{int(next_session_time(h) + 3 * 3600)} +0000"
+    return (h.repo / e.files[0], "".join(f"{written_line(e, k)}\n" for k in (0, 1)),
+            {"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
+
+
 def add_session(h: History, *, agent: str = "claude-code", effort: int = 0,
                 seed: int = 99_999_999) -> Path:
     """One more session (a user's next one), dated after everything else."""
     e = h.efforts[effort % len(h.efforts)]
-    t = max(x.start for x in h.efforts) + 10 * 86400.0
+    t = next_session_time(h)
     path, _, _ = write_session(h.home, str(h.repo), e, Plan(e.idx, agent, t, seed))
     os.utime(path, None)
     return path

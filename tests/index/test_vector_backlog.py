@@ -60,3 +60,23 @@ def test_backlog_is_budgeted_new_work_is_not(repo: Path, embedded: list[str]) ->
     # Five memories with one text: one embedding.
     assert embedded.count("We'll use Redis for the rate limiter.") == 1
     assert vector_sync.pending_count(paths) == 0
+
+
+def test_a_text_with_a_vector_is_never_left_pending_nor_embedded_again(
+        repo: Path, embedded: list[str]) -> None:
+    paths = find_repo(repo)
+    paths.state_dir.mkdir(parents=True, exist_ok=True)
+    assert vector_sync.sync(paths, _texts(2), None).pending == 0
+    embedded.clear()
+    # Five more memories with the text of five stored ones (a later pass promotes the same
+    # decision again): their vector is copied, though the budget is spent.
+    more = _texts(2) + [(f"mem_{i}", "memory", "We'll use Redis for the rate limiter.")
+                        for i in range(5, 10)]
+    out = vector_sync.sync(paths, more, 0.0)
+    assert out.pending == 0 and out.vectors == len(more) and embedded == []
+    from looma_git.index.vectors import VectorStore
+
+    emb = emb_mod.load_default()
+    assert emb is not None
+    with VectorStore(vector_sync.vectors_path(paths), emb.dim, emb.model_id) as vs:
+        assert vs.vector("mem_7") == vs.vector("mem_0") is not None
