@@ -313,3 +313,46 @@ def test_the_stemmer_keeps_words_that_only_look_inflected() -> None:
         ["speed", "need", "class", "process", "class"]
     assert terms_mod.goal_terms("continue where I left off on the french stuff") == ["french"]
     assert terms_mod.goal_terms("where was I with the download thing") == ["download"]
+
+
+# --- stop 28: holdout3 (flask-sqlalchemy)
+
+def test_a_word_in_capitals_names_a_thing_not_work_in_general() -> None:
+    """'update' says a goal is about work; 'UPDATE' is the SQL statement. With it a topic word,
+    the one WorkItem whose request ran an update against the wrong database leads by words,
+    and meaning (near it alone) confirms; in lower case the goal stays cold. A two-letter
+    abbreviation ('PR') is how people write it anyway: still generic."""
+    from dataclasses import replace
+
+    items = [replace(item("wi_bind", "Statements miss the bind key", ("src/session.py",)),
+                     prompts=("db.session.execute(update(Audit)) runs against the default "
+                              "database",)),
+             item("wi_ex", "Update examples to the new style", ("examples/app.py",)),
+             item("wi_ver", "Update the sqlalchemy version", ("pyproject.toml",)),
+             item("wi_pg", "Pagination gets the wrong page size", ("src/pagination.py",))]
+    cos = {"wi_bind": 0.37, "wi_ex": 0.22, "wi_ver": 0.28, "wi_pg": 0.2}
+    state, chosen = match.outcome(match.rank("bulk UPDATE goes to the wrong database", items,
+                                             cos))
+    assert (state, [m.item.id for m in chosen]) == ("confident", ["wi_bind"])
+    assert match.outcome(match.rank("bulk update goes to the wrong database", items, cos)) \
+        == ("cold", [])
+    assert match.rank("the PR for the examples", items)[0].unknown == \
+        match.rank("the pr for the examples", items)[0].unknown
+
+
+def test_of_workitems_sharing_the_named_file_the_one_named_after_it_is_the_match() -> None:
+    """A typing sweep touched pagination.py among a dozen modules; the pagination fix is named
+    after it: that one is the goal's, without loading a model. Neither named after the file:
+    side by side, as before."""
+    items = [item("wi_hints", "Fix a test that cannot run on windows",
+                  ("src/pkg/pagination.py", "src/pkg/query.py", "src/pkg/model.py")),
+             item("wi_page", "Pagination per_page gets the wrong value after next()",
+                  ("src/pkg/pagination.py", "tests/test_pagination.py")),
+             item("wi_other", "Update examples", ("examples/app.py",))]
+    ranked = match.rank("src/pkg/pagination.py", items)
+    assert match.lexical_decides(ranked)
+    state, chosen = match.outcome(ranked)
+    assert (state, [m.item.id for m in chosen]) == ("confident", ["wi_page"])
+    more = [*items, item("wi_m", "Table names from the class name", ("src/pkg/model.py",))]
+    state, chosen = match.outcome(match.rank("src/pkg/model.py", more))
+    assert state == "ambiguous" and {m.item.id for m in chosen} == {"wi_hints", "wi_m"}
