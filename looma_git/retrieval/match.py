@@ -380,8 +380,15 @@ def outcome(matches: list[Match]) -> tuple[str, list[Match]]:
                    SEM_MARGIN if unknown else AGREE_SEM_MARGIN, SEM_COLD_BELOW) == "confident":
         return "confident", [raw[0]]
     dups = _near_duplicates(raw)
+    # Meaning discounts the weak words matches it does not support (`lex`); when it does not
+    # support the lead either (its cosine under SEM_COLD_BELOW), that discount tells nothing
+    # apart, and the lead must also clear the words as they are, by the margin of two weak
+    # signals (AGREE_MARGIN): "deprecate the __version__ attribute" has "version" in one
+    # WorkItem (0.35) and "attribute" in three (0.30), and meaning is near none of them.
+    raw_lead = (lead.semantic or 0.0) >= SEM_COLD_BELOW or _state(
+        raw, [m.lexical for m in raw], COLD_BELOW, AGREE_MARGIN, COLD_BELOW) == "confident"
     if with_cos and _state(by_lex, lex_scores, LEX_WEAK, MARGIN, COLD_BELOW) == "confident" \
-            and not dups and lead.names_specific and (
+            and raw_lead and not dups and lead.names_specific and (
                 not unknown or (lead.semantic or 0.0) >= SEM_UNRELATED):
         mine = lead.semantic or 0.0
         closer = [m for m in by_sem if (m.semantic or 0.0) >= SEM_COLD_BELOW and (

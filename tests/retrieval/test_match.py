@@ -356,3 +356,24 @@ def test_of_workitems_sharing_the_named_file_the_one_named_after_it_is_the_match
     more = [*items, item("wi_m", "Table names from the class name", ("src/pkg/model.py",))]
     state, chosen = match.outcome(match.rank("src/pkg/model.py", more))
     assert state == "ambiguous" and {m.item.id for m in chosen} == {"wi_hints", "wi_m"}
+
+
+def test_meaning_near_none_of_them_does_not_break_a_words_near_tie() -> None:
+    """'version' is in one WorkItem, 'attribute' in three, 'deprecate' in none; meaning is
+    under its cold line for all. Discounting the 'attribute' matches because meaning does not
+    support them would leave the 'version' one confidently ahead on a word it is no closer
+    to: cold. Once meaning supports the lead, it confirms it."""
+    from dataclasses import replace
+
+    def it(id: str, title: str, prompt: str) -> ItemRecord:
+        return replace(item(id, title, (f"src/{id}.py",)), prompts=(prompt,))
+
+    items = [it("wi_hints", "Pyright fails on the lowest version", "pyright on the lowest"),
+             it("wi_404", "Typed get_or_404", "the model attribute is missing"),
+             it("wi_base", "Class attribute of the declarative base", "a class attribute"),
+             it("wi_ex", "Update examples", "set the attribute in the app")]
+    goal = "deprecate the __version__ attribute"
+    cos = {"wi_hints": 0.25, "wi_404": 0.24, "wi_base": 0.29, "wi_ex": 0.2}
+    assert match.outcome(match.rank(goal, items, cos)) == ("cold", [])
+    state, chosen = match.outcome(match.rank(goal, items, dict(cos, wi_hints=0.33)))
+    assert (state, [m.item.id for m in chosen]) == ("confident", ["wi_hints"])
