@@ -18,6 +18,11 @@ a weight that says how deliberately somebody classified the work there:
 | the opening request naming nothing | 1 | feature is the unmarked kind |
 | later sessions' opening requests | 0.5 each, at most 1 per kind | follow-ups ("bug from QA: ...") rarely change what the work is |
 
+Some words that look like cues name the work's topic instead: the name of a module the work
+changed (`rich/traceback.py`: "rich's traceback only highlights the line"), errors as what the
+work shows ("Show errors on multiple instances", "report fine grained error locations") and a
+branch name's "errors" (`instance-errors`); they vote for no kind.
+
 The kind with the highest total wins. Later commits (review fixes, tests, follow-ups) are not
 in the total: they only break a tie of it (typed ones count 2, plain ones 1), so no ordinary
 commit flips a kind. A tie left after that goes to the opening request's kind, then the
@@ -152,9 +157,19 @@ W_LATER_SESSION, CAP_LATER_SESSIONS = 0.5, 1.0
 W_LATER_TYPED, W_LATER_PLAIN = 2, 1  # tie-breaking votes only
 
 
+# Errors as what the work shows ("Show errors on multiple instances", "report fine grained
+# error locations", "a clearer error message"): the capability asked for, not a bug report.
+_SHOWN_ERRORS = re.compile(
+    r"\b(?:show(?:s|ing)?|report(?:s|ing)?|display(?:s|ing)?|clear(?:er)?|better|helpful|"
+    r"friendl(?:y|ier)|nicer|meaningful|descriptive)\s+(?:[\w-]+\s+){0,2}?errors?\b", re.I)
+
+
+_ERRORS = re.compile(r"\berrors?\b", re.I)
+
+
 def _sentences(text: str) -> list[str]:
     """The request's sentences, quoted code removed and purpose clauses cut off."""
-    text = _ASIDE.sub(" ", _CODE_SPAN.sub(" ", text or ""))
+    text = _SHOWN_ERRORS.sub(" ", _ASIDE.sub(" ", _CODE_SPAN.sub(" ", text or "")))
     out = []
     for s in re.split(r"(?<=[.!?])\s|\n", text.strip()):
         cut = _PURPOSE.search(s)
@@ -231,7 +246,9 @@ def branch_kind(branch: str) -> tuple[str | None, bool]:
             return _BRANCH_KIND[head], True
     words = re.sub(r"[/_\-]+", " ", name)
     first = words.split()[0].lower() if words.split() else ""
-    return (_BRANCH_KIND.get(first) or cue_of(words)), False
+    # A name is a noun phrase of the topic: its "errors" are what the work is about
+    # (`instance-errors`, `fine-grained-errors`: error messages, error locations), not a bug.
+    return (_BRANCH_KIND.get(first) or cue_of(_ERRORS.sub(" ", words))), False
 
 
 def fragment_kinds(files: Iterable[str]) -> set[str]:
@@ -277,6 +294,19 @@ def main_branch(branches: Iterable[str | None]) -> str:
     return min(counts, key=lambda b: (-counts[b], b)) if counts else ""
 
 
+def _module_names(files: Iterable[str]) -> re.Pattern[str] | None:
+    """The names of the modules the work changed (`rich/traceback.py`: "traceback"), as whole
+    words: in its requests and subjects such a word names the thing worked on, not the kind of
+    work ("rich's traceback only highlights the line" reports no bug)."""
+    names = set()
+    for f in files:
+        base = f.rsplit("/", 1)[-1]
+        stem = base.rsplit(".", 1)[0].lower() if "." in base else ""
+        if len(stem) >= 4 and stem.isalpha() and not _RECORD.search(base):
+            names.add(re.escape(stem))
+    return re.compile(r"\b(?:" + "|".join(sorted(names)) + r")s?\b", re.I) if names else None
+
+
 def kind_scores(*, prompts: Sequence[str] = (), subjects: Sequence[str] = (),
                 branches: Iterable[str | None] = (), files: Iterable[str] = ()
                 ) -> tuple[dict[str, float], dict[str, int], list[str]]:
@@ -288,6 +318,9 @@ def kind_scores(*, prompts: Sequence[str] = (), subjects: Sequence[str] = (),
     score = dict.fromkeys(KINDS, 0.0)
     prefer: list[str] = []
     files = list(files)
+    if (modules := _module_names(files)) is not None:
+        prompts = [modules.sub("module", p) for p in prompts]
+        subjects = [modules.sub("module", x) for x in subjects]
     for frag in fragment_kinds(files):
         score[frag] += W_FRAGMENT
     if tooling_only(files):

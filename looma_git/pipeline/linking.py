@@ -53,6 +53,11 @@ FALLBACK_TIME = 0.5
 # its sessions cannot have done work committed before they started (on its branch, they can
 # carry on what a teammate began there).
 BEFORE_WORK_S = 3600
+# On its branch, too, a commit whose lines no session wrote, made long after the WorkItem's
+# work (its time score under FALLBACK_TIME, after its last window), by an author none of the
+# WorkItem's content-linked commits has, is not the sessions' work: a reviewer's edit or a
+# maintainer's touch-up pushed onto a contributor's branch before merging. (The WorkItem's
+# own authors keep the branch: a developer finishing the work by hand after the sessions.)
 # A session whose records do not show what it wrote (some agents store only file names) may
 # have written a commit made up to this long after its window: then the commit is judged on
 # files, branch, time and wording.
@@ -301,8 +306,9 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
     one of its sessions that does not was at work just before: MUTE_AFTER_S). Otherwise the
     commit falls back to the score of files, branch, time and wording, which must clear
     LINK_AT; off the WorkItem's branch it must also be close in time (FALLBACK_TIME), and a
-    chore or foreign commit needs the branch. (Without `content`, a foreign commit may also
-    link on wording, FOREIGN_TEXT.)
+    chore or foreign commit needs the branch; on the branch, a commit far after the work by
+    an author none of the WorkItem's content-linked commits has does not link (a reviewer's
+    edit). (Without `content`, a foreign commit may also link on wording, FOREIGN_TEXT.)
 
     Only WorkItems sharing a file or the branch with a commit (or that wrote its lines) are
     scored. A commit in `settled` (linked to a part of a split by files, which decided its
@@ -384,6 +390,12 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
             else:
                 rest.append(c)
         rest.sort(key=lambda c: order[c.sha])
+    # Who committed what each WorkItem's sessions wrote (their authors are its people).
+    authors_of: dict[str, set[str]] = {}
+    if content is not None:
+        author = {c.sha: c.author for c in commits}
+        for ln in links:
+            authors_of.setdefault(ln.workitem, set()).add(author[ln.sha])
     own = own_authors
     if content is not None:  # a session wrote their commits: their authors are ours
         done = {ln.sha for ln in links}
@@ -422,6 +434,10 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
             if content is not None and b < 1.0 and t.spans and ct < min(
                     start for start, _ in t.spans) - BEFORE_WORK_S:
                 continue  # made before any of its sessions began: not what they did
+            if judged and why["time"] < FALLBACK_TIME and t.spans and ct > max(
+                    end for _, end in t.spans) and authors_of.get(t.id) \
+                    and c.author not in authors_of[t.id]:
+                continue  # someone else's later commit on its branch (see above)
             if best is None or (s, t.id) > (best[0], best[1]):
                 best = (s, t.id, why, t)
         if best and best[0] >= LINK_AT:

@@ -15,6 +15,7 @@ from looma_git.pipeline.clusters import (
 )
 from looma_git.pipeline.evidence import (
     Rarity,
+    _shared_file,
     named_branches,
     orientation,
     parent_session,
@@ -264,6 +265,11 @@ def assign_at(w: WorkSignal) -> float:
     own ("find out why", "only investigate, change nothing"): then it joins only what it
     continues as clearly as work that edits, and otherwise founds its own investigation."""
     if w.is_readonly and not asks_inquiry(w.first_prompt[:300]):
+        return READONLY_ASSIGN_AT
+    # A window that edited only what every kind of work touches (manifests, lock files, the
+    # changelog: "raise the sqlalchemy floor in pyproject and the min requirements") says as
+    # little by its edits as one that only read: it joins on the same lesser score.
+    if w.edited and all(_shared_file(f) for f in w.edited):
         return READONLY_ASSIGN_AT
     return ASSIGN_AT
 

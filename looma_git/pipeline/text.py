@@ -89,7 +89,8 @@ _NO_TITLE = re.compile(
     + _PASS + r"|fix\s+(?:lint(?:ing)?|typos?|formatting)\b)", re.I)
 _BOT_AUTHOR = re.compile(r"\[bot\]|dependabot|renovate|github-actions|pre-commit-ci", re.I)
 MANIFESTS = re.compile(
-    r"(?:^|/)(?:requirements[\w.\-]*\.txt|constraints\.txt|pyproject\.toml|setup\.cfg|"
+    r"(?:^|/)(?:requirements[\w.\-]*\.(?:txt|in)|requirements/[\w.\-]+\.(?:txt|in)|"
+    r"constraints\.txt|pyproject\.toml|setup\.cfg|"
     r"setup\.py|Pipfile(?:\.lock)?|poetry\.lock|uv\.lock|package(?:-lock)?\.json|"
     r"yarn\.lock|pnpm-lock\.yaml|Cargo\.(?:toml|lock)|go\.(?:mod|sum)|Gemfile(?:\.lock)?|"
     r"CHANGELOG(?:\.\w+)?|CHANGES(?:\.\w+)?|HISTORY(?:\.\w+)?|VERSION|\.pre-commit-config"

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from looma_git.retrieval.fuzzy import token_set_ratio
 from looma_git.retrieval.records import ItemRecord
-from looma_git.retrieval.terms import GENERIC, LEAD_IN, goal_terms, item_terms, stem
+from looma_git.retrieval.terms import GENERIC, LEAD_IN, goal_terms, item_terms, stem, terms
 
 # Resume thresholds (DESIGN §5), in one place; docs/quality.md says how they were chosen.
 # Words: idf-weighted term coverage + fuzzy title/alias match, in [0, 1].
@@ -69,6 +69,7 @@ ENTITY_OTHERS = 0.5  # ...then the words score of the items that do not have it 
 
 # A goal word with a digit names one thing (a version, a PR, a status code, "int32").
 _SPECIFIC = re.compile(r"[0-9]")
+_CAPS = re.compile(r"\b[A-Z]{3,}\b")
 _PATHLIKE = re.compile(r"^[\w.\-]+(?:/[\w.\-]*)+$|^[\w\-]+\.[a-z0-9]{1,5}$", re.I)
 
 
@@ -135,6 +136,9 @@ class Match:
     topical: bool = True
     names_specific: bool = True
     unknown: float = 0.0
+    # The goal is a file of the item's and the item's name (title, branch) says the file's
+    # name ("pagination.py" and "Pagination per_page gets wrong value"; see `outcome`).
+    names_file: bool = False
 
 
 def _entity(goal: str, it: ItemRecord) -> tuple[float, str] | None:
@@ -152,6 +156,14 @@ def _entity(goal: str, it: ItemRecord) -> tuple[float, str] | None:
     return None
 
 
+def _file_named(goal: str, it: ItemRecord) -> bool:
+    """Whether the item's title or branch says the name of the file the goal is: every topic
+    word of its base name without the extension ("test_filesize.py": "filesize")."""
+    base = goal.strip().strip("'\"`").rstrip("/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    words = {t for t in terms(base) if t not in GENERIC and len(t) >= 3}
+    return bool(words) and words <= set(terms(f"{it.title} {it.branch or ''}"))
+
+
 def rank(goal: str, items: list[ItemRecord],
          semantic: Mapping[str, float] | None = None) -> list[Match]:
     """Rank items for a goal by words (idf-weighted coverage, fuzzy title, branch and file
@@ -160,13 +172,16 @@ def rank(goal: str, items: list[ItemRecord],
     gts = goal_terms(goal)
     if not gts or not items:
         return []
+    # A word the goal writes in capitals names a thing (an SQL UPDATE, a GET endpoint, a CSV
+    # file), not work in general: it is no generic word there.
+    generic = GENERIC - {stem(w.lower()) for w in _CAPS.findall(goal)}
     ix = _index(items)
     n = len(items)
     hits_of = {t: ix.hits(t) for t in gts}
     idf = {t: math.log(1 + (n + 1) / (1 + len(e) + len(p))) *
-           (GENERIC_WEIGHT if t in GENERIC else 1.0) for t, (e, p) in hits_of.items()}
+           (GENERIC_WEIGHT if t in generic else 1.0) for t, (e, p) in hits_of.items()}
     total = sum(idf.values())
-    topic_terms = [t for t in gts if t not in GENERIC]
+    topic_terms = [t for t in gts if t not in generic]
     topic_w = sum(idf[t] for t in topic_terms)
     unknown = round(sum(idf[t] for t in topic_terms if not hits_of[t][0] and not hits_of[t][1])
                     / topic_w, 4) if topic_w else 0.0
@@ -174,14 +189,14 @@ def rank(goal: str, items: list[ItemRecord],
     # The title match reads the goal without its generic words: "the release fix" is about
     # the release, not about every title that says "Fix".
     topic = " ".join(w for w in LEAD_IN.sub("", goal, count=1).lower().split()
-                     if stem(w.strip(".,;:!?'\"()")) not in GENERIC)
+                     if stem(w.strip(".,;:!?'\"()")) not in generic)
     lex: list[tuple[ItemRecord, float, float, float, tuple[str, ...], str, bool, bool]] = []
     for i, it in enumerate(items):
         hit = [t for t in gts if i in hits_of[t][0]]
         part = [t for t in gts if i in hits_of[t][1]]
         coverage = (sum(idf[t] for t in hit) + PARTIAL * sum(idf[t] for t in part)) / total \
             if total else 0.0
-        topical = any(t not in GENERIC for t in hit + part)
+        topical = any(t not in generic for t in hit + part)
         # A fuzzy title hit without any shared topic term is noise ("kubernetes" vs "Rate
         # Limiter", "the thing with the config" vs any title with "the").
         title = max(token_set_ratio(topic, x.lower()) for x in (it.title, *it.aliases)) \
@@ -226,7 +241,7 @@ def rank(goal: str, items: list[ItemRecord],
         out.append(Match(item=it, score=round(fused, 4), coverage=coverage, title=title,
                          semantic=None if cos is None else round(cos, 4), matched_terms=found,
                          lexical=score, via=via, topical=topical, names_specific=specific,
-                         unknown=unknown))
+                         unknown=unknown, names_file=via == "file" and _file_named(goal, it)))
     out.sort(key=lambda m: (-m.score, -rrf.get(m.item.id, 0.0), -m.item.confidence, m.item.id))
     return out
 
@@ -241,7 +256,26 @@ def sem_on_word_scale(cos: float) -> float:
 def lexical_decides(lexical: list[Match]) -> bool:
     """The rule for loading no model: the words alone make the goal confident. Meaning is
     consulted only when words leave it ambiguous or cold (a paraphrase, a vague goal)."""
-    return _words_confident(lexical) is not None
+    entity = _entity_outcome(lexical) if lexical else None
+    return (entity is not None and entity[0] == "confident") or \
+        _words_confident(lexical) is not None
+
+
+def _entity_outcome(matches: list[Match]) -> tuple[str, list[Match]] | None:
+    """Several WorkItems have the branch or file the goal names: they are its matches, side
+    by side (the meaning of a path is no tie-break), unless one alone is named after the file:
+    a sweep that also touched `pagination.py` (type hints in every module) is not the
+    pagination fix. None when the goal names no such entity of several WorkItems."""
+    top_lex = max(matches, key=lambda m: m.lexical)
+    if top_lex.via not in ("branch", "file"):
+        return None
+    named = [m for m in matches if m.via == top_lex.via and m.lexical == top_lex.lexical]
+    if len(named) < 2:
+        return None
+    titled = [m for m in named if m.names_file]
+    if len(titled) == 1:
+        return "confident", titled
+    return "ambiguous", named[:MAX_SIDE_BY_SIDE]
 
 
 def _words_confident(matches: list[Match]) -> Match | None:
@@ -303,13 +337,9 @@ def outcome(matches: list[Match]) -> tuple[str, list[Match]]:
       near-ties: one weak match alone is no choice to offer, so the goal is cold."""
     if not matches:
         return "cold", []
-    top_lex = max(matches, key=lambda m: m.lexical)
-    if top_lex.via in ("branch", "file"):
-        # Several WorkItems have the branch or file the goal names: they are its matches, side
-        # by side (the meaning of a path is no tie-break).
-        named = [m for m in matches if m.via == top_lex.via and m.lexical == top_lex.lexical]
-        if len(named) > 1:
-            return "ambiguous", named[:MAX_SIDE_BY_SIDE]
+    entity = _entity_outcome(matches)
+    if entity is not None:
+        return entity
     sure = _words_confident(matches)
     if sure is not None:
         return "confident", [sure]
@@ -350,8 +380,15 @@ def outcome(matches: list[Match]) -> tuple[str, list[Match]]:
                    SEM_MARGIN if unknown else AGREE_SEM_MARGIN, SEM_COLD_BELOW) == "confident":
         return "confident", [raw[0]]
     dups = _near_duplicates(raw)
+    # Meaning discounts the weak words matches it does not support (`lex`); when it does not
+    # support the lead either (its cosine under SEM_COLD_BELOW), that discount tells nothing
+    # apart, and the lead must also clear the words as they are, by the margin of two weak
+    # signals (AGREE_MARGIN): "deprecate the __version__ attribute" has "version" in one
+    # WorkItem (0.35) and "attribute" in three (0.30), and meaning is near none of them.
+    raw_lead = (lead.semantic or 0.0) >= SEM_COLD_BELOW or _state(
+        raw, [m.lexical for m in raw], COLD_BELOW, AGREE_MARGIN, COLD_BELOW) == "confident"
     if with_cos and _state(by_lex, lex_scores, LEX_WEAK, MARGIN, COLD_BELOW) == "confident" \
-            and not dups and lead.names_specific and (
+            and raw_lead and not dups and lead.names_specific and (
                 not unknown or (lead.semantic or 0.0) >= SEM_UNRELATED):
         mine = lead.semantic or 0.0
         closer = [m for m in by_sem if (m.semantic or 0.0) >= SEM_COLD_BELOW and (

@@ -158,7 +158,8 @@ each weighted by how distinctive it is:
 | a new branch | -0.25 | the window is on a feature branch no cluster has used yet (also beside a cluster's own other branch) |
 
 A window joins the best cluster when its score reaches `ASSIGN_AT` 0.40 (`READONLY_ASSIGN_AT` 0.25 for a
-window that only read), else it starts a new one (with a weak RELATED edge above `LOW` 0.20).
+window that only read, or that edited only manifests, lock files and changelogs: its edits say
+as little), else it starts a new one (with a weak RELATED edge above `LOW` 0.20).
 No margin over the runner-up is asked: on these benchmarks the runner-up is most often an
 earlier fragment of the same effort, so a margin only fragments (0.05: minimum F1 0.98; 0.10:
 0.95). Windows that only read and gather in one cluster (two or more sessions, or one long
@@ -230,7 +231,10 @@ least one line's worth and 20% of the commit's lines; the note's `why` then hold
   the score of files, branch, time and wording decides as before (`LINK_AT`), off the
   WorkItem's branch only close to its activity (`FALLBACK_TIME`) and never when made more than
   an hour before its first window began (`BEFORE_WORK_S`: its sessions cannot have done it), a
-  chore or a stranger's commit only on the branch. A session that does not show its writes keeps this fallback for commits up
+  chore or a stranger's commit only on the branch; on the branch, a commit made long after the
+  WorkItem's work (time score under `FALLBACK_TIME`) by an author none of its content-linked
+  commits has is not linked either (a reviewer's edit pushed onto a contributor's branch before
+  merging; the WorkItem's own authors keep the branch). A session that does not show its writes keeps this fallback for commits up
   to two days after its window. A commit's branch is the ref `git log --source` reached it
   from, else the branch its merge commit names ("Merge pull request #9 from jane/fix-tz",
   "Merge branch 'fix-tz'": the merged parent's first-parent line back to the trunk,

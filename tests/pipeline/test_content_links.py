@@ -228,3 +228,28 @@ def test_a_rebased_commit_is_linked_by_the_lines_written_before_it_was_authored(
     authored = datetime.fromtimestamp(T0, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     [link] = link_commits([replace(rebased, authored=authored)], [auth], content=content)
     assert link.workitem == "auth" and dict(link.why)["content"] == 1.0
+
+
+def test_someone_elses_late_commit_on_the_branch_is_not_the_sessions_work() -> None:
+    """A contributor's session wrote the branch's first commit; weeks later a reviewer
+    (who has sessions of their own elsewhere) pushes a one-line edit onto that branch that no
+    session wrote: the branch alone does not make it the WorkItem's. The contributor's own
+    late commit on the branch, and the reviewer's commit made during the work, still link."""
+    br = "refs/heads/feat/rl"
+    rl = Target(id="rl", title="", files=frozenset({"app/rl.py"}),
+                branches=frozenset({"feat/rl"}), spans=((T0 - 3600, T0),), terms=(),
+                windows=(("claude-code:s1", T0 - 3600, T0),))
+    first = _commit("c1", "app/rl.py", author="Sam", branch=br)
+    review = _commit("c2", "app/rl.py", author="Will", hours=30 * 24, subject="Update app/rl.py",
+                     branch=br)
+    content = _content({"c1": ("app/rl.py", AUTH), "c2": ("app/rl.py", QUEUE[:1])},
+                       [("claude-code:s1", "app/rl.py", AUTH, T0 - 600)], {"claude-code:s1"})
+    own = frozenset({"Sam", "Will"})
+    links = link_commits([first, review], [rl], own_authors=own, content=content)
+    assert [ln.sha for ln in links] == ["c1"]
+    from dataclasses import replace
+
+    for later in (replace(review, author="Sam"), _commit("c2", "app/rl.py", author="Will",
+                                                         hours=2, branch=br)):
+        got = link_commits([first, later], [rl], own_authors=own, content=content)
+        assert {ln.sha for ln in got} == {"c1", "c2"}, later

@@ -50,6 +50,10 @@ SYSTEM = Actor(kind="system", name="looma", email="looma@localhost")
     ("show the expected delivery date on the order page", "feature"),
     ("add a flag so that the export returns JSON instead of CSV", "feature"),
     ("under de_DE the total prints 1.5 with a point instead of a comma", "feature"),
+    # Errors as what the work shows: the capability asked for.
+    ("show a clear error when the config file is missing", "feature"),
+    ("report fine grained error locations in the log view", "feature"),
+    ("the import fails with an error on python 3.8", "bugfix"),
     # A purpose clause and quoted code name no kind.
     ("Add a --strict flag so that bad config values fail at startup", "feature"),
     ("`migrate_db` should print what it would do with --dry-run", "feature"),
@@ -95,6 +99,8 @@ def test_a_commit_subject(subject: str, kind: str | None, typed: bool) -> None:
     ("jane/dark-mode", None, False),
     ("dark-mode", None, False),
     ("export-csv", None, False),  # "export" is not "port"
+    ("instance-errors", None, False),  # a name's "errors" is its topic (error messages)
+    ("fix-instance-errors", "bugfix", False),
 ])
 def test_a_branch_name(branch: str, kind: str | None, typed: bool) -> None:
     assert branch_kind(branch) == (kind, typed)
@@ -222,3 +228,13 @@ def test_work_that_changed_only_the_tooling_is_a_chore_unless_asked_as_another_k
                       files=[".github/workflows/release.yml"]) == "bugfix"
     assert judge_kind(prompts=["migrate the packaging from setup.py to pyproject.toml"],
                       files=["setup.py", "pyproject.toml", "setup.cfg"]) == "migration"
+
+
+def test_a_changed_modules_name_is_the_topic_not_a_cue() -> None:
+    """In a project with `rich/traceback.py`, "rich's traceback only highlights the line" is
+    about that module: no bug report. The same words elsewhere still name a bug."""
+    prompt = ("python's own tracebacks underline the exact sub-expression that failed. rich's "
+              "traceback only highlights the line. work out how to get the positions")
+    files = ["rich/traceback.py", "rich/syntax.py", "CHANGELOG.md"]
+    assert judge_kind(prompts=[prompt], files=files) == "feature"
+    assert judge_kind(prompts=[prompt], files=["rich/console.py"]) == "bugfix"

@@ -68,3 +68,24 @@ def test_the_bar_a_window_must_reach() -> None:
     assert asks_inquiry("cell_len got slow. only look, change nothing: what does it match")
     assert not asks_inquiry("make the rate limit burst configurable per plan")
     assert not asks_inquiry("look at `find_out_why()` in utils")  # quoted code never counts
+
+
+def test_a_window_that_edited_only_manifests_joins_its_branch_on_the_lesser_bar() -> None:
+    """On the effort's branch, a later session only raises a dependency floor (pyproject and
+    pip-tools requirement files, the changelog): its edits say as little as reads, so the
+    branch carries it into the effort, as it carries a read-only window."""
+    floor = _on("fix-export-timeout", sess("claude-code", "floor", [
+        ev(0, _day(2, 9), "user", "this needs openpyxl 3.1 at least; raise the floor in "
+                                  "pyproject and the min requirements"),
+        ev(1, _day(2, 9), "assistant", "Raised the floor.",
+           edits=("pyproject.toml", "requirements/tests-min.in", "requirements/tests-min.txt",
+                  "CHANGES.rst")),
+    ]))
+    known = KNOWN | {"pyproject.toml", "requirements/tests-min.in",
+                     "requirements/tests-min.txt", "CHANGES.rst"}
+    [w] = windows_of(floor, known, {})
+    assert w.edited and assign_at(w) == READONLY_ASSIGN_AT
+    r = Resolver([])
+    got = {x.session_key: r.add(x)[0] for x in sorted(
+        [x for s in (EFFORT, floor) for x in windows_of(s, known, {})], key=window_order)}
+    assert got["claude-code:floor"] == got["claude-code:exp"]
