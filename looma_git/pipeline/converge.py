@@ -111,10 +111,17 @@ def rarity(profiles: list[Profile]) -> Rarity:
     return Rarity(len(profiles), file_df, len(profiles), term_df)
 
 
+def one_way(a: Profile, b: Profile, idf: Rarity) -> float:
+    """The resolver's score of `a`, as one window, against `b` as a cluster. Work on a
+    feature branch `b` never used is, to the resolver, work on a branch no cluster had used
+    when it started (`fresh`: it starts work of its own, unless `b` only read)."""
+    fresh = bool(a.branch) and a.branch != b.branch
+    return score(as_window(a), as_cluster(b), idf, None, fresh)[0]
+
+
 def pair_score(a: Profile, b: Profile, idf: Rarity) -> float:
-    """The lower of the two resolver scores (each WorkItem as a window against the other)."""
-    return min(score(as_window(a), as_cluster(b), idf)[0],
-               score(as_window(b), as_cluster(a), idf)[0])
+    """The lower of the two ways: each WorkItem must join the other."""
+    return min(one_way(a, b, idf), one_way(b, a, idf))
 
 
 def _touched(wi: WorkItemState, state: LedgerState) -> bool:
