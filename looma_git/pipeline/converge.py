@@ -37,6 +37,8 @@ from looma_git.pipeline.text import MANIFESTS, path_terms, tokens
 
 MERGE_AT = ASSIGN_AT  # both ways: what a window needs to join a cluster (docs/quality.md)
 CANDIDATE_TERMS = 8  # a WorkItem's most distinctive words that find WorkItems to compare with
+MAX_SHARING = 64  # a file, branch or word this many WorkItems share finds none (not distinctive:
+# its pairs would grow with the square of the history)
 MAX_TERMS = 400  # words of a WorkItem compared (its most used; as a cluster's top terms)
 
 
@@ -111,17 +113,32 @@ def rarity(profiles: list[Profile]) -> Rarity:
     return Rarity(len(profiles), file_df, len(profiles), term_df)
 
 
-def one_way(a: Profile, b: Profile, idf: Rarity) -> float:
-    """The resolver's score of `a`, as one window, against `b` as a cluster. Work on a
-    feature branch `b` never used is, to the resolver, work on a branch no cluster had used
-    when it started (`fresh`: it starts work of its own, unless `b` only read)."""
-    fresh = bool(a.branch) and a.branch != b.branch
-    return score(as_window(a), as_cluster(b), idf, None, fresh)[0]
+class Scorer:
+    """The resolver's score between ledger WorkItems, each one's window and cluster built once."""
 
+    def __init__(self, profiles: list[Profile]) -> None:
+        self.idf = rarity(profiles)
+        self._windows: dict[str, WorkSignal] = {}
+        self._clusters: dict[str, Cluster] = {}
 
-def pair_score(a: Profile, b: Profile, idf: Rarity) -> float:
-    """The lower of the two ways: each WorkItem must join the other."""
-    return min(one_way(a, b, idf), one_way(b, a, idf))
+    def one_way(self, a: Profile, b: Profile) -> float:
+        """`a`, as one window, against `b` as a cluster. Work on a feature branch `b` never
+        used is, to the resolver, work on a branch no cluster had used when it started
+        (`fresh`: it starts work of its own, unless `b` only read)."""
+        w = self._windows.get(a.id)
+        if w is None:
+            w = self._windows[a.id] = as_window(a)
+        c = self._clusters.get(b.id)
+        if c is None:
+            c = self._clusters[b.id] = as_cluster(b)
+        fresh = bool(a.branch) and a.branch != b.branch
+        return score(w, c, self.idf, None, fresh)[0]
+
+    def pair(self, a: Profile, b: Profile) -> float:
+        """The lower of the two ways (each WorkItem must join the other); the second way is
+        not scored when the first already falls short of MERGE_AT."""
+        first = self.one_way(a, b)
+        return first if first < MERGE_AT else min(first, self.one_way(b, a))
 
 
 def _touched(wi: WorkItemState, state: LedgerState) -> bool:
@@ -163,6 +180,8 @@ def _candidates(ps: list[Profile], idf: Rarity) -> set[tuple[int, int]]:
             index.setdefault(k, []).append(i)
     pairs: set[tuple[int, int]] = set()
     for members in index.values():
+        if len(members) > MAX_SHARING:
+            continue
         for x in range(len(members)):
             for y in range(x + 1, len(members)):
                 i, j = members[x], members[y]
@@ -179,13 +198,13 @@ def plan_merges(state: LedgerState) -> list[dict[str, Any]]:
     if len(set(state.origins.values())) < 2:
         return []
     every = profiles(state)
-    idf = rarity(every)
     ps = [p for p in every if p.origins and not _touched(state.workitems[p.id], state)]
     if len({o for p in ps for o in p.origins}) < 2:
         return []
+    scorer = Scorer(every)
     scored = []
-    for i, j in _candidates(ps, idf):
-        s = pair_score(ps[i], ps[j], idf)
+    for i, j in sorted(_candidates(ps, scorer.idf)):
+        s = scorer.pair(ps[i], ps[j])
         if s >= MERGE_AT:
             scored.append((-round(s, 6), ps[i].id, ps[j].id))
     group = {p.id: {p.id} for p in ps}
