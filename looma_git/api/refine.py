@@ -19,6 +19,7 @@ from looma_git.gitrepo import RepoPaths, require_worktree
 from looma_git.index.storedb import Connection
 from looma_git.ledger.state import LedgerState, WorkItemState
 from looma_git.pipeline.clusters import Seed
+from looma_git.pipeline.converge import observed_by_survivor, plan_merges
 from looma_git.pipeline.promote import (
     eligible,
     plan_links,
@@ -64,7 +65,8 @@ def seeds_from_state(state: LedgerState) -> tuple[list[Seed], dict[str, str],
     """Ledger WorkItems as resolution seeds, user overrides, forbidden and live links."""
     seeds: list[Seed] = []
     overrides: dict[str, str] = {}
-    merge_targets = {it.merged_into for it in state.workitems.values() if it.merged_into}
+    merge_targets = {it.merged_into for it in state.workitems.values()  # by a person's merge
+                     if it.merged_into and state.constraints.must(it.id, it.merged_into)}
     for wid, item in sorted(state.workitems.items()):
         if item.merged_into or item.split_into:
             continue  # its sessions now route to the merge target / the split parts
@@ -253,6 +255,12 @@ def _publish_pass(paths: RepoPaths, by: str, commits_revs: tuple[str, ...], no_w
     try:
         storedb.ensure_schema(conn)
         state = ledger.load_state(paths)
+        # One effort seen by two clones becomes one WorkItem before the pass resolves
+        # against them (pipeline/converge.py; nothing on a clone whose WorkItems are all its own).
+        joins = plan_merges(state)
+        if joins:
+            ledger.append(paths, [OpDraft(**d) for d in joins], actor="system")
+            state = ledger.load_state(paths)
         extractor = build_extractor(settings.llm if settings else None, conn, offline=offline)
         run_seen = _ingest_run_idle(paths, conn)  # before the pass reads the sessions
         result, versions, known, seeds, read, mode, prior, memo = run_pass(
@@ -263,6 +271,8 @@ def _publish_pass(paths: RepoPaths, by: str, commits_revs: tuple[str, ...], no_w
                               workitems=len(result.workitems),
                               llm=extractor_stats(extractor), mode=mode, resegmented=read,
                               rescored=result.rescored)
+        if joins:
+            report.ops_written, report.ops["workitem.merge"] = len(joins), len(joins)
 
         def write(drafts: list[dict[str, Any]]) -> list[Op]:
             if not drafts:
@@ -274,7 +284,7 @@ def _publish_pass(paths: RepoPaths, by: str, commits_revs: tuple[str, ...], no_w
             return list(ops)
 
         created = write(plan_workitems(result, state.workitems, redact_text,
-                                       state.observations))
+                                       observed_by_survivor(state)))
         id_map = _id_map(result, [op for op in created if op.op == "workitem.create"])
         state = ledger.load_state(paths) if created else state
         live = set(state.links)

@@ -176,5 +176,9 @@ def undo(op: Op, ops: Iterable[Op], rationale: str | None) -> Draft:
             f"{op.op} {op.id[:10]} is already undone",
             hint=(f"to restore it, undo the undo: looma correct undo {undoers[-1]}"
                   if undoers else "nothing to undo"))
-    return _draft("undo", {"type": "op", "id": op.id}, {}, rationale, op.id,
+    # Undoing a merge says its WorkItems are not one: no system merge joins them again.
+    joined = op.payload.get("from") if op.op == "workitem.merge" else None
+    payload = {"apart": sorted({op.target.id, *(a for a in joined if isinstance(a, str))})} \
+        if isinstance(joined, list) and op.target.id else {}
+    return _draft("undo", {"type": "op", "id": op.id}, payload, rationale, op.id,
                   f"undid {op.op} {op.id[:10]}", inverse_of=op.id)

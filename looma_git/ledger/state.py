@@ -136,6 +136,8 @@ class LedgerState:
     head_lamport: int = 0
     # wi id -> "agent:session" -> merged observation (ledger/derive.py); not a projection
     observations: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    # wi id -> the clone whose system op created it (pipeline/converge.py); not a projection
+    origins: dict[str, str] = field(default_factory=dict)
 
     def survivor(self, wi_id: str) -> str:
         """Follow `merged_into` to the WorkItem that absorbed `wi_id` (cycle-safe)."""

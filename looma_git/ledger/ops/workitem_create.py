@@ -32,6 +32,8 @@ def apply(f: Folder, op: Op) -> None:
         wi.false_positive, wi.confidence = True, 0.0
     if op.is_user:
         f.user_created.add(wid)
+    else:
+        f.state.origins[wid] = op.clone
     f.state.workitems[wid] = wi
     f.observe(wid, op)
     f.touch_wi(wi, op)

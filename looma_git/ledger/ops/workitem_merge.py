@@ -1,4 +1,5 @@
-"""workitem.merge: WorkItems in `from` are absorbed by the target (sessions, files, links)."""
+"""workitem.merge: WorkItems in `from` are absorbed by the target (sessions, files, links);
+a person's merge also pins the target promoted, a system merge only joins the evidence."""
 
 from __future__ import annotations
 
@@ -48,10 +49,14 @@ def apply(f: Folder, op: Op) -> None:
                 link.workitem = b.id
                 st.links[(key[0], b.id)] = link
         a.merged_into = b.id
-        st.constraints.must_link.add((min(a.id, b.id), max(a.id, b.id)))
+        if op.is_user:
+            st.constraints.must_link.add((min(a.id, b.id), max(a.id, b.id)))
         f.touch_wi(a, op)
-    b.forced, b.confidence, b.band = "promote", 1.0, "high"
-    st.constraints.forced[b.id] = "promote"
+    if op.is_user:  # a person's merge confirms the WorkItem: FORCE_PROMOTE, confidence pinned
+        b.forced, b.confidence, b.band = "promote", 1.0, "high"
+        st.constraints.forced[b.id] = "promote"
+    # A system merge (pipeline/converge.py: one effort seen by two clones) only joins the
+    # evidence: the fold derives the survivor's confidence, kind and title from the union.
     f.touch_wi(b, op)
     f.links_dirty = True
 
