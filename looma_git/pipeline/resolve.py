@@ -20,6 +20,7 @@ from looma_git.pipeline.evidence import (
     orientation,
     parent_session,
     score,
+    switched,
 )
 from looma_git.pipeline.kinds import asks_inquiry
 from looma_git.pipeline.resolve_state import ResolverState
@@ -268,8 +269,10 @@ def assign_at(w: WorkSignal) -> float:
         return READONLY_ASSIGN_AT
     # A window that edited only what every kind of work touches (manifests, lock files, the
     # changelog: "raise the sqlalchemy floor in pyproject and the min requirements") says as
-    # little by its edits as one that only read: it joins on the same lesser score.
-    if w.edited and all(_shared_file(f) for f in w.edited):
+    # little by its edits as one that only read: it joins on the same lesser score. Not when
+    # the user opened it as another topic ("different thing now: add a badge to the readme"):
+    # then it is work of its own, whatever it edits.
+    if w.edited and all(_shared_file(f) for f in w.edited) and not switched(w.first_prompt):
         return READONLY_ASSIGN_AT
     return ASSIGN_AT
 
