@@ -27,6 +27,16 @@ def test_codex_id_and_raw_equal_the_two_separate_dumps(sid, seq, obj):
     assert id_and_raw("codex", sid, seq, obj) == (event_id("codex", sid, seq, obj), raw_json(obj))
 
 
+def test_codex_id_and_raw_on_values_encoders_spell_differently():
+    # (msgspec, say, writes 1e-05 as 0.00001 and inf as null: a faster encoder must not)
+    objs = [{"a": 1e-05}, {"a": [1e16, -2.5e-07]}, {"a": float("inf")}, {"a": float("-inf")},
+            {"b": None, "a": "x"}, {"a": "ratio:0.5 at [1e3"}, {"é": "\u2028", "e": "\x7f\x00"},
+            {"z": 2**70, "a": -0, "m": True}, {"a": "\ud800"}]
+    for obj in objs:
+        assert id_and_raw("codex", "s", 3, obj) == (event_id("codex", "s", 3, obj),
+                                                   raw_json(obj)), obj
+
+
 def test_codex_id_and_raw_keep_the_stub_for_oversized_records():
     obj = {"type": "response_item", "payload": {"output": "x" * (RAW_JSON_MAX + 10)}}
     eid, raw = id_and_raw("codex", "s", 7, obj)
