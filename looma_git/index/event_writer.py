@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -241,6 +241,9 @@ def raw_ref(path: str, spans: tuple[tuple[int, int], ...]) -> str:
     (byte offset, length) of each of its lines, as compact JSON."""
     # The same text as json.dumps({"path": path, "spans": [...]}, compact), built directly:
     # one is made per stored event.
+    if len(spans) == 1:  # most events: one line
+        (a, b), = spans
+        return '{"path":%s,"spans":[[%d,%d]]}' % (_path_json(path), a, b)  # noqa: UP031
     body = ",".join(["[%d,%d]" % span for span in spans])  # noqa: UP031 - %d is int()
     return f'{{"path":{_path_json(path)},"spans":[{body}]}}'
 
@@ -255,28 +258,32 @@ def extra_json(extra: tuple[tuple[str, str], ...]) -> str | None:
     json.dumps(dict(extra), sort_keys=True, ensure_ascii=False)."""
     if not extra:
         return None
-    items = sorted(dict(extra).items())
-    for k, v in items:
-        if type(k) is not str or type(v) is not str:
-            return _EXTRA.encode(dict(extra))
-    # All strings (every adapter's usual case): written directly, as the encoder would with
-    # its default separators; JSONEncoder.encode sets up a new C encoder on every call. Keys
-    # recur (a few names per adapter): their `"key": ` prefix is kept.
-    keys = _KEY_JSON
-    return "{" + ", ".join([(keys.get(k) or _key_json(k)) + _STR_JSON(v)
-                            for k, v in items]) + "}"
+    if _EXTRA_C is not None:
+        return "".join(_EXTRA_C(dict(extra), 0))
+    return _EXTRA.encode(dict(extra))
 
 
-_KEY_JSON: dict[str, str] = {}
+def c_encoder(encoder: json.JSONEncoder) -> Callable[[Any, int], Any] | None:
+    """`encoder`'s C encoder, made once (None where the C accelerator is missing):
+    `"".join(c(obj, 0)) == encoder.encode(obj)` for a dict or list `obj`.
+
+    JSONEncoder.encode builds a new C encoder on every call, most of its cost for a small
+    object (one is encoded per stored event). Without circular-reference checks: objects
+    decoded from JSON cannot hold a cycle (one would end in RecursionError, not ValueError).
+    """
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None or encoder.indent is not None:
+        return None
+    return make(None, encoder.default, encoder_str(encoder), None, encoder.key_separator,
+                encoder.item_separator, encoder.sort_keys, encoder.skipkeys, encoder.allow_nan)
 
 
-def _key_json(key: str) -> str:
-    text = _STR_JSON(key) + ": "
-    if len(_KEY_JSON) < 4096:  # bounded: keys are a small vocabulary, but not a closed one
-        _KEY_JSON[key] = text
-    return text
+def encoder_str(encoder: json.JSONEncoder) -> Callable[[str], str]:
+    """The string encoder `encoder` uses."""
+    return json.encoder.encode_basestring_ascii if encoder.ensure_ascii else _STR_JSON
 
 
 # json.dumps(..., sort_keys=True, ensure_ascii=False) without building an encoder per call.
-_EXTRA = json.JSONEncoder(sort_keys=True, ensure_ascii=False)
 _STR_JSON = json.encoder.encode_basestring
+_EXTRA = json.JSONEncoder(sort_keys=True, ensure_ascii=False)
+_EXTRA_C = c_encoder(_EXTRA)

@@ -7,6 +7,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from looma_git.index.event_writer import extra_json
 from looma_git.ingest.agent_text import RAW_JSON_MAX, parse_utc, raw_json, utc_z
 from looma_git.ingest.base import _CANONICAL, event_id
 from looma_git.ingest.codex.ids import id_and_raw, ts_of
@@ -95,3 +96,11 @@ _stamp = st.builds(
 @given(_stamp | st.text(max_size=30))
 def test_utc_z_fast_path_equals_the_parse(value):
     assert utc_z(value) == parse_utc(value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_text, _text | _json), max_size=6))
+def test_extra_json_is_the_sorted_dump_of_the_last_value_per_key(pairs):
+    extra = tuple(pairs)
+    want = json.dumps(dict(extra), sort_keys=True, ensure_ascii=False) if extra else None
+    assert extra_json(extra) == want
