@@ -179,14 +179,42 @@ def _read_lines(fh: Any, spans: list[tuple[int, int]]) -> list[str] | None:
     try:
         for offset, length in spans:
             fh.seek(offset)
-            line = fh.read(length).strip().decode("utf-8", "replace")
-            if not (line.startswith("{") and line.endswith("}")):
+            data = fh.read(length).strip()
+            if not (data.startswith(b"{") and data.endswith(b"}")):
                 return None
-            json.loads(line)
+            line = data.decode("utf-8", "replace")
+            if not _valid_json(data):
+                json.loads(line)  # what msgspec refuses json may still take (NaN, \ud800)
             out.append(line)
     except (OSError, ValueError):
         return None
     return out
+
+
+def _msgspec_valid() -> Any:
+    try:
+        from msgspec import DecodeError
+        from msgspec.json import Decoder
+    except ImportError:  # a dependency; without it every span takes json.loads
+        return lambda data: False
+    decode = Decoder().decode
+
+    def valid(data: bytes) -> bool:
+        """Whether msgspec decodes `data` (then json.loads does too, to the same value:
+        the rule tests/ingest/test_fast_json.py checks for transcript lines)."""
+        try:
+            decode(data)
+        except (DecodeError, ValueError, RecursionError):
+            return False
+        return True
+
+    return valid
+
+
+# A span is checked to still hold a JSON object (a rewritten transcript gives None): with
+# msgspec, from the bytes, twice as fast as decoding and json.loads (a cold store's content
+# index reads back ~45,000 edit records).
+_valid_json = _msgspec_valid()
 
 
 def read_spans(ref: str) -> list[str] | None:
