@@ -5,9 +5,9 @@ from __future__ import annotations
 import functools
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 
 class EventRow(NamedTuple):
@@ -15,6 +15,10 @@ class EventRow(NamedTuple):
 
     A NamedTuple rather than a frozen dataclass: ingest builds one per event and ships them
     from reader processes, and tuples construct and unpickle several times faster.
+    `write_batch` reads rows by position (the `_ID`.. constants below), so a plain tuple in
+    this field order is as good as an EventRow there: rows shipped from a reader process are
+    stored as the tuples they unpickle to, without one more object per event. The first
+    `_INSERTED` fields are the events table's columns in the order of `_INSERT`.
     """
 
     event_id: str
@@ -30,9 +34,20 @@ class EventRow(NamedTuple):
     schema_version: str
     extra: str | None
     content_sig: str
+    raw_ref: str | None = None  # the raw record by reference (`raw_ref()`); raw_json is "" then
     tools: tuple[tuple[int, str, str, str | None, int | None, int, str | None], ...] = ()
     files: tuple[tuple[int, str, str | None, str], ...] = ()  # (idx, raw_path, relpath, op)
-    raw_ref: str | None = None  # the raw record by reference (`raw_ref()`); raw_json is "" then
+
+
+# What write_batch stores: an EventRow, or the plain tuple of its fields (shipped rows).
+Row = EventRow | tuple[Any, ...]
+# Positions of the fields write_batch reads (EventRow's order).
+_ID, _AGENT, _SESSION, _TS, _ROLE, _MODEL, _BRANCH = 0, 1, 2, 4, 5, 6, 7
+_TEXT, _RAW, _SCHEMA, _EXT, _SIG, _REF, _TOOLS, _FILES = 8, 9, 10, 11, 12, 13, 14, 15
+_INSERTED = 14
+_INSERT = ("INSERT OR IGNORE INTO events(event_id, agent, session_id, seq, ts, role, model,"
+           " branch, text, raw_json, schema_version, extra, content_sig, raw_ref, ingested_at)"
+           " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,%d)")
 
 
 @dataclass(frozen=True)
@@ -103,8 +118,8 @@ def _stored_before(conn: sqlite3.Connection, ids: Sequence[str], top: int
     return out
 
 
-def write_batch(conn: sqlite3.Connection, rows: list[EventRow], sessions: list[SessionUpsert],
-                cursor: CursorRow, counts: list[tuple[int, str, str, int]],
+def write_batch(conn: sqlite3.Connection, rows: Sequence[Sequence[Any]],
+                sessions: list[SessionUpsert], cursor: CursorRow, counts: list[tuple[int, str, str, int]],
                 now: int, *, own_transaction: bool = True) -> WriteResult:
     """Store a source's events and its new cursor atomically (BEGIN IMMEDIATE ... COMMIT).
 
@@ -112,47 +127,41 @@ def write_batch(conn: sqlite3.Connection, rows: list[EventRow], sessions: list[S
     (several sources per commit); events and cursors still land together or not at all.
 
     New ids are inserted, ids whose content_sig changed (a streaming reply completed in a later
-    run) are updated with their tool rows replaced, unchanged ids are left alone.
+    run) are updated with their tool rows replaced, unchanged ids are left alone. `rows` are
+    EventRows or plain tuples in EventRow's field order.
     """
     res = WriteResult()
     if own_transaction:
         conn.execute("BEGIN IMMEDIATE")
     try:
         # Last occurrence of an id in the batch wins (a merged reply re-emitted later).
-        by_id: dict[str, EventRow] = {}
-        for r in rows:
-            by_id[r.event_id] = r
+        by_id: dict[str, Sequence[Any]] = {r[_ID]: r for r in rows}
         # Insert every id not stored yet in one statement; only when some were already there
         # (a re-read, a replayed continuation file) is it worth asking which. New rows get
         # rowids above the largest one before this insert (no AUTOINCREMENT, and this
         # transaction holds the write lock), which is how they are told from the old ones.
         top = conn.execute("SELECT max(rowid) FROM events").fetchone()[0] or 0
         before = conn.total_changes
-        conn.executemany(
-            "INSERT OR IGNORE INTO events(event_id, agent, session_id, seq, ts, role, model,"
-            " branch, text, raw_json, schema_version, ingested_at, extra, content_sig, raw_ref)"
-            " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            [(r.event_id, r.agent, r.session_id, r.seq, r.ts, r.role, r.model, r.branch, r.text,
-              r.raw_json, r.schema_version, now, r.extra, r.content_sig, r.raw_ref)
-             for r in by_id.values()])
+        # The columns are a prefix of the row; `now` is an int, written into the statement.
+        conn.executemany(_INSERT % int(now), [r[:_INSERTED] for r in by_id.values()])
         if conn.total_changes - before == len(by_id):
             inserts, updates = list(by_id.values()), []
         else:
             have = _stored_before(conn, list(by_id), top)
-            inserts = [r for r in by_id.values() if r.event_id not in have]
+            inserts = [r for r in by_id.values() if r[_ID] not in have]
             updates = [r for r in by_id.values()
-                       if r.event_id in have and have[r.event_id] != r.content_sig]
+                       if r[_ID] in have and have[r[_ID]] != r[_SIG]]
         if updates:
             conn.executemany(
                 "UPDATE events SET ts=?, role=?, model=?, branch=?, text=?, raw_json=?,"
                 " schema_version=?, ingested_at=?, extra=?, content_sig=?, raw_ref=?"
                 " WHERE event_id=?",
-                [(r.ts, r.role, r.model, r.branch, r.text, r.raw_json, r.schema_version, now,
-                  r.extra, r.content_sig, r.raw_ref, r.event_id) for r in updates])
+                [(r[_TS], r[_ROLE], r[_MODEL], r[_BRANCH], r[_TEXT], r[_RAW], r[_SCHEMA], now,
+                  r[_EXT], r[_SIG], r[_REF], r[_ID]) for r in updates])
             conn.executemany("DELETE FROM tool_calls WHERE event_id=?",
-                             [(r.event_id,) for r in updates])
+                             [(r[_ID],) for r in updates])
             conn.executemany("DELETE FROM tool_files WHERE event_id=?",
-                             [(r.event_id,) for r in updates])
+                             [(r[_ID],) for r in updates])
         changed = inserts + updates
         withdrawn = _withdrawn(changed) - set(by_id)
         if withdrawn:
@@ -164,13 +173,13 @@ def write_batch(conn: sqlite3.Connection, rows: list[EventRow], sessions: list[S
         conn.executemany(
             "INSERT OR REPLACE INTO tool_calls(event_id, idx, name, kind, command, exit_code,"
             " is_error, test_outcome) VALUES(?,?,?,?,?,?,?,?)",
-            [(r.event_id, *t) for r in changed for t in r.tools])
+            [(r[_ID], *t) for r in changed if r[_TOOLS] for t in r[_TOOLS]])
         conn.executemany(
             "INSERT INTO tool_files(event_id, idx, raw_path, relpath, op) VALUES(?,?,?,?,?)",
-            [(r.event_id, *f) for r in changed for f in r.files])
+            [(r[_ID], *f) for r in changed if r[_FILES] for f in r[_FILES]])
         res.added, res.updated = len(inserts), len(updates)
-        res.sessions_with_new = {(r.agent, r.session_id) for r in inserts}
-        touched = {(r.agent, r.session_id) for r in changed}
+        res.sessions_with_new = {(r[_AGENT], r[_SESSION]) for r in inserts}
+        touched = {(r[_AGENT], r[_SESSION]) for r in changed}
         for s in sessions:
             if (s.agent, s.session_id) not in touched:
                 continue
@@ -209,15 +218,16 @@ def write_batch(conn: sqlite3.Connection, rows: list[EventRow], sessions: list[S
     return res
 
 
-def _withdrawn(rows: Sequence[EventRow]) -> set[str]:
+def _withdrawn(rows: Sequence[Sequence[Any]]) -> set[str]:
     """Event ids that rows declare superseded or retracted."""
     out: set[str] = set()
     for r in rows:
         # Most rows name neither key: skip parsing their JSON.
-        if not r.extra or ("supersedes" not in r.extra and "retracts" not in r.extra):
+        x = r[_EXT]
+        if not x or ("supersedes" not in x and "retracts" not in x):
             continue
         try:
-            extra = json.loads(r.extra)
+            extra = json.loads(x)
         except ValueError:
             continue
         if extra.get("supersedes"):
@@ -231,6 +241,9 @@ def raw_ref(path: str, spans: tuple[tuple[int, int], ...]) -> str:
     (byte offset, length) of each of its lines, as compact JSON."""
     # The same text as json.dumps({"path": path, "spans": [...]}, compact), built directly:
     # one is made per stored event.
+    if len(spans) == 1:  # most events: one line
+        (a, b), = spans
+        return '{"path":%s,"spans":[[%d,%d]]}' % (_path_json(path), a, b)  # noqa: UP031
     body = ",".join(["[%d,%d]" % span for span in spans])  # noqa: UP031 - %d is int()
     return f'{{"path":{_path_json(path)},"spans":[{body}]}}'
 
@@ -245,28 +258,32 @@ def extra_json(extra: tuple[tuple[str, str], ...]) -> str | None:
     json.dumps(dict(extra), sort_keys=True, ensure_ascii=False)."""
     if not extra:
         return None
-    items = sorted(dict(extra).items())
-    for k, v in items:
-        if type(k) is not str or type(v) is not str:
-            return _EXTRA.encode(dict(extra))
-    # All strings (every adapter's usual case): written directly, as the encoder would with
-    # its default separators; JSONEncoder.encode sets up a new C encoder on every call. Keys
-    # recur (a few names per adapter): their `"key": ` prefix is kept.
-    keys = _KEY_JSON
-    return "{" + ", ".join([(keys.get(k) or _key_json(k)) + _STR_JSON(v)
-                            for k, v in items]) + "}"
+    if _EXTRA_C is not None:
+        return "".join(_EXTRA_C(dict(extra), 0))
+    return _EXTRA.encode(dict(extra))
 
 
-_KEY_JSON: dict[str, str] = {}
+def c_encoder(encoder: json.JSONEncoder) -> Callable[[Any, int], Any] | None:
+    """`encoder`'s C encoder, made once (None where the C accelerator is missing):
+    `"".join(c(obj, 0)) == encoder.encode(obj)` for a dict or list `obj`.
+
+    JSONEncoder.encode builds a new C encoder on every call, most of its cost for a small
+    object (one is encoded per stored event). Without circular-reference checks: objects
+    decoded from JSON cannot hold a cycle (one would end in RecursionError, not ValueError).
+    """
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None or encoder.indent is not None:
+        return None
+    return make(None, encoder.default, encoder_str(encoder), None, encoder.key_separator,
+                encoder.item_separator, encoder.sort_keys, encoder.skipkeys, encoder.allow_nan)
 
 
-def _key_json(key: str) -> str:
-    text = _STR_JSON(key) + ": "
-    if len(_KEY_JSON) < 4096:  # bounded: keys are a small vocabulary, but not a closed one
-        _KEY_JSON[key] = text
-    return text
+def encoder_str(encoder: json.JSONEncoder) -> Callable[[str], str]:
+    """The string encoder `encoder` uses."""
+    return json.encoder.encode_basestring_ascii if encoder.ensure_ascii else _STR_JSON
 
 
 # json.dumps(..., sort_keys=True, ensure_ascii=False) without building an encoder per call.
-_EXTRA = json.JSONEncoder(sort_keys=True, ensure_ascii=False)
 _STR_JSON = json.encoder.encode_basestring
+_EXTRA = json.JSONEncoder(sort_keys=True, ensure_ascii=False)
+_EXTRA_C = c_encoder(_EXTRA)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
+from looma_git.index.event_writer import c_encoder
 from looma_git.model import NormalizedEvent
 
 
@@ -96,6 +97,7 @@ class Adapter(Protocol):
 # without building an encoder on every call (one call per event).
 _CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"),
                               default=str)
+_CANONICAL_C = c_encoder(_CANONICAL)  # its C encoder, made once
 
 
 # The string encoder that encoder uses for every str (ensure_ascii=False): ids are mostly
@@ -108,7 +110,8 @@ def event_id(*parts: object) -> str:
     """A content-addressed event id: sha256 over the canonical JSON of `parts`, 32 hex."""
     for part in parts:
         if part is not None and type(part) is not str:
-            blob = _CANONICAL.encode(parts)
+            blob = "".join(_CANONICAL_C(parts, 0)) if _CANONICAL_C is not None \
+                else _CANONICAL.encode(parts)
             break
     else:
         blob = "[" + ",".join(["null" if x is None else _STR_JSON(x)  # type: ignore[arg-type]

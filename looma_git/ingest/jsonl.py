@@ -26,7 +26,16 @@ class Line(NamedTuple):
     lineno: int
     end: int  # byte offset just past this line's newline
     start: int = -1  # byte offset of the line's first byte
-    raw: str = ""  # the decoded line text (as read, stripped)
+    # The line as read, stripped: its UTF-8 bytes as read (valid UTF-8), or its decoded text
+    # when it took the json path. Most readers never look at it (a record is kept by its byte
+    # span), so it is decoded only when asked for (`raw`): one decode per line saved.
+    data: bytes | str = ""
+
+    @property
+    def raw(self) -> str:
+        """The decoded line text (as read, stripped)."""
+        d = self.data
+        return d.decode("utf-8") if isinstance(d, bytes) else d
 
 
 def _decode(raw: bytes) -> tuple[str, bool]:
@@ -170,8 +179,7 @@ def iter_jsonl(path: Path, start: int = 0, skips: list[Skip] | None = None,
                     obj = None
                 if type(obj) is dict:
                     # Line(...) without the NamedTuple's Python-level __new__ (per line)
-                    yield _new_line(Line, (obj, lineno, pos, pos - len(raw),
-                                           body.decode("utf-8")))
+                    yield _new_line(Line, (obj, lineno, pos, pos - len(raw), body))
                     continue
             text, bad_utf8 = _decode(body)
             if bad_utf8:
@@ -194,7 +202,7 @@ def iter_jsonl(path: Path, start: int = 0, skips: list[Skip] | None = None,
                     sink.append(Skip("lone_surrogate", f"{path}:{_loc(start, lineno)}"))
                     obj = scrubbed
                     text = json.dumps(obj, ensure_ascii=False)
-            yield Line(obj=obj, lineno=lineno, end=pos, start=pos - len(raw), raw=text)
+            yield Line(obj=obj, lineno=lineno, end=pos, start=pos - len(raw), data=text)
 
 
 _new_line = tuple.__new__

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from looma_git.index.event_writer import CursorRow, EventRow, SessionUpsert, extra_json, raw_ref
+from looma_git.index.event_writer import (
+    CursorRow,
+    EventRow,
+    Row,
+    SessionUpsert,
+    extra_json,
+    raw_ref,
+)
 from looma_git.ingest import noise
 from looma_git.ingest.attribution import Attributor
 from looma_git.ingest.base import ReadResult, Skip, Source
@@ -38,7 +44,7 @@ class Prepared:
     notes: list[str] = field(default_factory=list)
     filter_noise: dict[str, int] = field(default_factory=dict)  # the engine's noise pass
     counts: dict[tuple[str, str], int] = field(default_factory=dict)
-    rows: list[EventRow] = field(default_factory=list)
+    rows: list[Row] = field(default_factory=list)  # EventRows; plain tuples once shipped
     redactions: dict[str, int] = field(default_factory=dict)  # hits by kind over all rows
     sessions: dict[str, SessionUpsert] = field(default_factory=dict)
     ours: set[str] = field(default_factory=set)
@@ -49,7 +55,9 @@ class Prepared:
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         # Shipped from a reader process: rows as plain tuples (unpickling a NamedTuple calls
-        # its Python-level __new__ per row, ~40% of the parent's unpickling time).
+        # its Python-level __new__ per row, ~40% of the parent's unpickling time), and they
+        # stay plain tuples there: write_batch reads rows by position, and making each an
+        # EventRow again cost the (serial) parent ~0.3 CPU-s per 145k events.
         return (_unpickle, (self.skip_counts, self.skip_samples, self.noise, self.notes,
                             self.filter_noise, self.counts, [tuple(r) for r in self.rows],
                             self.redactions, self.sessions, self.ours, self.not_ours,
@@ -58,16 +66,13 @@ class Prepared:
 
 def _unpickle(skip_counts: dict[str, int], skip_samples: dict[str, list[str]],
               noise_: dict[str, int], notes: list[str], filter_noise: dict[str, int],
-              counts: dict[tuple[str, str], int], rows: list[tuple[Any, ...]],
+              counts: dict[tuple[str, str], int], rows: list[Row],
               redactions: dict[str, int], sessions: dict[str, SessionUpsert], ours: set[str],
               not_ours: set[str], unattributed: int, cursor: CursorRow | None,
               error: Skip | None) -> Prepared:
     return Prepared(skip_counts, skip_samples, noise_, notes, filter_noise, counts,
-                    list(map(_as_row, rows)), redactions, sessions, ours, not_ours,
+                    rows, redactions, sessions, ours, not_ours,
                     unattributed, cursor, error)
-
-
-_as_row: Callable[[tuple[Any, ...]], EventRow] = functools.partial(tuple.__new__, EventRow)
 
 
 def prepare(agent: str, source: Source, sig: tuple[int, int] | None, rr: ReadResult,
@@ -202,7 +207,7 @@ def _row(agent: str, ev: NormalizedEvent, resolver: PathResolver,
     sig = hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:24]
     return _new_row(EventRow, (ev.event_id, agent, ev.session_native_id, ev.seq, ev.ts,
                                ev.role, ev.agent_model, ev.git_branch, text, raw,
-                               ev.schema_version, extra, sig, tuple(tools), tuple(files), ref))
+                               ev.schema_version, extra, sig, ref, tuple(tools), tuple(files)))
 
 
 # EventRow(...) in all 16 fields, without the NamedTuple's argument-parsing __new__ (one per

@@ -7,6 +7,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from looma_git.index.event_writer import extra_json
 from looma_git.ingest.agent_text import RAW_JSON_MAX, parse_utc, raw_json, utc_z
 from looma_git.ingest.base import _CANONICAL, event_id
 from looma_git.ingest.codex.ids import id_and_raw, ts_of
@@ -25,6 +26,16 @@ _json = st.recursive(
        obj=st.dictionaries(_text, _json, max_size=6))
 def test_codex_id_and_raw_equal_the_two_separate_dumps(sid, seq, obj):
     assert id_and_raw("codex", sid, seq, obj) == (event_id("codex", sid, seq, obj), raw_json(obj))
+
+
+def test_codex_id_and_raw_on_values_encoders_spell_differently():
+    # (msgspec, say, writes 1e-05 as 0.00001 and inf as null: a faster encoder must not)
+    objs = [{"a": 1e-05}, {"a": [1e16, -2.5e-07]}, {"a": float("inf")}, {"a": float("-inf")},
+            {"b": None, "a": "x"}, {"a": "ratio:0.5 at [1e3"}, {"é": "\u2028", "e": "\x7f\x00"},
+            {"z": 2**70, "a": -0, "m": True}, {"a": "\ud800"}]
+    for obj in objs:
+        assert id_and_raw("codex", "s", 3, obj) == (event_id("codex", "s", 3, obj),
+                                                   raw_json(obj)), obj
 
 
 def test_codex_id_and_raw_keep_the_stub_for_oversized_records():
@@ -85,3 +96,11 @@ _stamp = st.builds(
 @given(_stamp | st.text(max_size=30))
 def test_utc_z_fast_path_equals_the_parse(value):
     assert utc_z(value) == parse_utc(value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_text, _text | _json), max_size=6))
+def test_extra_json_is_the_sorted_dump_of_the_last_value_per_key(pairs):
+    extra = tuple(pairs)
+    want = json.dumps(dict(extra), sort_keys=True, ensure_ascii=False) if extra else None
+    assert extra_json(extra) == want

@@ -6,12 +6,14 @@ import hashlib
 import json
 from typing import Any
 
+from looma_git.index.event_writer import c_encoder
 from looma_git.ingest.agent_text import RAW_JSON_MAX, raw_json, utc_z
 from looma_git.ingest.base import event_id
 
 # What json.dumps(..., ensure_ascii=False, separators=(",", ":"), sort_keys=True) builds on
 # every call, built once.
 _CANON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+_CANON_C = c_encoder(_CANON)  # its C encoder, made once (encode() makes one per call)
 _TS_CACHE: dict[str, str | None] = {}
 _TS_CACHE_MAX = 4096
 
@@ -38,8 +40,12 @@ def id_and_raw(agent: str, sid: str, seq: int, obj: Any) -> tuple[str, str]:
     fires and the two dumps are the same text. Anything unusual takes the original calls.
     """
     try:
-        blob = _CANON.encode(obj)
-        head = _CANON.encode([agent, sid, seq])
+        if _CANON_C is not None and type(obj) is dict:
+            blob = "".join(_CANON_C(obj, 0))
+            head = "".join(_CANON_C([agent, sid, seq], 0))
+        else:
+            blob = _CANON.encode(obj)
+            head = _CANON.encode([agent, sid, seq])
     except (TypeError, ValueError, RecursionError):
         return event_id(agent, sid, seq, obj), raw_json(obj)
     whole = f"{head[:-1]},{blob}]"
