@@ -75,3 +75,34 @@ def test_workers_key_the_edit_events_as_one_process_does(
                        conn.execute("SELECT * FROM written_seen ORDER BY event_id").fetchall()))
         conn.close()
     assert tables[0] == tables[1] and len(tables[0][0]) == 40
+
+
+def test_the_update_is_one_transaction_on_an_autocommit_connection(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """store.db connections are in autocommit mode (`isolation_level=None`), where `with conn:`
+    begins no transaction: the update must begin one (each row its own transaction cost ~10x
+    the CPU on a cold store), so a failure half-way stores nothing."""
+    from looma_git.index import written
+    from looma_git.ingest import parallel
+
+    conn = sqlite3.connect(tmp_path / "s.db", isolation_level=None)
+    storedb.ensure_schema(conn)
+    for i in range(3):
+        _edit(conn, f"e{i}", f"line_number_{i} = {i} * 7", 100 + i)
+    monkeypatch.setattr(parallel, "default_workers", lambda: 1)
+    monkeypatch.setattr(written, "_EVENTS", 1)
+    real, calls = written._keys_of, []
+
+    def failing(*a: object) -> object:
+        calls.append(1)
+        if len(calls) == 2:
+            raise RuntimeError("disk full")
+        return real(*a)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(written, "_keys_of", failing)
+    with pytest.raises(RuntimeError):
+        update_written(conn, full=True)
+    assert not conn.in_transaction
+    assert conn.execute("SELECT COUNT(*) FROM written_lines").fetchone()[0] == 0
+    monkeypatch.setattr(written, "_keys_of", real)
+    assert update_written(conn, full=True) == 3
