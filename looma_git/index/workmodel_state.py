@@ -30,8 +30,10 @@ def versions_since(conn: sqlite3.Connection) -> dict[str, str] | None:
                     (at,)).fetchone()[0] != n:
         return None
     out = stored_sessions(conn)
+    # No DISTINCT: with it SQLite walks the whole table in session order (events_session)
+    # instead of the few new rows through events_ingested (0.24 s at 5,000 sessions).
     fresh = {(r[0], r[1]) for r in conn.execute(
-        "SELECT DISTINCT agent, session_id FROM events WHERE ingested_at > ?", (at,))}
+        "SELECT agent, session_id FROM events WHERE ingested_at > ?", (at,))}
     out.update(session_versions_of(conn, sorted(fresh)))
     return out
 

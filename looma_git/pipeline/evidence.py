@@ -126,12 +126,19 @@ def _tfidf(counts: Iterable[tuple[str, int]], idf: Rarity) -> dict[str, float]:
     return {t: tf * term(t) for t, tf in _sublinear(tuple(counts))}
 
 
+# Sums taken one addition at a time, in order (not `sum`, which compensates from Python 3.12):
+# pipeline/textsim.py computes the same sums with arrays and must get the same floats.
 def _norm(v: dict[str, float]) -> float:
-    return math.sqrt(sum(x * x for x in v.values()))
+    s = 0.0
+    for x in v.values():
+        s += x * x
+    return math.sqrt(s)
 
 
 def _cos(a: dict[str, float], b: dict[str, float], na: float) -> float:
-    dot = sum(v * b.get(t, 0.0) for t, v in a.items())
+    dot = 0.0
+    for t, v in a.items():
+        dot += v * b.get(t, 0.0)
     nb = _norm(b)
     return dot / (na * nb) if na and nb else 0.0
 
@@ -229,9 +236,11 @@ def _edit_coverage(w: WorkSignal, c: Cluster, edited: set[str], idf: Rarity) -> 
 
 
 def score(w: WorkSignal, c: Cluster, idf: Rarity, previous: str | None = None,
-          fresh_branch: bool = False) -> tuple[float, dict[str, float]]:
+          fresh_branch: bool = False, text: float | None = None
+          ) -> tuple[float, dict[str, float]]:
     """The resolution score of window `w` against cluster `c`, with its parts. `previous` is
-    the cluster holding the window before `w` in the same session."""
+    the cluster holding the window before `w` in the same session; `text`: its
+    `text_similarity` when computed already (pipeline/textsim.py, for many clusters at once)."""
     edited = c.all_files()
     if w.edited and c.readonly:  # an investigation, carried on by the fix: its reads count
         files = W_RO_FILES * _coverage(w.edited, c.read, idf, reads=True)
@@ -243,7 +252,8 @@ def score(w: WorkSignal, c: Cluster, idf: Rarity, previous: str | None = None,
         touched = set(edited) | set(c.read)
         files = W_RO_FILES * _coverage(w.read | w.mentioned, touched, idf, reads=True)
         reads = 0.0
-    text = text_similarity(w, c, idf)
+    if text is None:
+        text = text_similarity(w, c, idf)
     mine = w.branch if w.branch and w.branch not in TRUNK_BRANCHES else None
     theirs = set(c.branches) | ({c.seed.branch} if c.seed and c.seed.branch else set())
     # A commit both name, or both wrote (its lines are theirs): one piece of work, whatever
