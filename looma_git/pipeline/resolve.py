@@ -235,7 +235,8 @@ class Resolver:
                   if not c.orientation and not (shown_around and not c.readonly)]
         texts = self._text.similarities(w, scored, idf, self._term_df)
         ranked = sorted(((score(w, c, idf, prev, fresh, text)[0], c.id, c)
-                         for c, text in zip(scored, texts)), key=lambda x: (-x[0], x[1]))
+                         for c, text in zip(scored, texts, strict=True)),
+                        key=lambda x: (-x[0], x[1]))
         top = ranked[0] if ranked else None
         second = ranked[1][0] if len(ranked) > 1 else 0.0
         if top and top[0] >= assign_at(w) and top[0] - second >= MARGIN:

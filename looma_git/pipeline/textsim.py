@@ -121,4 +121,4 @@ class Terms:
         dot = np.cumsum(shared * np.array([v for _, v in mine], np.float64), axis=1)[:, -1]
         out: list[float] = dot.tolist()
         norms: list[float] = nb.tolist()
-        return [d / (na * n) if n else 0.0 for d, n in zip(out, norms)]
+        return [d / (na * n) if n else 0.0 for d, n in zip(out, norms, strict=True)]
