@@ -103,14 +103,14 @@ class Terms:
             tfs[i, :len(r_tf)] = r_tf
         # Each distinct count's idf as `Rarity.term` computes it (the same quotient of ints),
         # looked up by count (no sort: counts are at most the windows so far).
-        df = counts[ids]
-        present = np.zeros(int(df.max()) + 1, np.bool_)
-        present[df] = True
+        used = counts[ids]
+        present = np.zeros(int(used.max()) + 1, np.bool_)
+        present[used] = True
         uniq = np.flatnonzero(present)
         top = 1 + idf.windows + IDF_PRIOR
         lut = np.zeros(len(present), np.float64)
         lut[uniq] = [math.log(top / (1 + d)) for d in uniq.tolist()]
-        b = tfs * lut[df]
+        b = tfs * lut[used]
         nb = np.sqrt(np.cumsum(b * b, axis=1)[:, -1])
         # The window's words that any of these clusters has, in the window's order (a word
         # none has adds 0.0 to every dot product).
