@@ -16,7 +16,6 @@ from looma_git.api.linking import (  # noqa: F401
     sessions_changed,
 )
 from looma_git.gitrepo import RepoPaths, require_worktree
-from looma_git.index.storedb import Connection
 from looma_git.ledger.state import LedgerState, WorkItemState
 from looma_git.pipeline.clusters import Seed
 from looma_git.pipeline.converge import observed_by_survivor, plan_merges
@@ -31,6 +30,7 @@ from looma_git.pipeline.signals import sha_candidates
 from looma_git.store import gitfacts
 
 if TYPE_CHECKING:
+    from looma_git.index.workmodel_state import Connection
     from looma_git.ledger.ops import Op  # pydantic envelopes: loaded only to write an op
     from looma_git.pipeline.extractor import Extractor
     from looma_git.settings import Settings
@@ -119,7 +119,7 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
     that are new, grew, or touch a path the repository gained or lost since the last pass;
     the others' windows come from store.db. Returns (result, session versions, known paths,
     seeds resolved against, sessions read, mode, the stored windows and the memo it loaded)."""
-    from looma_git.index import refine_memo, storedb, workmodel, workmodel_state
+    from looma_git.index import refine_memo, workmodel, workmodel_state
     from looma_git.pipeline.clusters import window_order
     from looma_git.pipeline.extractor import HeuristicExtractor
     from looma_git.pipeline.inputs import session_versions
@@ -167,7 +167,7 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
     chosen = extractor if extractor is not None else HeuristicExtractor()
     # Many sessions (a cold ingest, reprocess): segmented by worker processes, in order.
     segmented = segment_all(
-        keys, connect=lambda: storedb.connect(paths, readonly=True),
+        keys, connect=workmodel_state.reader(paths),
         lookup=lambda shas: gitfacts.existing_objects(worktree, shas),
         known_paths=frozenset(known), prior=prior,
         extractor=chosen)
@@ -242,7 +242,7 @@ def _publish_pass(paths: RepoPaths, by: str, commits_revs: tuple[str, ...], no_w
                   ) -> RefineReport:
     """One pass and what it publishes (`refine_and_publish`)."""
     from looma_git.api import ledger
-    from looma_git.index import link_targets, refine_memo, storedb, workmodel, workmodel_state
+    from looma_git.index import link_targets, refine_memo, workmodel, workmodel_state
     from looma_git.ledger.ops import OpDraft
     from looma_git.pipeline.extractor import build_extractor, extractor_stats
     from looma_git.redact import redact_text as _redact_text
@@ -251,9 +251,7 @@ def _publish_pass(paths: RepoPaths, by: str, commits_revs: tuple[str, ...], no_w
     # history each pass, and most of their texts recur (redaction is a pure function).
     redact_text = functools.lru_cache(maxsize=None)(_redact_text)
 
-    conn = storedb.connect(paths)
-    try:
-        storedb.ensure_schema(conn)
+    with workmodel_state.opened(paths) as conn:
         state = ledger.load_state(paths)
         # One effort seen by two clones becomes one WorkItem before the pass resolves
         # against them (pipeline/converge.py; nothing on a clone whose WorkItems are all its own).
@@ -328,8 +326,6 @@ def _publish_pass(paths: RepoPaths, by: str, commits_revs: tuple[str, ...], no_w
         report.memories = len(result.memories)
         report.links = len(result.links)
         return report
-    finally:
-        conn.close()
 
 
 def _published_names(stored: tuple[StoredWindow, ...], id_map: dict[str, str]
@@ -376,12 +372,12 @@ def _ingest_run_idle(paths: RepoPaths, conn: Connection) -> str | None:
     """store.db's `ingest_run`, or None while an ingest runs (its events are still arriving:
     a pass that reads now must not claim to have seen that run)."""
     from looma_git.errors import LockError
-    from looma_git.index import storedb
+    from looma_git.index.workmodel_state import ingest_run
     from looma_git.ingest.engine import writer_lock
 
     try:
         with writer_lock(paths, 0.0):
-            return storedb.get_meta(conn, "ingest_run")
+            return ingest_run(conn)
     except LockError:
         return None
 

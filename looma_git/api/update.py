@@ -10,6 +10,11 @@ from looma_git.gitrepo import RepoPaths
 from looma_git.ingest.base import DiscoveryEnv
 from looma_git.settings import Settings
 
+# New events from which the work model runs in a child process (a cold ingest, a large
+# backlog): below it the child's start and the parent's reading the ledger again cost more
+# than the memory it returns.
+WORK_MODEL_CHILD_FROM = 20_000
+
 
 @dataclass
 class UpdateReport:
@@ -39,12 +44,19 @@ def update(paths: RepoPaths, env: DiscoveryEnv, *, agents: list[str] | None = No
         _phase("building the work model")
         from looma_git.api.refine import refine_and_publish  # not imported by --no-refine
         from looma_git.index.message_index import start_beside
+        from looma_git.pipeline.child import in_child
 
         # Many new messages (a cold ingest): a child indexes them meanwhile (index/message_index).
-        join = start_beside(paths, report.events_added + report.events_updated)
+        new = report.events_added + report.events_updated
+        join = start_beside(paths, new)
         try:
-            result = refine_and_publish(paths, by="backfill", settings=settings,
-                                        incremental=True)
+            def work_model() -> Any:
+                return refine_and_publish(paths, by="backfill", settings=settings,
+                                          incremental=True)
+
+            # A pass over many new events (a cold ingest) runs in a child: the heap its
+            # work model grew is returned to the system before indexing, not kept under it.
+            result = in_child(work_model) if new >= WORK_MODEL_CHILD_FROM else work_model()
         finally:
             join()
         _phase("indexing")

@@ -4,10 +4,46 @@ the session versions were saved. A cache like the rest (`looma reprocess` rebuil
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from looma_git.index.workmodel import get_meta, set_meta, stored_sessions
+
+if TYPE_CHECKING:
+    from looma_git.gitrepo import RepoPaths
+
+Connection = sqlite3.Connection
+
+
+@contextlib.contextmanager
+def opened(paths: RepoPaths) -> Iterator[sqlite3.Connection]:
+    """store.db for one refinery pass (every table there), closed after it (the api layer
+    opens no database itself)."""
+    from looma_git.index import storedb
+
+    conn = storedb.connect(paths)
+    try:
+        storedb.ensure_schema(conn)
+        yield conn
+    finally:
+        conn.close()
+
+
+def reader(paths: RepoPaths) -> Callable[[], sqlite3.Connection]:
+    """Opens store.db read-only: one connection per worker process of a pass (a connection
+    must not cross a fork)."""
+    from looma_git.index import storedb
+
+    return lambda: storedb.connect(paths, readonly=True)
+
+
+def ingest_run(conn: sqlite3.Connection) -> str | None:
+    """The last ingest run's mark (store.db meta `ingest_run`)."""
+    from looma_git.index import storedb
+
+    return storedb.get_meta(conn, "ingest_run")
 
 # Where the events stood when the last pass saved its session versions: the largest
 # `ingested_at` then (one ingest run stamps all its events alike), and how many events were
@@ -30,8 +66,10 @@ def versions_since(conn: sqlite3.Connection) -> dict[str, str] | None:
                     (at,)).fetchone()[0] != n:
         return None
     out = stored_sessions(conn)
+    # No DISTINCT: with it SQLite walks the whole table in session order (events_session)
+    # instead of the few new rows through events_ingested (0.24 s at 5,000 sessions).
     fresh = {(r[0], r[1]) for r in conn.execute(
-        "SELECT DISTINCT agent, session_id FROM events WHERE ingested_at > ?", (at,))}
+        "SELECT agent, session_id FROM events WHERE ingested_at > ?", (at,))}
     out.update(session_versions_of(conn, sorted(fresh)))
     return out
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,6 +54,8 @@ class Cluster:
     last_ts: float = 0.0
     _top: tuple[tuple[str, int], ...] | None = None  # its words for scoring (see `top_terms`)
     orientation: bool = False  # founded by a request to be shown around the code
+    # The name parts of its files, with how many files they were taken from (`names_of_files`).
+    _names: tuple[int, frozenset[str]] | None = field(default=None, repr=False, compare=False)
 
     def add_terms(self, counts: Counter[str] | dict[str, int]) -> None:
         self.terms.update(counts)
@@ -86,6 +89,14 @@ class Cluster:
 
     def all_files(self) -> set[str]:
         return set(self.files) | (set(self.seed.files) if self.seed else set())
+
+    def names_of_files(self, files: set[str],
+                       names: Callable[[set[str]], frozenset[str]]) -> frozenset[str]:
+        """`names(files)` of `files` = `all_files()`, kept until the cluster has more files
+        (it only ever gains files: the same count is the same set)."""
+        if self._names is None or self._names[0] != len(files):
+            self._names = (len(files), names(files))
+        return self._names[1]
 
 
 

@@ -49,6 +49,10 @@ BROAD_FILES = 12.0
 BROAD_CLUSTERS = 5
 
 
+_ts = functools.lru_cache(maxsize=1 << 12)(parse_ts)  # a window's start, against each cluster
+
+
+@functools.lru_cache(maxsize=1 << 14)
 def _shared_file(path: str) -> bool:
     """A file every kind of work touches: manifests, lock files, changelogs, READMEs."""
     return bool(MANIFESTS.search(path)) or path.rsplit("/", 1)[-1].lower().startswith("readme")
@@ -70,6 +74,7 @@ class Rarity:
         # vectors are computed once each (same values, same order, same floats).
         self._terms: dict[str, float] = {}
         self._vectors: dict[tuple[tuple[str, int], ...], tuple[dict[str, float], float]] = {}
+        self._weights: dict[tuple[frozenset[str], bool], tuple[dict[str, float], float]] = {}
 
     def breadth(self, files: int) -> float:
         """What a cluster's file share is multiplied by for having edited `files` files."""
@@ -95,6 +100,19 @@ class Rarity:
                                           / (1 + self._term_df.get(t, 0)))
         return w
 
+    def weights(self, files: frozenset[str] | set[str], reads: bool = False
+                ) -> tuple[dict[str, float], float]:
+        """Each of `files`' weight (`touched` when `reads`, else `file`), in their order, and
+        the weights' sum: once per distinct set while this Rarity lives (a window's files are
+        weighed against every cluster it is scored with)."""
+        key = (frozenset(files), reads)
+        got = self._weights.get(key)
+        if got is None:
+            weight = self.touched if reads else self.file
+            ws = {f: weight(f) for f in files}
+            got = self._weights[key] = (ws, sum(ws.values()))
+        return got
+
     def vector(self, counts: tuple[tuple[str, int], ...]) -> tuple[dict[str, float], float]:
         """`_tfidf(counts, self)` and its norm, once per distinct `counts` while this
         Rarity lives."""
@@ -108,9 +126,7 @@ class Rarity:
 def _coverage(mine: frozenset[str] | set[str], theirs: set[str] | Counter[str],
               idf: Rarity, reads: bool = False) -> float:
     """The idf-weighted share of `mine` that `theirs` holds (0 when `mine` is empty)."""
-    weight = idf.touched if reads else idf.file
-    ws = {f: weight(f) for f in mine}
-    den = sum(ws.values())
+    ws, den = idf.weights(mine, reads)
     return sum(v for f, v in ws.items() if f in theirs) / den if den > 0 else 0.0
 
 
@@ -126,12 +142,19 @@ def _tfidf(counts: Iterable[tuple[str, int]], idf: Rarity) -> dict[str, float]:
     return {t: tf * term(t) for t, tf in _sublinear(tuple(counts))}
 
 
+# Sums taken one addition at a time, in order (not `sum`, which compensates from Python 3.12):
+# pipeline/textsim.py computes the same sums with arrays and must get the same floats.
 def _norm(v: dict[str, float]) -> float:
-    return math.sqrt(sum(x * x for x in v.values()))
+    s = 0.0
+    for x in v.values():
+        s += x * x
+    return math.sqrt(s)
 
 
 def _cos(a: dict[str, float], b: dict[str, float], na: float) -> float:
-    dot = sum(v * b.get(t, 0.0) for t, v in a.items())
+    dot = 0.0
+    for t, v in a.items():
+        dot += v * b.get(t, 0.0)
     nb = _norm(b)
     return dot / (na * nb) if na and nb else 0.0
 
@@ -199,20 +222,24 @@ def named_branches(text: str) -> frozenset[str]:
     return frozenset(_BRANCHISH.findall(text or ""))
 
 
-def _stem_terms(path: str) -> set[str]:
+@functools.lru_cache(maxsize=1 << 14)
+def _stem_terms(path: str) -> frozenset[str]:
     """A file's name parts without test markers: tests/test_google_sso.py -> {google, sso}."""
     stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower()
-    return {t for t in path_terms(stem) if t not in ("test", "tests", "spec")}
+    return frozenset(t for t in path_terms(stem) if t not in ("test", "tests", "spec"))
+
+
+def _stems_of(files: set[str]) -> frozenset[str]:
+    return frozenset(t for g in files for t in _stem_terms(g))
 
 
 def _edit_coverage(w: WorkSignal, c: Cluster, edited: set[str], idf: Rarity) -> float:
     """The idf-weighted share of the window's edits the cluster also edited; a file new to it
     whose name parts are those of one of its files (a test of its module) counts half."""
-    weights = {f: idf.file(f) for f in w.edited}
-    den = sum(weights.values())
+    weights, den = idf.weights(w.edited)
     if den <= 0:
         return 0.0
-    names: set[str] | None = None
+    names: frozenset[str] | None = None
     got = 0.0
     for f, v in weights.items():
         if f in edited:
@@ -222,16 +249,18 @@ def _edit_coverage(w: WorkSignal, c: Cluster, edited: set[str], idf: Rarity) -> 
         if not mine:
             continue
         if names is None:
-            names = {t for g in edited for t in _stem_terms(g)}
+            names = c.names_of_files(edited, _stems_of)
         if mine & names:
             got += SIBLING * v
     return got / den
 
 
 def score(w: WorkSignal, c: Cluster, idf: Rarity, previous: str | None = None,
-          fresh_branch: bool = False) -> tuple[float, dict[str, float]]:
+          fresh_branch: bool = False, text: float | None = None
+          ) -> tuple[float, dict[str, float]]:
     """The resolution score of window `w` against cluster `c`, with its parts. `previous` is
-    the cluster holding the window before `w` in the same session."""
+    the cluster holding the window before `w` in the same session; `text`: its
+    `text_similarity` when computed already (pipeline/textsim.py, for many clusters at once)."""
     edited = c.all_files()
     if w.edited and c.readonly:  # an investigation, carried on by the fix: its reads count
         files = W_RO_FILES * _coverage(w.edited, c.read, idf, reads=True)
@@ -243,12 +272,14 @@ def score(w: WorkSignal, c: Cluster, idf: Rarity, previous: str | None = None,
         touched = set(edited) | set(c.read)
         files = W_RO_FILES * _coverage(w.read | w.mentioned, touched, idf, reads=True)
         reads = 0.0
-    text = text_similarity(w, c, idf)
+    if text is None:
+        text = text_similarity(w, c, idf)
     mine = w.branch if w.branch and w.branch not in TRUNK_BRANCHES else None
     theirs = set(c.branches) | ({c.seed.branch} if c.seed and c.seed.branch else set())
     # A commit both name, or both wrote (its lines are theirs): one piece of work, whatever
     # agent or session carried it on.
-    shared = (w.commits | w.wrote) & (c.commits | c.wrote)
+    named = w.commits | w.wrote
+    shared = bool(named) and not (named.isdisjoint(c.commits) and named.isdisjoint(c.wrote))
     # A continuation names what it continues: the cluster's feature branch in its request
     # ("picking up feat/csv-export", when the session runs elsewhere), or a pull request the
     # cluster's sessions named. Identifiers of one piece of work, as the branch itself is.
@@ -276,7 +307,7 @@ def score(w: WorkSignal, c: Cluster, idf: Rarity, previous: str | None = None,
         w.cut == "topic" and link and not switched(w.first_prompt))) else 0.0
     apart = 1.0
     if not link and not session and c.last_ts and w.start_ts:
-        days = (parse_ts(w.start_ts) - c.last_ts) / 86400
+        days = (_ts(w.start_ts) - c.last_ts) / 86400
         apart = 1.0 + max(0.0, days - GAP_GRACE_DAYS) / GAP_DAYS
     # (a broad cluster's words are as broad as its files: they name all its paths)
     broad = idf.breadth(len(edited)) if w.edited else 1.0

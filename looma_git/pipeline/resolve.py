@@ -26,6 +26,7 @@ from looma_git.pipeline.kinds import asks_inquiry
 from looma_git.pipeline.resolve_state import ResolverState
 from looma_git.pipeline.signals import WorkSignal
 from looma_git.pipeline.text import path_terms, tokens
+from looma_git.pipeline.textsim import Terms
 
 # Thresholds on the evidence's score (pipeline/evidence.py), chosen with it (docs/quality.md).
 ASSIGN_AT = 0.40  # assign to the best cluster at this score
@@ -60,6 +61,7 @@ class Resolver:
         self._by_pr: dict[str, set[str]] = {}
         self._by_term: dict[str, set[str]] = {}
         self._term_df: Counter[str] = Counter()  # windows using each term
+        self._text = Terms()  # the clusters' words as arrays, to compare many at once
         self._windows = 0
         self._last: dict[str, str] = {}  # session -> cluster of its latest window
         self._groups: dict[str, list[Cluster]] = {}  # split-by-files parts, by split WorkItem
@@ -140,7 +142,9 @@ class Resolver:
         if not best.windows and best.seed is None:
             best.orientation = orientation(w)  # founded by a tour of the code: nothing joins it
         self._windows += 1
-        self._term_df.update({t for t, _ in w.terms})
+        used = {t for t, _ in w.terms}
+        self._term_df.update(used)
+        self._text.counted(self._term_df, used)
         self._last[w.session_key] = best.id
         group = best.seed.group if best.seed else None
         if not group:
@@ -229,8 +233,11 @@ class Resolver:
         fresh = bool(w.branch and w.branch not in TRUNK_BRANCHES
                      and not self._by_branch.get(w.branch))
         shown_around = orientation(w)
-        ranked = sorted(((score(w, c, idf, prev, fresh)[0], c.id, c) for c in near + pool
-                         if not c.orientation and not (shown_around and not c.readonly)),
+        scored = [c for c in near + pool
+                  if not c.orientation and not (shown_around and not c.readonly)]
+        texts = self._text.similarities(w, scored, idf, self._term_df)
+        ranked = sorted(((score(w, c, idf, prev, fresh, text)[0], c.id, c)
+                         for c, text in zip(scored, texts, strict=True)),
                         key=lambda x: (-x[0], x[1]))
         top = ranked[0] if ranked else None
         second = ranked[1][0] if len(ranked) > 1 else 0.0

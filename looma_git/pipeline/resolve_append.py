@@ -96,8 +96,12 @@ def append_pass(inp: RefineInput, seg: Segmented) -> RefineResult | None:
                            founded=decided[w.key][1]) for w in new]
     for sw in loaded:  # routed now: no edges, nothing scored
         if sw.signal.key in st.decided and sw.signal.key not in placed:
-            stored.append(StoredWindow(signal=sw.signal, cands=sw.cands, cluster=sw.cluster,
-                                       events=sw.events))
+            # Its row changes only when it had edges: a decision alone is reset by the store
+            # (index/workmodel.save_windows, partial), and rewriting a row serialises the
+            # window's candidates (the settle pass re-stored every window of the history).
+            if sw.related:
+                stored.append(StoredWindow(signal=sw.signal, cands=sw.cands,
+                                           cluster=sw.cluster, events=sw.events))
             nxt.decided.discard(sw.signal.key)
     return RefineResult(workitems=tuple(items), memories=tuple(memories), links=tuple(links),
                         windows=tuple(new), stored=tuple(stored), targets=tuple(targets),

@@ -1,0 +1,24 @@
+"""A call run in a forked child (pipeline/child.py) returns its value and raises its error in
+the caller, and what it allocates is not the caller's."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from looma_git.pipeline.child import in_child
+
+
+def test_the_value_comes_back_from_another_process() -> None:
+    here = os.getpid()
+    pid, big = in_child(lambda: (os.getpid(), len(bytearray(50 << 20))))
+    assert pid != here and big == 50 << 20
+
+
+def test_an_error_in_the_child_is_raised_in_the_caller() -> None:
+    def fails() -> None:
+        raise ValueError("no such session")
+
+    with pytest.raises(ValueError, match="no such session"):
+        in_child(fails)
