@@ -15,16 +15,16 @@ from looma_git.pipeline.clusters import (
 )
 from looma_git.pipeline.evidence import (
     Rarity,
-    _shared_file,
     named_branches,
     orientation,
     parent_session,
     score,
+    switched,
 )
 from looma_git.pipeline.kinds import asks_inquiry
 from looma_git.pipeline.resolve_state import ResolverState
 from looma_git.pipeline.signals import WorkSignal
-from looma_git.pipeline.text import path_terms, tokens
+from looma_git.pipeline.text import MANIFESTS, path_terms, tokens
 
 # Thresholds on the evidence's score (pipeline/evidence.py), chosen with it (docs/quality.md).
 ASSIGN_AT = 0.40  # assign to the best cluster at this score
@@ -268,8 +268,9 @@ def assign_at(w: WorkSignal) -> float:
         return READONLY_ASSIGN_AT
     # A window that edited only what every kind of work touches (manifests, lock files, the
     # changelog: "raise the sqlalchemy floor in pyproject and the min requirements") says as
-    # little by its edits as one that only read: it joins on the same lesser score.
-    if w.edited and all(_shared_file(f) for f in w.edited):
+    # little by its edits as one that only read: it joins on the same lesser score, unless its
+    # request says it starts another topic ("different thing now: ...").
+    if w.edited and all(MANIFESTS.search(f) for f in w.edited) and not switched(w.first_prompt):
         return READONLY_ASSIGN_AT
     return ASSIGN_AT
 
