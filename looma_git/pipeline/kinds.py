@@ -98,9 +98,11 @@ _FEATURE_ASK = re.compile(
     r"(?:would|'d)\s+like|wants?\s+to|should\s+be\s+able\s+to|would\s+be\s+nice)\b", re.I)
 
 # What the request is for, not what it is: a purpose or reason clause ("... so bad values
-# fail at startup", "... because it breaks") names no kind of work.
-_PURPOSE = re.compile(r"[,;]?\s+\b(?:so(?:\s+that)?|because|otherwise|or\s+else|in\s+case|"
-                      r"since)\s+", re.I)
+# fail at startup", "... because it breaks") names no kind of work. After a comma, "so" says
+# what follows from it ("it aborts instead of returning None, so the Optional is wrong"):
+# that consequence is read.
+_PURPOSE = re.compile(r"(?:[,;]?\s+\bso\s+that|(?<![,;])\s+\bso|[,;]?\s+\b(?:because|otherwise|"
+                      r"or\s+else|in\s+case|since))\s+", re.I)
 
 # An aside asked on the way ("..., and tidy the record tests while you're there") is not the
 # work the request is for: it names no kind of it.
