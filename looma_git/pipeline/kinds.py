@@ -98,9 +98,11 @@ _FEATURE_ASK = re.compile(
     r"(?:would|'d)\s+like|wants?\s+to|should\s+be\s+able\s+to|would\s+be\s+nice)\b", re.I)
 
 # What the request is for, not what it is: a purpose or reason clause ("... so bad values
-# fail at startup", "... because it breaks") names no kind of work.
-_PURPOSE = re.compile(r"[,;]?\s+\b(?:so(?:\s+that)?|because|otherwise|or\s+else|in\s+case|"
-                      r"since)\s+", re.I)
+# fail at startup", "... because it breaks") names no kind of work. After a comma, "so" says
+# what follows from it ("it aborts instead of returning None, so the Optional is wrong"):
+# that consequence is read.
+_PURPOSE = re.compile(r"(?:[,;]?\s+\bso\s+that|(?<![,;])\s+\bso|[,;]?\s+\b(?:because|otherwise|"
+                      r"or\s+else|in\s+case|since))\s+", re.I)
 
 # An aside asked on the way ("..., and tidy the record tests while you're there") is not the
 # work the request is for: it names no kind of it.
@@ -169,7 +171,9 @@ _ERRORS = re.compile(r"\berrors?\b", re.I)
 
 def _sentences(text: str) -> list[str]:
     """The request's sentences, quoted code removed and purpose clauses cut off."""
-    text = _SHOWN_ERRORS.sub(" ", _ASIDE.sub(" ", _CODE_SPAN.sub(" ", text or "")))
+    text = _ASIDE.sub(" ", _CODE_SPAN.sub(" ", text or ""))
+    if "rror" in text:
+        text = _SHOWN_ERRORS.sub(" ", text)
     out = []
     for s in re.split(r"(?<=[.!?])\s|\n", text.strip()):
         cut = _PURPOSE.search(s)
@@ -294,17 +298,32 @@ def main_branch(branches: Iterable[str | None]) -> str:
     return min(counts, key=lambda b: (-counts[b], b)) if counts else ""
 
 
-def _module_names(files: Iterable[str]) -> re.Pattern[str] | None:
-    """The names of the modules the work changed (`rich/traceback.py`: "traceback"), as whole
-    words: in its requests and subjects such a word names the thing worked on, not the kind of
-    work ("rich's traceback only highlights the line" reports no bug)."""
+_WORD = re.compile(r"[A-Za-z]+")
+
+
+def _module_names(files: Iterable[str]) -> frozenset[str]:
+    """The names of the modules the work changed (`rich/traceback.py`: "traceback"): in its
+    requests and subjects such a word names the thing worked on, not the kind of work
+    ("rich's traceback only highlights the line" reports no bug)."""
     names = set()
     for f in files:
         base = f.rsplit("/", 1)[-1]
         stem = base.rsplit(".", 1)[0].lower() if "." in base else ""
         if len(stem) >= 4 and stem.isalpha() and not _RECORD.search(base):
-            names.add(re.escape(stem))
-    return re.compile(r"\b(?:" + "|".join(sorted(names)) + r")s?\b", re.I) if names else None
+            names.add(stem)
+    return frozenset(names)
+
+
+def _mask(text: str, names: frozenset[str]) -> str:
+    """`text` with the words in `names` (or their plurals) replaced by a neutral one."""
+    low = text.lower()
+    if not any(n in low for n in names):
+        return text  # (the common case, without a call per word)
+
+    def one(m: re.Match[str]) -> str:
+        w = m.group(0).lower()
+        return "module" if w in names or (w.endswith("s") and w[:-1] in names) else m.group(0)
+    return _WORD.sub(one, text)
 
 
 def kind_scores(*, prompts: Sequence[str] = (), subjects: Sequence[str] = (),
@@ -318,9 +337,9 @@ def kind_scores(*, prompts: Sequence[str] = (), subjects: Sequence[str] = (),
     score = dict.fromkeys(KINDS, 0.0)
     prefer: list[str] = []
     files = list(files)
-    if (modules := _module_names(files)) is not None:
-        prompts = [modules.sub("module", p) for p in prompts]
-        subjects = [modules.sub("module", x) for x in subjects]
+    if modules := _module_names(files):
+        prompts = [_mask(p, modules) for p in prompts]
+        subjects = [_mask(x, modules) for x in subjects]
     for frag in fragment_kinds(files):
         score[frag] += W_FRAGMENT
     if tooling_only(files):

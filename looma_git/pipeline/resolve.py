@@ -15,7 +15,6 @@ from looma_git.pipeline.clusters import (
 )
 from looma_git.pipeline.evidence import (
     Rarity,
-    _shared_file,
     named_branches,
     orientation,
     parent_session,
@@ -25,7 +24,7 @@ from looma_git.pipeline.evidence import (
 from looma_git.pipeline.kinds import asks_inquiry
 from looma_git.pipeline.resolve_state import ResolverState
 from looma_git.pipeline.signals import WorkSignal
-from looma_git.pipeline.text import path_terms, tokens
+from looma_git.pipeline.text import MANIFESTS, path_terms, tokens
 from looma_git.pipeline.textsim import Terms
 
 # Thresholds on the evidence's score (pipeline/evidence.py), chosen with it (docs/quality.md).
@@ -276,10 +275,9 @@ def assign_at(w: WorkSignal) -> float:
         return READONLY_ASSIGN_AT
     # A window that edited only what every kind of work touches (manifests, lock files, the
     # changelog: "raise the sqlalchemy floor in pyproject and the min requirements") says as
-    # little by its edits as one that only read: it joins on the same lesser score. Not when
-    # the user opened it as another topic ("different thing now: add a badge to the readme"):
-    # then it is work of its own, whatever it edits.
-    if w.edited and all(_shared_file(f) for f in w.edited) and not switched(w.first_prompt):
+    # little by its edits as one that only read: it joins on the same lesser score, unless its
+    # request says it starts another topic ("different thing now: ...").
+    if w.edited and all(MANIFESTS.search(f) for f in w.edited) and not switched(w.first_prompt):
         return READONLY_ASSIGN_AT
     return ASSIGN_AT
 

@@ -9,9 +9,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from looma_git.retrieval.entities import entity, file_named
 from looma_git.retrieval.fuzzy import token_set_ratio
 from looma_git.retrieval.records import ItemRecord
-from looma_git.retrieval.terms import GENERIC, LEAD_IN, goal_terms, item_terms, stem, terms
+from looma_git.retrieval.terms import GENERIC, LEAD_IN, goal_terms, item_terms, stem
 
 # Resume thresholds (DESIGN §5), in one place; docs/quality.md says how they were chosen.
 # Words: idf-weighted term coverage + fuzzy title/alias match, in [0, 1].
@@ -63,14 +64,11 @@ NEAR_DUP_GAP = 0.1  # ...within this of the leader's coverage
 W_COVERAGE = 0.70
 W_TITLE = 0.30
 PARTIAL = 0.6  # a goal word that only shares a prefix with an item word ("auth" ~ "authentication")
-BRANCH_SCORE = 1.0  # the goal names the item's branch
-FILE_SCORE = 0.9  # the goal names one of the item's files (or a directory of them)
 ENTITY_OTHERS = 0.5  # ...then the words score of the items that do not have it is scaled
 
 # A goal word with a digit names one thing (a version, a PR, a status code, "int32").
 _SPECIFIC = re.compile(r"[0-9]")
 _CAPS = re.compile(r"\b[A-Z]{3,}\b")
-_PATHLIKE = re.compile(r"^[\w.\-]+(?:/[\w.\-]*)+$|^[\w\-]+\.[a-z0-9]{1,5}$", re.I)
 
 
 @dataclass(frozen=True)
@@ -141,29 +139,6 @@ class Match:
     names_file: bool = False
 
 
-def _entity(goal: str, it: ItemRecord) -> tuple[float, str] | None:
-    """The goal names the item's branch or one of its files/directories."""
-    g = goal.strip().strip("'\"`").rstrip("/")
-    if not g or " " in g:
-        return None
-    low = g.lower()
-    if any(b.lower() == low or (b.lower().rsplit("/", 1)[-1] == low and "/" in b)
-           for b in it.branches):
-        return BRANCH_SCORE, "branch"
-    if _PATHLIKE.match(g) and any(f == g or f.startswith(g + "/") or f.endswith("/" + g)
-                                  for f in it.files):
-        return FILE_SCORE, "file"
-    return None
-
-
-def _file_named(goal: str, it: ItemRecord) -> bool:
-    """Whether the item's title or branch says the name of the file the goal is: every topic
-    word of its base name without the extension ("test_filesize.py": "filesize")."""
-    base = goal.strip().strip("'\"`").rstrip("/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    words = {t for t in terms(base) if t not in GENERIC and len(t) >= 3}
-    return bool(words) and words <= set(terms(f"{it.title} {it.branch or ''}"))
-
-
 def rank(goal: str, items: list[ItemRecord],
          semantic: Mapping[str, float] | None = None) -> list[Match]:
     """Rank items for a goal by words (idf-weighted coverage, fuzzy title, branch and file
@@ -203,7 +178,7 @@ def rank(goal: str, items: list[ItemRecord],
             / 100.0 if topical else 0.0
         score = W_COVERAGE * coverage + W_TITLE * title if topical else 0.0
         via = "words"
-        ent = _entity(goal, it)
+        ent = entity(goal, it)
         if ent and ent[0] > score:
             score, via = ent
             topical = True
@@ -241,7 +216,7 @@ def rank(goal: str, items: list[ItemRecord],
         out.append(Match(item=it, score=round(fused, 4), coverage=coverage, title=title,
                          semantic=None if cos is None else round(cos, 4), matched_terms=found,
                          lexical=score, via=via, topical=topical, names_specific=specific,
-                         unknown=unknown, names_file=via == "file" and _file_named(goal, it)))
+                         unknown=unknown, names_file=via == "file" and file_named(goal, it)))
     out.sort(key=lambda m: (-m.score, -rrf.get(m.item.id, 0.0), -m.item.confidence, m.item.id))
     return out
 

@@ -158,8 +158,8 @@ each weighted by how distinctive it is:
 | a new branch | -0.25 | the window is on a feature branch no cluster has used yet (also beside a cluster's own other branch) |
 
 A window joins the best cluster when its score reaches `ASSIGN_AT` 0.40 (`READONLY_ASSIGN_AT` 0.25 for a
-window that only read, or that edited only manifests, lock files and changelogs: its edits say
-as little), else it starts a new one (with a weak RELATED edge above `LOW` 0.20).
+window that only read, or that edited only manifests, lock files and changelogs and does not
+say it switches: its edits say as little), else it starts a new one (with a weak RELATED edge above `LOW` 0.20).
 No margin over the runner-up is asked: on these benchmarks the runner-up is most often an
 earlier fragment of the same effort, so a margin only fragments (0.05: minimum F1 0.98; 0.10:
 0.95). Windows that only read and gather in one cluster (two or more sessions, or one long

@@ -54,6 +54,10 @@ SYSTEM = Actor(kind="system", name="looma", email="looma@localhost")
     ("show a clear error when the config file is missing", "feature"),
     ("report fine grained error locations in the log view", "feature"),
     ("the import fails with an error on python 3.8", "bugfix"),
+    # A consequence after ", so" is what the bug does; a purpose clause names no kind.
+    ("the helper aborts instead of returning None, so its Optional annotation is wrong",
+     "bugfix"),
+    ("add a --strict flag so bad config values fail at startup", "feature"),
     # A purpose clause and quoted code name no kind.
     ("Add a --strict flag so that bad config values fail at startup", "feature"),
     ("`migrate_db` should print what it would do with --dry-run", "feature"),

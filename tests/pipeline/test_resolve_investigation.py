@@ -89,3 +89,10 @@ def test_a_window_that_edited_only_manifests_joins_its_branch_on_the_lesser_bar(
     got = {x.session_key: r.add(x)[0] for x in sorted(
         [x for s in (EFFORT, floor) for x in windows_of(s, known, {})], key=window_order)}
     assert got["claude-code:floor"] == got["claude-code:exp"]
+    # Said to be another topic, or a README's badge (no manifest), it keeps the usual bar.
+    for opening, files in (("different thing now: raise the openpyxl floor", ("pyproject.toml",)),
+                           ("this needs a pypi badge in the readme", ("README.rst",))):
+        other = _on("fix-export-timeout", sess("claude-code", "x", [
+            ev(0, _day(2, 9), "user", opening),
+            ev(1, _day(2, 9), "assistant", "Done.", edits=files)]))
+        assert assign_at(windows_of(other, known | {"README.rst"}, {})[0]) == ASSIGN_AT
