@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from looma_git.index.event_writer import raw_ref
-from looma_git.index.events import read_spans, stored_raw_many
+from looma_git.index.events import read_spans, stored_raw
 
 _LINES = [
     b'{"type":"user","message":{"content":"hi \\u00e9"}}',
@@ -63,4 +63,4 @@ def test_records_of_several_lines_read_back_alike(tmp_path_factory, lines):
     want = [_reference(ln.replace(b"\n", b" ")) for ln in lines]
     ref = raw_ref(str(f), tuple(spans))
     expect = None if any(w is None for w in want) else "\n".join(want)  # type: ignore[arg-type]
-    assert stored_raw_many([("", ref)]) == [expect]
+    assert stored_raw("", ref) == expect
