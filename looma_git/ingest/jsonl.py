@@ -114,22 +114,24 @@ def parse_json_line(text: str) -> tuple[Any, str | None]:
 
 
 def iter_jsonl(path: Path, start: int = 0, skips: list[Skip] | None = None,
-               max_line: int = MAX_LINE_BYTES, pos_out: list[int] | None = None
-               ) -> Iterator[Line]:
+               max_line: int = MAX_LINE_BYTES, pos_out: list[int] | None = None,
+               buffering: int = _BUFFER) -> Iterator[Line]:
     """Yield complete object lines from byte offset `start`.
 
     A final line without a newline is left unread (the agent may still be writing it); its
     offset is not consumed, so the next run sees it whole. Every other bad line is appended to
     `skips` with a reason and consumed. Memory stays bounded by `max_line`. When `pos_out` is
     given, `pos_out[0]` is kept at the offset just past the last consumed line (good or bad),
-    which is where the next read should start.
+    which is where the next read should start. `buffering`: the read buffer's size (a caller
+    that reads only the first lines asks for a small one: the default reads most transcripts
+    whole on the first line).
     """
     sink = skips if skips is not None else []
     fast = _FAST
     lineno = 0
     try:
         # A large buffer: most lines are read without a refill, and readline copies less.
-        fh = open(path, "rb", buffering=_BUFFER)  # noqa: SIM115 - closed by the with below
+        fh = open(path, "rb", buffering=buffering)  # noqa: SIM115 - closed by the with below
     except OSError:
         sink.append(Skip("unreadable", str(path)))
         return

@@ -27,6 +27,8 @@ from looma_git.ingest.claude.tools import attach_result, tool_call_from_use
 from looma_git.ingest.jsonl import Line, iter_jsonl
 from looma_git.model import NormalizedEvent, ToolCall
 
+_PEEK_BUFFER = 16 * 1024
+
 
 class Reader:
     """One read of one transcript file: records -> events, merging streaming-split replies."""
@@ -134,7 +136,9 @@ class Reader:
 
     def _peek(self) -> None:
         """Learn sessionId/cwd before the first message (summary lines come first)."""
-        for i, line in enumerate(iter_jsonl(self.path, 0, [])):
+        # A small buffer: the first line or two usually say both (a 256 KiB one read most
+        # transcripts whole here, 0.17 CPU-s per 1,000 files, before the real read).
+        for i, line in enumerate(iter_jsonl(self.path, 0, [], buffering=_PEEK_BUFFER)):
             sid, cwd = line.obj.get("sessionId"), line.obj.get("cwd")
             if isinstance(sid, str) and sid and not self.ctx.sid:
                 self.ctx.sid = sid
