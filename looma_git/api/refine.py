@@ -302,7 +302,7 @@ def _publish_pass(paths: RepoPaths, by: str, commits_revs: tuple[str, ...], no_w
             write([d for d in plan_memories(result.memories, id_map,
                                             state.memories, redact_text)
                    if d["op"] == "memory.update"])
-        with conn:
+        with storedb.transaction(conn):  # one transaction, not one per row
             reused = frozenset(k for k, v in (result.memo or {}).items()
                                if memo.get(k) is v)
             workmodel.save_graph(conn, result.workitems, result.memories, result.windows,

@@ -139,7 +139,7 @@ def link_new_commits(paths: RepoPaths, shas: list[str], load_state: LoadState, a
         if drafts:
             ops = append(paths, [OpDraft(**d) for d in drafts], "system")
             counts["workitem.create"] = len(ops)
-            with conn:
+            with storedb.transaction(conn):
                 for op in ops:
                     local, new_id = op.payload.get("local_id"), op.created_id()
                     if local and new_id:

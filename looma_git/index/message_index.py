@@ -37,7 +37,7 @@ def index_messages(paths: RepoPaths) -> int:
             since = 0 if fresh else int(storedb.get_meta(conn, "index_events_mark") or 0)
             mark = [since]
             added = ft.apply((), _message_docs(conn, since, mark), replace=not fresh)
-            with conn:
+            with storedb.transaction(conn):
                 storedb.set_meta(conn, "index_events_mark", str(mark[0]))
                 if fresh:  # what the index holds of WorkItems: nothing yet
                     storedb.set_meta(conn, "index_item_docs", "{}")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 from looma_git.errors import InvalidDataError, ReadOnlyError
@@ -142,6 +144,24 @@ def connect(paths: RepoPaths, *, readonly: bool = False) -> sqlite3.Connection:
             raise InvalidDataError(f"{db} is not a usable SQLite database: {exc}",
                                    hint="delete it and run `looma reindex`") from exc
     return conn
+
+
+@contextlib.contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    """One transaction around these writes (committed, or rolled back on an error). A store
+    connection is in autocommit mode (`isolation_level=None`), where `with conn:` begins
+    none: each row written is then a transaction of its own (~10x the CPU of a batch: a cold
+    store's ~50,000 content keys cost ~4 CPU-s). Inside an open transaction: part of it."""
+    if conn.in_transaction:
+        yield
+        return
+    conn.execute("BEGIN")
+    try:
+        yield
+    except BaseException:
+        conn.rollback()
+        raise
+    conn.commit()
 
 
 def _wal(conn: sqlite3.Connection) -> None:

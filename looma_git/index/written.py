@@ -8,7 +8,6 @@ only for the keys of the commits it scores."""
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 
 from looma_git.index import schema
 from looma_git.index.events import stored_records_many
+from looma_git.index.storedb import transaction
 from looma_git.isotime import parse_ts
 from looma_git.pipeline.content import line_key, records_keys, written_keys
 from looma_git.pipeline.linking import Content, Write
@@ -24,23 +24,6 @@ SCHEMA = schema.WRITTEN  # every store.db table is declared in index/schema.py
 _CHUNK = 500
 MARK = "written_mark"  # store.db meta: "<largest ingested_at> <largest event rowid>" last run
 _EVENTS = 2000  # edit events read back and written per batch (bounded memory)
-
-
-@contextlib.contextmanager
-def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
-    """One transaction around these writes. store.db connections are in autocommit mode
-    (`isolation_level=None`), where `with conn:` begins none: each row was a transaction of
-    its own, and storing a cold store's ~50,000 line keys cost ~4 CPU-s instead of ~0.4."""
-    if conn.in_transaction:
-        yield
-        return
-    conn.execute("BEGIN")
-    try:
-        yield
-    except BaseException:
-        conn.rollback()
-        raise
-    conn.commit()
 
 
 def ensure(conn: sqlite3.Connection) -> None:
@@ -94,7 +77,7 @@ def update_written(conn: sqlite3.Connection, full: bool = False) -> int:
     for eid, cmd in _calls(conn, [r[0] for r in rows], _COMMANDS):
         commands.setdefault(eid, []).append(cmd)
     batches = [rows[i:i + _EVENTS] for i in range(0, len(rows), _EVENTS)]
-    with _transaction(conn):  # an event seen before has its old lines replaced
+    with transaction(conn):  # an event seen before has its old lines replaced
         for batch, (lines, seen) in zip(batches, _keyed(batches, files, commands), strict=True):
             _store(conn, batch, lines, seen)
     _set_mark(conn, top)
@@ -153,7 +136,7 @@ def _set_mark(conn: sqlite3.Connection, top: tuple[int | None, int | None]) -> N
     from looma_git.index import storedb
 
     if top[0] is not None and top[1] is not None:
-        with _transaction(conn):
+        with transaction(conn):
             storedb.set_meta(conn, MARK, f"{int(top[0])} {int(top[1])}")
 
 
@@ -231,7 +214,7 @@ def commit_keys(conn: sqlite3.Connection, worktree: Path, shas: Iterable[str]
     missing = [s for s in want if s not in seen]
     if missing:
         got = changed_by_file(worktree, missing)
-        with _transaction(conn):
+        with transaction(conn):
             for sha in missing:
                 # A line removed and a file deleted are keyed apart from lines added
                 # (pipeline/content.py): what a session took out is evidence too.
