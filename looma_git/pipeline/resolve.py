@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections import Counter
 
@@ -196,8 +197,10 @@ class Resolver:
         for t, _ in distinctive[:RELATED_TERMS]:
             pool |= self._by_term.get(t, set())
         pool -= near
-        extra = sorted((self.by_id[i] for i in pool), key=lambda c: (-c.last_ts, c.id))
-        return [self.by_id[i] for i in sorted(near)], extra[:RELATED_POOL]
+        # (the RELATED_POOL first in that order, as sorting them all would give: ids are unique)
+        extra = heapq.nsmallest(RELATED_POOL, (self.by_id[i] for i in pool),
+                                key=lambda c: (-c.last_ts, c.id))
+        return [self.by_id[i] for i in sorted(near)], extra
 
     def rarity(self) -> Rarity:
         return Rarity(len(self.clusters), self._by_file, self._windows, self._term_df,

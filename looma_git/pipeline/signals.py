@@ -90,7 +90,12 @@ _SHIFT = re.compile(
     r"back\s+to\s+(?:the|our|my)\b|while\s+(?:you'?re|we'?re|i'?m)\s+(?:here|at\s+it)|"
     r"(?:one\s+)?more\s+thing|by\s+the\s+way|btw|before\s+i\s+forget|also,\s+unrelated|"
     r"(?:a\s+)?(?:quick|side)\s+question)\b", re.I)
-_PATHISH = re.compile(r"[\w.\-]+(?:/[\w.\-]+)+|[\w\-]+\.[a-z]{1,5}\b")
+# A match starts only where a run of name characters does (or at a "." or "-"): one cannot start
+# after a word character or "-" that no match started at (whatever matches from there matches
+# from one character earlier) nor right after a match (each ends before a non-word character).
+# So the matches are those without that guard, found ~2x faster (no attempt inside a word).
+_PATHISH = re.compile(r"(?:(?<![\w\-])|(?=[.\-]))"
+                      r"(?:[\w.\-]+(?:/[\w.\-]+)+|[\w\-]+\.[a-z]{1,5}\b)")
 
 
 # Files that record the work rather than do it (who wrote it, what changed): every effort

@@ -3,6 +3,7 @@ equal to it bit for bit, computed with numpy arrays when the clusters are many."
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -15,6 +16,12 @@ from looma_git.pipeline.signals import WorkSignal
 # Fewer clusters than this are compared one by one (a hook's pass scores a few windows
 # against a few clusters: no numpy import). Both ways give the same floats (see `Terms`).
 BATCH_FROM = 16
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _tf(n: int) -> float:
+    """A count's sublinear weight, as `evidence._sublinear` computes it."""
+    return 1.0 + math.log(n)
 
 
 class Terms:
@@ -75,9 +82,10 @@ class Terms:
         got = self._rows.get(c.id)
         if got is not None and got[0] is top:
             return got[1], got[2]
+        known = self.ids
         pairs = [(t, n) for t, n in top if n > 0]
-        ids = np.fromiter((self._id(t) for t, _ in pairs), np.intp, len(pairs))
-        tf = np.fromiter((1.0 + math.log(n) for _, n in pairs), np.float64, len(pairs))
+        ids = np.array([known[t] if t in known else self._id(t) for t, _ in pairs], np.intp)
+        tf = np.array([_tf(n) for _, n in pairs], np.float64)
         self._rows[c.id] = (top, ids, tf)
         return ids, tf
 
