@@ -242,7 +242,7 @@ def _publish_pass(paths: RepoPaths, by: str, commits_revs: tuple[str, ...], no_w
                   ) -> RefineReport:
     """One pass and what it publishes (`refine_and_publish`)."""
     from looma_git.api import ledger
-    from looma_git.index import link_targets, refine_memo, workmodel, workmodel_state
+    from looma_git.index import link_targets, refine_memo, storedb, workmodel, workmodel_state
     from looma_git.ledger.ops import OpDraft
     from looma_git.pipeline.extractor import build_extractor, extractor_stats
     from looma_git.redact import redact_text as _redact_text
