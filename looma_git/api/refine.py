@@ -19,9 +19,9 @@ from looma_git.gitrepo import RepoPaths, require_worktree
 from looma_git.ledger.state import LedgerState, WorkItemState
 from looma_git.pipeline.clusters import Seed
 from looma_git.pipeline.converge import observed_by_survivor, plan_merges
+from looma_git.pipeline.link_ops import plan_links
 from looma_git.pipeline.promote import (
     eligible,
-    plan_links,
     plan_memories,
     plan_workitems,
 )

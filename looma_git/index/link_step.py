@@ -124,7 +124,7 @@ def link_new_commits(paths: RepoPaths, shas: list[str], load_state: LoadState, a
             return {}
         # Only now what writes ops: the refinery's planner and the ledger's op envelopes.
         from looma_git.ledger.ops import OpDraft
-        from looma_git.pipeline.promote import plan_links
+        from looma_git.pipeline.link_ops import plan_links
 
         if state is None:
             state = load_state(paths)

@@ -73,3 +73,18 @@ def test_ingest_summary_is_the_reports_repr(repo: Path, scrubbed_env: Path) -> N
     wire = {**top, "agents": {n: AgentSummary(**f) for n, f in per_agent.items()}}
     assert per_agent  # every agent reports, with or without sources
     assert repr(api_ingest._Shown("IngestReport", shown)) == repr(IngestReport(**wire))
+
+
+def test_the_link_steps_planner_loads_no_refinery() -> None:
+    """A drained commit that links writes its ops through pipeline/link_ops.py, which (with the
+    linker it plans for) must not pull in the pass's views, extractor or heuristics: importing
+    them was a fifth of a linking drain's CPU."""
+    code = ("import sys\n"
+            "import looma_git.index.link_step, looma_git.pipeline.link_ops, "
+            "looma_git.pipeline.linking\n"
+            "mods = ('looma_git.pipeline.promote', 'looma_git.pipeline.views', "
+            "'looma_git.pipeline.heuristics', 'looma_git.pipeline.extractor')\n"
+            "print(sorted(m for m in mods if m in sys.modules))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert proc.stdout.strip() == "[]", proc.stdout
