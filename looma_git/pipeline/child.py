@@ -40,8 +40,10 @@ def in_child(fn: Callable[[], T]) -> T:
                 payload = (False, exc)
             try:
                 blob = pickle.dumps(payload, pickle.HIGHEST_PROTOCOL)
+                pickle.loads(blob)  # an exception whose __init__ takes other arguments
             except Exception as exc:  # an unpicklable result or exception
-                blob = pickle.dumps((False, RuntimeError(f"{type(exc).__name__}: {exc}")))
+                what = payload[1] if not payload[0] else exc
+                blob = pickle.dumps((False, RuntimeError(f"{type(what).__name__}: {what}")))
             with os.fdopen(w, "wb") as out:
                 out.write(blob)
             code = 0

@@ -22,3 +22,16 @@ def test_an_error_in_the_child_is_raised_in_the_caller() -> None:
 
     with pytest.raises(ValueError, match="no such session"):
         in_child(fails)
+
+
+class _Picky(Exception):
+    def __init__(self, code: int, why: str) -> None:
+        super().__init__(f"{code}: {why}")
+
+
+def test_an_error_that_does_not_unpickle_still_says_what_it_was() -> None:
+    def fails() -> None:
+        raise _Picky(3, "store.db is locked")
+
+    with pytest.raises(RuntimeError, match=r"_Picky: 3: store\.db is locked"):
+        in_child(fails)
