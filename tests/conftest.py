@@ -14,6 +14,13 @@ from hypothesis import settings as hypothesis_settings
 from tests import helpers
 from tests.helpers import GITCONFIG, KEEP_ENV, clean_env, make_repo
 
+# pytest caches each test module's assertion-rewritten code in __pycache__ (keyed by the
+# source's mtime and size) unless bytecode writing is off; with PYTHONDONTWRITEBYTECODE=1 in the
+# caller's environment (this machine's agents have it) every pytest process, each xdist worker
+# included, rewrote all ~200 test modules again: about half of collection, ~3 CPU-s a process.
+# The cache is gitignored and invalidated by any edit, so writing it changes no result.
+sys.dont_write_bytecode = False
+
 # Hypothesis judges wall time twice (a 200 ms deadline per example, a "too slow" input
 # generation check); on a shared 2-core machine both fail at random under load (seen on
 # tests/index/test_raw_ref.py at load ~18) without a property being false. Examples, shrinking

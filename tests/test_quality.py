@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from fixtures import realdata  # imported here, before the env scrub: it reads LOOMA_MIRRORS
 from tests.bench import quality_realproject as rp
 from tests.bench import quality_teamwork as tw
-from tests.bench.quality import TARGETS, build, measure
+from tests.bench.quality import TARGETS, measure
 
 
 @pytest.fixture(scope="module")
@@ -31,9 +32,13 @@ def clean_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 
 
 @pytest.fixture(scope="module")
-def measured(clean_env: None, tmp_path_factory: pytest.TempPathFactory) -> dict:
-    scenario, env = build(Path(tmp_path_factory.mktemp("quality")))
-    return measure(scenario, env)
+def measured(scenario_template: Any) -> dict:
+    """The scenario's quality numbers, measured on a private copy of the session's built scenario
+    (tests/conftest.py: generated, then `looma init`, `ingest`, `backfill`, what
+    tests/bench/quality.py's `build` runs): the tests/api and tests/cli scenario tests build it
+    on this worker anyway, so the quality bars cost only their queries (measure is read-only)."""
+    repo, env, truth = scenario_template.fresh()
+    return measure(SimpleNamespace(repo=str(repo), truth=truth), env)
 
 
 @pytest.mark.slow
