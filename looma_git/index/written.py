@@ -18,7 +18,7 @@ from looma_git.index.events import stored_records_many
 from looma_git.index.storedb import transaction
 from looma_git.isotime import parse_ts
 from looma_git.pipeline.content import line_key, records_keys, written_keys
-from looma_git.pipeline.linking import Content, Write
+from looma_git.pipeline.link_content import Content, Write
 
 SCHEMA = schema.WRITTEN  # every store.db table is declared in index/schema.py
 _CHUNK = 500

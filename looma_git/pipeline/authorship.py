@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
-from looma_git.pipeline.linking import (
+from looma_git.pipeline.link_content import (
     CONTENT_MIN,
     CONTENT_SHARE,
     GENERIC_FILES,

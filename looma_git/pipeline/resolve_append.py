@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from looma_git.pipeline.clusters import window_order
 from looma_git.pipeline.heuristics import MemoryCandidate
-from looma_git.pipeline.linking import GENERIC_FILES, WRITE_AFTER_S, Content
+from looma_git.pipeline.link_content import GENERIC_FILES, WRITE_AFTER_S, Content
 from looma_git.pipeline.refine import Segmented, _cands_of, own_authors
 from looma_git.pipeline.resolve import Resolver
 from looma_git.pipeline.resolve_derive import derive

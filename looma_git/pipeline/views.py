@@ -12,7 +12,8 @@ from looma_git.pipeline.clusters import Seed
 from looma_git.pipeline.extractor import Extractor
 from looma_git.pipeline.heuristics import MemoryCandidate
 from looma_git.pipeline.inputs import Session
-from looma_git.pipeline.linking import Content, Link, Target
+from looma_git.pipeline.link_content import Content
+from looma_git.pipeline.linking import Link, Target
 from looma_git.pipeline.signals import WorkSignal
 from looma_git.store.gitfacts import CommitInfo
 

@@ -195,7 +195,7 @@ branch merged: `calibrate_resolve --grid W_TRUNK=0,0.25,0.5,1` gives minimum F1 
 0.99, and the French window needs more than 0.13 to stay apart). The range was diagnosed to make
 these changes, so it is no longer untuned.
 
-## What a link rests on (`pipeline/linking.py`, `index/written.py`)
+## What a link rests on (`pipeline/linking.py`, `pipeline/link_content.py`, `index/written.py`)
 
 The strongest evidence that a commit implements a WorkItem is its content: the lines the commit
 adds are lines the WorkItem's sessions wrote. Every stored event with an edit/write tool call is

@@ -179,7 +179,7 @@ def test_a_commit_arriving_later_replays_resolution_from_the_window_that_wrote_i
     """B joins A only through a commit they both wrote; C follows B. When that commit arrives
     after all three were resolved, the next pass must rescore B and everything after it."""
     from looma_git.pipeline.content import line_key
-    from looma_git.pipeline.linking import Content, Write
+    from looma_git.pipeline.link_content import Content, Write
     from looma_git.pipeline.refine import RefineInput, refine
     from tests.pipeline.test_refine import commit, ev, sess
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from looma_git.pipeline.content import gone_key, line_key, removed_key, written_keys
-from looma_git.pipeline.linking import Content, Target, Write, link_commits
+from looma_git.pipeline.link_content import Content, Write
+from looma_git.pipeline.linking import Target, link_commits
 from looma_git.pipeline.signals import parse_ts
 from looma_git.pipeline.text import is_housekeeping, kind_from_text, strong_link
 from looma_git.store.gitfacts import CommitInfo

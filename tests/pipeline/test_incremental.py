@@ -7,7 +7,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from looma_git.pipeline.inputs import Session
-from looma_git.pipeline.linking import Content, Write, link_commits
+from looma_git.pipeline.link_content import Content, Write
+from looma_git.pipeline.linking import link_commits
 from looma_git.pipeline.refine import RefineInput, RefineResult, StoredWindow, refine
 from looma_git.store.gitfacts import CommitInfo
 from tests.pipeline.test_refine import commit, ev, sess
@@ -259,7 +260,7 @@ def test_quality_on_the_pool() -> None:
 def test_an_appending_pass_keeps_old_authorship_only_when_new_writes_cannot_move_it() -> None:
     """New sessions' writes leave stored windows' authorship alone when every one is after the
     last commit's write window and no line crosses into "written into too many files"."""
-    from looma_git.pipeline.linking import GENERIC_FILES, WRITE_AFTER_S
+    from looma_git.pipeline.link_content import GENERIC_FILES, WRITE_AFTER_S
     from looma_git.pipeline.resolve_append import _authorship_unmoved
     from looma_git.pipeline.signals import parse_ts
 
