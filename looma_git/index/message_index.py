@@ -7,8 +7,6 @@ moved) and adds only the WorkItem and memory docs."""
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Callable
 
 from looma_git.gitrepo import RepoPaths
@@ -56,31 +54,14 @@ def start_beside(paths: RepoPaths, new_events: int) -> Callable[[], int | None]:
 
     if new_events < BESIDE_FROM or not parallel.fork_available() or parallel.default_workers() < 2:
         return lambda: None
-    for stream in (sys.stdout, sys.stderr):  # a fork must not inherit unflushed output
-        try:
-            stream.flush()
-        except (OSError, ValueError, AttributeError):
-            pass
-    r, w = os.pipe()
-    parent = os.getpid()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns
-        code = 1
-        try:
-            os.close(r)
-            parallel.child_init((), parent)
-            os.write(w, str(index_messages(paths)).encode())
-            code = 0
-        except BaseException:  # the parent indexes what is left
-            pass
-        finally:
-            os._exit(code)
-    os.close(w)
+    from looma_git.pipeline import child
+
+    joined = child.start(lambda: index_messages(paths))
 
     def join() -> int | None:
-        with os.fdopen(r, "rb") as fh:
-            data = fh.read()
-        _, status = os.waitpid(pid, 0)
-        return int(data) if data and os.waitstatus_to_exitcode(status) == 0 else None
+        try:
+            return joined()
+        except Exception:  # the child failed: the parent indexes what is left
+            return None
 
     return join

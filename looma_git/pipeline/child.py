@@ -1,6 +1,7 @@
 """One call run in a forked child process, its result sent back: the heap it grew (a cold
 work model's, hundreds of MB at 5,000 sessions) is gone when it returns, not left
-fragmented under the steps that follow."""
+fragmented under the steps that follow; or run beside the parent's own work (`start`, the
+message index during the work model)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,14 @@ def in_child(fn: Callable[[], T]) -> T:
 
     if not parallel.fork_available():
         return fn()
+    return start(fn)()
+
+
+def start(fn: Callable[[], T]) -> Callable[[], T]:
+    """Fork a child computing `fn()` now; returns the join that waits for it and gives its
+    value (or raises what it raised). The caller checked that fork is available."""
+    from looma_git.ingest import parallel
+
     for stream in (sys.stdout, sys.stderr):  # a fork must not inherit unflushed output
         try:
             stream.flush()
@@ -50,12 +59,16 @@ def in_child(fn: Callable[[], T]) -> T:
         finally:
             os._exit(code)
     os.close(w)
-    with os.fdopen(r, "rb") as fh:
-        data = fh.read()
-    _, status = os.waitpid(pid, 0)
-    if not data:
-        raise RuntimeError(f"the work model's process died (status {status})")
-    ok, value = pickle.loads(data)
-    if not ok:
-        raise value
-    return value
+
+    def join() -> T:
+        with os.fdopen(r, "rb") as fh:
+            data = fh.read()
+        _, status = os.waitpid(pid, 0)
+        if not data:
+            raise RuntimeError(f"a forked child process died (status {status})")
+        ok, value = pickle.loads(data)
+        if not ok:
+            raise value
+        return value
+
+    return join
