@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import cli as looma
-from tests.helpers import git
-from tests.sync.test_clones_stable import FILES, _claude, _clone, _commit, _shared
+from tests.sync.teammates import FILES, claude, clone, remote, shared
 
 
 @pytest.fixture(scope="module")
@@ -20,40 +19,31 @@ def synced(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     export and added usage lines to the invoice (sharing billing/invoice.py with it). Each
     ingests its own sessions, then they sync, reprocess and sync again."""
     tmp = tmp_path_factory.mktemp("converge")
-    seed = tmp / "seed"
-    seed.mkdir()
-    git(seed, "init", "-q", "-b", "main")
-    for path, text in {**FILES, "billing/usage.py": "USAGE = []\n"}.items():
-        (seed / path).parent.mkdir(parents=True, exist_ok=True)
-        (seed / path).write_text(text)
-    git(seed, "add", "-A")
-    git(seed, "commit", "-q", "-m", "Initial layout")
     # Each teammate committed their own work: each clone publishes its WorkItems before it
     # sees the other's.
-    _commit(seed, "billing/csv.py", "def stream():\n    yield from rows\n",
-            "Stream the invoice CSV export", "2026-04-01T11:00:00Z")
-    _commit(seed, "api/retry.py", "BACKOFF = 2\n", "Reset the webhook retry backoff",
-            "2026-04-02T11:00:00Z")
-    _commit(seed, "billing/csv.py", "HEADER = True\n", "Write the CSV header row first",
-            "2026-04-03T11:00:00Z")
-    _commit(seed, "billing/usage.py", "def lines():\n    return USAGE\n",
-            "Add metered usage lines to the PDF", "2026-04-06T11:00:00Z")
-    bare = tmp / "remote.git"
-    git(tmp, "clone", "-q", "--bare", str(seed), str(bare))
-    a, env_a = _clone(tmp, bare, "a")
-    b, env_b = _clone(tmp, bare, "b")
-    _claude(Path(env_a["HOME"]), a, "s-a1", [
+    bare = remote(tmp, {**FILES, "billing/usage.py": "USAGE = []\n"}, [
+        ("billing/csv.py", "def stream():\n    yield from rows\n",
+         "Stream the invoice CSV export", "2026-04-01T11:00:00Z"),
+        ("api/retry.py", "BACKOFF = 2\n", "Reset the webhook retry backoff",
+         "2026-04-02T11:00:00Z"),
+        ("billing/csv.py", "HEADER = True\n", "Write the CSV header row first",
+         "2026-04-03T11:00:00Z"),
+        ("billing/usage.py", "def lines():\n    return USAGE\n",
+         "Add metered usage lines to the PDF", "2026-04-06T11:00:00Z")])
+    a, env_a = clone(tmp, bare, "a")
+    b, env_b = clone(tmp, bare, "b")
+    claude(Path(env_a["HOME"]), a, "s-a1", [
         ("2026-04-01T09:00:00.000Z", "Stream the invoice CSV export row by row",
          ["billing/csv.py"]),
         ("2026-04-01T09:30:00.000Z", "the CSV export needs the invoice totals too",
          ["billing/csv.py", "billing/invoice.py"])])
-    _claude(Path(env_a["HOME"]), a, "s-a2", [
+    claude(Path(env_a["HOME"]), a, "s-a2", [
         ("2026-04-02T09:00:00.000Z", "The webhook retries are broken: backoff never resets",
          ["api/retry.py", "api/webhooks.py"])])
-    _claude(Path(env_b["HOME"]), b, "s-b1", [
+    claude(Path(env_b["HOME"]), b, "s-b1", [
         ("2026-04-03T09:00:00.000Z", "continue the CSV export: stream the header row",
          ["billing/csv.py"])])
-    _claude(Path(env_b["HOME"]), b, "s-b2", [
+    claude(Path(env_b["HOME"]), b, "s-b2", [
         ("2026-04-06T09:00:00.000Z", "add metered usage lines to the PDF",
          ["billing/usage.py", "billing/invoice.py"])])
     looma(a, "ingest", env=env_a)
@@ -64,7 +54,7 @@ def synced(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     looma(b, "sync", env=env_b)
     looma(a, "sync", env=env_a)
     after = json.loads(looma(a, "reprocess", "--json", env=env_a).stdout)
-    return {"a": _shared(a, env_a), "b": _shared(b, env_b), "merged": merged,
+    return {"a": shared(a, env_a), "b": shared(b, env_b), "merged": merged,
             "after": after}
 
 
