@@ -24,7 +24,8 @@ except for the read-path diagnostic:
 - one new session: one more Claude Code session, then `looma ingest`;
 - one commit's drain: `looma hooks install`, `git commit`, and the detached drainer the
   post-commit shim starts, reaped by this process (PR_SET_CHILD_SUBREAPER) for its CPU time;
-- reprocess: `looma reprocess`.
+- reprocess: `looma reprocess`, and whether the incremental runs before it ended where this
+  full rebuild does (the ops it writes, and the WorkItems and notes it changes: both 0).
 
 CPU = user + system of the process tree (wait4), wall = elapsed. Peak RSS = the largest
 process of the tree. Prints a growth table (one column per size, and whether each row grows
@@ -306,6 +307,23 @@ def _work_lock(work: Path | None, n: int) -> Iterator[None]:
         yield
 
 
+def _model(repo: Path, env: dict[str, str]) -> dict[str, str]:
+    """What the work model shows a user: each WorkItem's listing (candidates too) and each
+    commit's looma note, keyed for a comparison."""
+    out = json.loads(run(looma("work", "--json", "--candidates"), repo, env).out)
+    model = {f"wi {w['id']}": json.dumps(w, sort_keys=True) for w in out["workitems"]}
+    notes = subprocess.run(["git", "notes", "--ref=looma", "list"], cwd=repo, env=env,
+                           capture_output=True, text=True).stdout.split()
+    for note, commit in zip(notes[::2], notes[1::2], strict=True):
+        model[f"note {commit}"] = note  # a note's blob id names its content
+    return model
+
+
+def _differences(a: dict[str, str], b: dict[str, str]) -> int:
+    """Entries present in one model only or with another value."""
+    return sum(a.get(k) != b.get(k) for k in a.keys() | b.keys())
+
+
 def measure(n: int, base: Path, reaps: bool, only: frozenset[str] = frozenset(GROUPS),
             work: Path | None = None, code: Path | None = None, resumes: int = 10
             ) -> SizeResult:
@@ -429,9 +447,17 @@ def measure(n: int, base: Path, reaps: bool, only: frozenset[str] = frozenset(GR
         res.notes.append("drain not measured: no PR_SET_CHILD_SUBREAPER on this platform")
 
     if "reprocess" in only:
-        rp2 = run(looma("reprocess"), repo, env)
+        # The incremental runs above (cold, new sessions, the drain) must end where the full
+        # rebuild does: reprocess then publishes nothing and lists the same WorkItems and notes.
+        before = _model(repo, env)
+        rp2 = run(looma("reprocess", "--json"), repo, env)
+        written = json.loads(rp2.out)["ops_written"]
+        differ = _differences(before, _model(repo, env))
         print(f"[{n}] `looma reprocess`: {rp2.wall:.1f} s wall, {rp2.cpu:.1f} CPU-s, "
-              f"{rp2.rss_mb:.0f} MB", flush=True)
+              f"{rp2.rss_mb:.0f} MB; after the incremental runs it wrote {written} op(s), "
+              f"{differ} of {len(before)} WorkItem(s)/note(s) differ", flush=True)
+        res.put("reprocess: ops written after incremental runs", written, "ops")
+        res.put("reprocess: WorkItems/notes changed by it", differ, "items")
         res.put("reprocess wall", rp2.wall, "s")
         res.put("reprocess CPU", rp2.cpu, "s")
         res.put("reprocess peak RSS", rp2.rss_mb, "MB")
@@ -449,7 +475,8 @@ ORDER = ("generate history", "events stored", "read path CPU (Claude Code files)
          "second new session: indexing CPU",
          "one commit's drain CPU",
          "one commit's drain wall", "one commit's drain peak RSS", "reprocess wall",
-         "reprocess CPU", "reprocess peak RSS", "resume p50 (fresh process)",
+         "reprocess CPU", "reprocess peak RSS",
+         "reprocess: ops written after incremental runs", "reprocess: WorkItems/notes changed by it", "resume p50 (fresh process)",
          "resume CPU p50", "resume right after a commit", "resume peak RSS", "looma --help p50",
          "looma --help CPU p50")
 
