@@ -12,7 +12,7 @@ from looma_git.ledger.fold import Folder, _touched, effective_ops
 from looma_git.ledger.ops import OP_TYPES, Actor, Op, OpDraft, build_op, op_path
 from looma_git.ledger.projections import FORMAT_FILE, memory_bytes, workitem_bytes
 from looma_git.ledger.state import LedgerState
-from looma_git.store import fold_cache, fold_delta, ledger_read, ops_cache
+from looma_git.store import fold_cache, fold_delta, ledger_read, notes_delta, ops_cache
 from looma_git.store.clone import SYSTEM_ACTOR, read_clone_id, user_actor
 from looma_git.store.ledger_read import _PARSED, ReadResult, read_tree  # tests reset _PARSED here
 from looma_git.store.ledger_tree import (
@@ -25,6 +25,7 @@ from looma_git.store.ledger_tree import (
     entry as tree_entry,
 )
 from looma_git.store.locking import cas_update
+from looma_git.store.notes import Touched
 from looma_git.store.objects import RawObject, raw_object
 from looma_git.store.refnames import LEDGER_REF_B
 from looma_git.store.repo import (
@@ -91,6 +92,7 @@ class LedgerStore:
 
     def __init__(self, paths: RepoPaths) -> None:
         self.paths = paths
+        self.notes_touched: Touched | None = None  # of the last append (store/notes.py)
 
     # ---------------------------------------------------------------- reading
     def read(self) -> ReadResult:
@@ -223,6 +225,9 @@ class LedgerStore:
                 else:
                     folder.apply(ops)
                 folder.finish()
+                dirty = None if getattr(folder, "full", False) or base is None \
+                    else set(folder.dirty_workitems)  # what the commit re-renders
+                self._pending_touch = (old, notes_delta.touched_commits(ops, folder.state, dirty))
                 commit_id, objects, tree = self._commit(repo, old, ops, folder, actor)
                 write_objects(repo, objects)
                 after = result.extended(commit_id, ops)
@@ -237,6 +242,9 @@ class LedgerStore:
             msg = f"looma: {len(drafts)} op(s) by {actor.kind}"
             _, new = cas_update(repo, LEDGER_REF, build, message=msg.encode())
             if new is not None and self._pending[0] == new:
+                parent, shas = self._pending_touch
+                self.notes_touched = Touched(parent.decode() if parent else None, new.decode(),
+                                             shas)
                 _FOLDS[key] = self._pending
                 _TREES[key] = self._pending_tree
                 if self._pending_entry is not None and self._pending_step is not None:
