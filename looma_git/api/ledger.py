@@ -72,7 +72,7 @@ def append(paths: RepoPaths, drafts: list[OpDraft], actor: str = "user",
     with writer_lock(paths.state_dir):
         store = LedgerStore(paths)
         ops = store.append(drafts, actor, actor_name)
-        sync_notes(paths, store.state())
+        sync_notes(paths, store.state(), touched=store.notes_touched)
     return ops
 
 

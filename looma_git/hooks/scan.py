@@ -37,7 +37,9 @@ def unchanged(paths: RepoPaths) -> str | None:
         return None
     conn = storedb.connect(paths)
     try:
-        rows = conn.execute(
+        cur = conn.cursor()
+        cur.row_factory = None  # plain tuples: 5,000 sqlite3.Row objects cost more than the stats
+        rows = cur.execute(
             "SELECT agent, path, size, mtime_ns, updated_at FROM cursors").fetchall()
     except Exception:  # an older or damaged store: the full ingest reports it
         return None
@@ -45,9 +47,8 @@ def unchanged(paths: RepoPaths) -> str | None:
         conn.close()
     if not rows:
         return None
-    known = {r[1] for r in rows}
     held: dict[str, int] = {}  # directory holding sources -> the newest of their refs
-    dirname = os.path.dirname
+    names: dict[str, set[str]] = {}  # directory holding sources -> their file names
     for agent, path, size, mtime, seen in rows:
         if agent not in QUIET_AGENTS or not isinstance(path, str) or size is None \
                 or mtime is None:
@@ -55,10 +56,13 @@ def unchanged(paths: RepoPaths) -> str | None:
         # `updated_at` has whole seconds: a file created in that second after the run's
         # discovery is caught by the name check below
         ref = max(mtime, (seen + 1) * 1_000_000_000 if isinstance(seen, int) else 0)
-        d = dirname(path)
+        d, _, name = path.rpartition(os.sep)  # os.path.dirname, for a file's absolute path
+        if not d:
+            d = os.path.dirname(path)
         if held.get(d, -1) < ref:
             held[d] = ref
-    holding = set(held)
+        names.setdefault(d, set()).add(name)
+    dirname = os.path.dirname
     newest: dict[str, int] = {}  # each holding directory and LEVELS - 1 above it (few)
     for d, ref in held.items():
         for level in range(LEVELS):
@@ -66,19 +70,19 @@ def unchanged(paths: RepoPaths) -> str | None:
                 d = dirname(d)
             if newest.get(d, -1) < ref:
                 newest[d] = ref
+    stat = os.stat
     try:
         for d, mtime in newest.items():
-            if os.stat(d).st_mtime_ns > mtime:
+            if stat(d).st_mtime_ns > mtime:
                 return None
-        for d in holding:
+        for d, known in names.items():
             for name in os.listdir(d):
-                if name.endswith(_SUFFIXES) and os.path.join(d, name) not in known:
+                if name.endswith(_SUFFIXES) and name not in known:
                     return None
         for _, path, size, mtime, _ in rows:
-            st = os.stat(path)
-            if (st.st_size, st.st_mtime_ns) != (size, mtime):
+            st = stat(path)
+            if st.st_size != size or st.st_mtime_ns != mtime:
                 return None
     except OSError:  # a source or directory went away: the full scan handles it
         return None
     return f"{len(newest)} directories and {len(rows)} sources unchanged"
-

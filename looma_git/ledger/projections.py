@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, fields
 from typing import Any
 
@@ -68,10 +69,18 @@ def note_line(link: LinkState) -> str:
     return "- {" + body + "}"
 
 
-def note_texts(state: LedgerState) -> dict[str, bytes]:
-    """sha -> note blob for every commit with at least one live link."""
+def note_texts(state: LedgerState, shas: Iterable[str] | None = None) -> dict[str, bytes]:
+    """sha -> note blob for every commit with at least one live link (of these commits only,
+    when `shas` is given: rendering every note is what a one-link append must not pay)."""
     lines: dict[str, list[str]] = {}
-    for link in state.live_links():
+    if shas is None:
+        links = state.live_links()
+    else:
+        want = set(shas)
+        keys = sorted(k for k in state.links if k[0] in want)
+        links = [ln for k in keys if (wi := state.workitems.get((ln := state.links[k]).workitem))
+                 is not None and wi.live]
+    for link in links:
         lines.setdefault(link.sha, []).append(note_line(link))
     return {sha: (NOTE_HEADER + "\n".join(sorted(ls)) + "\n").encode("utf-8")
             for sha, ls in lines.items()}

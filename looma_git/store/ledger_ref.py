@@ -12,21 +12,20 @@ from looma_git.ledger.fold import Folder, _touched, effective_ops
 from looma_git.ledger.ops import OP_TYPES, Actor, Op, OpDraft, build_op, op_path
 from looma_git.ledger.projections import FORMAT_FILE, memory_bytes, workitem_bytes
 from looma_git.ledger.state import LedgerState
-from looma_git.store import fold_cache, ledger_read, ops_cache
+from looma_git.store import fold_cache, fold_delta, ledger_read, notes_delta, ops_cache
 from looma_git.store.clone import SYSTEM_ACTOR, read_clone_id, user_actor
 from looma_git.store.ledger_read import _PARSED, ReadResult, read_tree  # tests reset _PARSED here
 from looma_git.store.ledger_tree import (
     DIR_MODE,
     FILE_MODE,
     LedgerTree,
-    entry_is_dir,
-    entry_sha,
     serialize,
 )
 from looma_git.store.ledger_tree import (
     entry as tree_entry,
 )
 from looma_git.store.locking import cas_update
+from looma_git.store.notes import Touched
 from looma_git.store.objects import RawObject, raw_object
 from looma_git.store.refnames import LEDGER_REF_B
 from looma_git.store.repo import (
@@ -93,6 +92,7 @@ class LedgerStore:
 
     def __init__(self, paths: RepoPaths) -> None:
         self.paths = paths
+        self.notes_touched: Touched | None = None  # of the last append (store/notes.py)
 
     # ---------------------------------------------------------------- reading
     def read(self) -> ReadResult:
@@ -209,6 +209,8 @@ class LedgerStore:
                 base = _ENTRIES.pop(key, None)
                 if base is not None and base.head != old:
                     base = None
+                # whether the stored fold at `old` holds its tree (the commit patches it)
+                had_tree = base is not None and base.tree is not None and base.tree.commit == old
                 if old is not None and _FOLDS.get(key, (None,))[0] == old:
                     del _FOLDS[key]  # we are about to mutate it
                 ops = self._seal(drafts, result, folder, actor, clone)
@@ -223,22 +225,32 @@ class LedgerStore:
                 else:
                     folder.apply(ops)
                 folder.finish()
+                dirty = None if getattr(folder, "full", False) or base is None \
+                    else set(folder.dirty_workitems)  # what the commit re-renders
+                self._pending_touch = (old, notes_delta.touched_commits(ops, folder.state, dirty))
                 commit_id, objects, tree = self._commit(repo, old, ops, folder, actor)
                 write_objects(repo, objects)
                 after = result.extended(commit_id, ops)
                 self._pending = (commit_id, folder, after)
                 self._pending_tree = tree
-                self._pending_entry = _next_entry(base, commit_id, ops, folder, tree)
+                self._pending_entry = fold_delta.next_entry(base, commit_id, ops, folder, tree)
+                self._pending_step = None if self._pending_entry is None else (
+                    old, fold_delta.step_of(ops, tree, self._pending_entry, self._changes,
+                                            had_tree))
                 return commit_id
 
             msg = f"looma: {len(drafts)} op(s) by {actor.kind}"
             _, new = cas_update(repo, LEDGER_REF, build, message=msg.encode())
             if new is not None and self._pending[0] == new:
+                parent, shas = self._pending_touch
+                self.notes_touched = Touched(parent.decode() if parent else None, new.decode(),
+                                             shas)
                 _FOLDS[key] = self._pending
                 _TREES[key] = self._pending_tree
-                if self._pending_entry is not None:
+                if self._pending_entry is not None and self._pending_step is not None:
                     _ENTRIES[key] = self._pending_entry
-                    fold_cache.save(self.paths.state_dir, self._pending_entry)
+                    parent, step = self._pending_step
+                    fold_delta.save_step(self.paths.state_dir, parent, self._pending_entry, step)
                 disk = ops_cache.for_state_dir(self.paths.state_dir)
                 for blob_id, op, fields in self._cache_pending:
                     disk.put(blob_id, op, fields)
@@ -304,6 +316,8 @@ class LedgerStore:
         by_prefix: dict[bytes, list[Op]] = {}
         for op in ops:
             by_prefix.setdefault(op.id[:2].encode(), []).append(op)
+        # what this commit changes in the tree, for the fold cache's step (store/fold_delta.py)
+        self._changes = fold_delta.Changes(sorted(by_prefix))
         for prefix, group in sorted(by_prefix.items()):
             sub = tree.ops_sub(repo, prefix)
             for op in group:
@@ -328,6 +342,7 @@ class LedgerStore:
         ):
             old = tree.projections.get(name, {})
             entries = {} if full else old
+            changed: dict[bytes, bytes] = {}  # what the fold cache's step records
             for oid in (items if full else dirty):
                 if oid in items:
                     fname = f"{oid}.yaml".encode()
@@ -335,10 +350,15 @@ class LedgerStore:
                     line = tree_entry(FILE_MODE, fname, blob.id)
                     if old.get(fname) != line:
                         objects.append(blob)  # an unchanged blob is already in the old tree
+                        changed[fname] = line
                     entries[fname] = line
             tree.projections[name] = entries
             if full:
                 tree.plain.add(name)
+                self._changes.whole.add(name)
+                changed = entries
+            if changed or full:
+                self._changes.projections[name] = changed
             if entries:
                 sub_tree = raw_object(b"tree", serialize(entries, only_files=name in tree.plain))
                 root[name] = tree_entry(DIR_MODE, name, sub_tree.id)
@@ -356,25 +376,6 @@ class LedgerStore:
         objects.append(RawObject(b"commit", commit.id, commit.as_raw_string()))
         tree.commit = commit.id
         return commit.id, objects, tree
-
-
-def _next_entry(base: fold_cache.Entry | None, head: bytes, ops: list[Op], folder: Folder,
-                tree: LedgerTree) -> fold_cache.Entry | None:
-    """The fold-cache entry of the commit an append wrote on top of `base`'s head."""
-    if base is None or not ops:
-        return None
-    top = max(o.lamport for o in ops)
-    keys = max(o.sort_key for o in ops)
-    # the tree as the next append patches it, without the ops/<xx> subtrees it loaded (those
-    # are read again on demand: keeping them would grow the cache with every op)
-    kept_tree = LedgerTree(tree.commit, dict(tree.ops), {}, tree.projections, tree.root,
-                           {p for p in tree.plain if not p.startswith(b"ops/")})
-    return fold_cache.Entry(
-        head=head, folder=folder, max_lamport=max(base.max_lamport, top),
-        count=base.count + len(ops), last_key=max(base.last_key, keys),
-        ops_tree={n: entry_sha(line) for n, line in tree.ops.items() if entry_is_dir(line)},
-        kept=base.kept, rejected=base.rejected, projections_match=True, tree=kept_tree,
-        valid_max=max(base.valid_max, top), dangling=base.dangling)
 
 
 def _target(d: OpDraft) -> Any:

@@ -129,45 +129,128 @@ def _build(repo: Any, entries: dict[str, bytes], level: int, old_root: Any,
     return bytes(root.id)
 
 
-def sync_notes(paths: RepoPaths, state: LedgerState, *, author: bytes = b"looma <looma@localhost>"
-               ) -> NotesReport:
+@dataclass(frozen=True)
+class Touched:
+    """The append a notes sync follows: ledger `parent` -> `head`, and the commits whose
+    notes it may have changed (None: unknown, sync every note)."""
+
+    parent: str | None
+    head: str
+    shas: frozenset[str] | None = None
+
+
+def sync_notes(paths: RepoPaths, state: LedgerState, *, author: bytes = b"looma <looma@localhost>",
+               touched: Touched | None = None) -> NotesReport:
     """Make refs/notes/looma equal the projection of `state`'s live links (CAS, one commit);
-    notes on commits this clone does not have are kept unchanged."""
+    notes on commits this clone does not have are kept unchanged. After an append
+    (`touched`) whose parent's projection the notes ref is known to be, only the notes of the
+    commits it touched are rewritten (store/notes_delta.py)."""
+    from looma_git.store import notes_delta
+
     report = NotesReport()
-    desired_text = note_texts(state)
+    mark = notes_delta.read_marker(paths.state_dir) if touched and touched.shas is not None \
+        else None
+    if mark is not None and (touched is None or mark.ledger != touched.parent):
+        mark = None
+    done: list[notes_delta.Synced | None] = [None]
     with open_repo(paths) as repo:
         store: Any = repo.object_store
-        blobs: dict[str, RawObject] = {}
-        for sha, text in desired_text.items():
-            if not _present(store, sha):
-                report.skipped_missing.append(sha)
-                continue
-            blobs[sha] = raw_object(b"blob", text)
 
         def build(old: bytes | None) -> bytes | None:
-            current = read_notes_map(repo, old)
-            desired = {sha: b.id for sha, b in blobs.items()}
-            # A note on a commit this clone lacks (shallow clone, unfetched teammate work)
-            # stays as it is: only a clone that has the commit may rewrite or drop it.
-            for sha, blob_id in current.items():
-                if sha not in desired and not _present(store, sha):
-                    desired[sha] = blob_id
-            if current == desired:
-                return old
-            objects: list[Any] = [b for sha, b in blobs.items() if current.get(sha) != b.id]
-            old_root = get_tree(repo, old) if old else None
-            old_level = _level_of(old_root) if old_root is not None else None
-            tree_id = _build(repo, desired, fanout_level(len(desired)), old_root, old_level, objects)
-            commit = make_commit(tree_id, [old] if old else [], "looma: notes\n", author)
-            objects.append(commit)
-            write_objects(repo, objects)
-            report.written = sum(1 for s in desired if current.get(s) != desired[s])
-            report.removed = sum(1 for s in current if s not in desired)
-            _remember_map(bytes(commit.id), desired)
-            return bytes(commit.id)
+            done[0] = None
+            if mark is not None and touched is not None and old is not None \
+                    and old.decode() == mark.notes:
+                quick = _patch(repo, store, old, mark, touched, state, author, report, done)
+                if quick is not None:
+                    return quick
+            return _full(repo, store, old, state, author, report, done, touched)
 
         _, report.commit = cas_update(repo, NOTES_REF, build, message=b"looma: notes")
+    notes_delta.write_marker(paths.state_dir, done[0])
     return report
+
+
+def _full(repo: Any, store: Any, old: bytes | None, state: LedgerState, author: bytes,
+          report: NotesReport, done: list[Any], touched: Touched | None) -> bytes | None:
+    """Every note rendered and compared: the notes commit `state` projects to."""
+    from looma_git.store.notes_delta import Synced
+
+    blobs: dict[str, RawObject] = {}
+    report.skipped_missing = []
+    for sha, text in note_texts(state).items():
+        if not _present(store, sha):
+            report.skipped_missing.append(sha)
+            continue
+        blobs[sha] = raw_object(b"blob", text)
+    current = read_notes_map(repo, old)
+    desired = {sha: b.id for sha, b in blobs.items()}
+    # A note on a commit this clone lacks (shallow clone, unfetched teammate work)
+    # stays as it is: only a clone that has the commit may rewrite or drop it.
+    for sha, blob_id in current.items():
+        if sha not in desired and not _present(store, sha):
+            desired[sha] = blob_id
+    if current == desired:
+        if touched is not None and old is not None:
+            done[0] = Synced(touched.head, old.decode(), len(desired),
+                             tuple(report.skipped_missing))
+        return old
+    objects: list[Any] = [b for sha, b in blobs.items() if current.get(sha) != b.id]
+    old_root = get_tree(repo, old) if old else None
+    old_level = _level_of(old_root) if old_root is not None else None
+    tree_id = _build(repo, desired, fanout_level(len(desired)), old_root, old_level, objects)
+    commit = make_commit(tree_id, [old] if old else [], "looma: notes\n", author)
+    objects.append(commit)
+    write_objects(repo, objects)
+    report.written = sum(1 for s in desired if current.get(s) != desired[s])
+    report.removed = sum(1 for s in current if s not in desired)
+    _remember_map(bytes(commit.id), desired)
+    if touched is not None:
+        done[0] = Synced(touched.head, commit.id.decode(), len(desired),
+                         tuple(report.skipped_missing))
+    return bytes(commit.id)
+
+
+def _patch(repo: Any, store: Any, old: bytes, mark: Any, touched: Touched, state: LedgerState,
+           author: bytes, report: NotesReport, done: list[Any]) -> bytes | None:
+    """The notes commit after only `touched.shas` (and the commits lacked before) changed,
+    or None when a full sync must decide (the fanout level would change)."""
+    from looma_git.store.notes_delta import Synced, note_at, patch_tree
+
+    root = get_tree(repo, old)
+    level = _level_of(root)
+    if level != fanout_level(mark.count):
+        return None
+    shas = sorted(set(touched.shas or ()) | set(mark.missing))
+    texts = note_texts(state, shas)
+    changes: dict[str, bytes | None] = {}
+    objects: list[Any] = []
+    missing: list[str] = []
+    for sha in shas:
+        text = texts.get(sha)
+        if not _present(store, sha):
+            if text is not None:
+                missing.append(sha)
+            continue  # a note on a commit this clone lacks stays as it is
+        blob = raw_object(b"blob", text) if text is not None else None
+        if note_at(repo, root, level, sha) != (blob.id if blob else None):
+            changes[sha] = blob.id if blob else None
+            if blob is not None:
+                objects.append(blob)
+    report.skipped_missing = missing
+    if not changes:
+        done[0] = Synced(touched.head, old.decode(), mark.count, tuple(missing))
+        return old
+    tree_id, delta = patch_tree(repo, bytes(root.id), level, changes, objects)
+    count = mark.count + delta
+    if tree_id is None or fanout_level(count) != level:
+        return None
+    commit = make_commit(tree_id, [old], "looma: notes\n", author)
+    objects.append(commit)
+    write_objects(repo, objects)
+    report.written = sum(1 for b in changes.values() if b is not None)
+    report.removed = len(changes) - report.written
+    done[0] = Synced(touched.head, commit.id.decode(), count, tuple(missing))
+    return bytes(commit.id)
 
 
 def _level_of(root: Any) -> int:

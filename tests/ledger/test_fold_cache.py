@@ -11,7 +11,7 @@ from looma_git.gitrepo import RepoPaths
 from looma_git.ledger import fold as fold_mod
 from looma_git.ledger.ops import OpDraft
 from looma_git.ledger.projections import workitem_bytes
-from looma_git.store import fold_cache, ledger_read, ledger_ref, ops_cache
+from looma_git.store import fold_cache, fold_delta, ledger_read, ledger_ref, ops_cache
 from looma_git.store.ledger_ref import LedgerStore
 from tests.helpers import git
 from tests.store.ledger_helpers import create, init, inject
@@ -69,13 +69,16 @@ def test_each_append_leaves_the_fold_of_its_head(repo: Path) -> None:
 def test_ops_added_after_the_cached_head_fold_on_top(repo: Path, tmp_path: Path) -> None:
     paths = init(repo)
     wid = create(paths, "Add pagination")
-    saved = tmp_path / "fold-cache"
-    shutil.copy(paths.state_dir / fold_cache.FILE_NAME, saved)
+    saved = tmp_path / "saved"
+    shutil.copytree(paths.state_dir, saved)
     old_head = _cache_head(paths)
     create(paths, "Add caching")
     _rename(paths, wid, "Cursor pagination")
     # the cache knows only the older head (as if the writer of the new ops left none)
-    shutil.copy(saved, paths.state_dir / fold_cache.FILE_NAME)
+    for name in (fold_cache.FILE_NAME, fold_delta.FILE_NAME):
+        (paths.state_dir / name).unlink(missing_ok=True)
+        if (saved / name).exists():
+            shutil.copy(saved / name, paths.state_dir / name)
     _fresh()
     store = LedgerStore(paths)
     with ledger_ref.open_repo(paths) as r:
@@ -156,4 +159,69 @@ def test_append_renders_only_what_its_ops_change(repo: Path, monkeypatch) -> Non
     assert len(changed) == 1 and a in next(iter(changed)) and b in before
     assert api.verify(paths).ok
     assert "error" not in git(repo, "fsck", "--no-progress").lower()
+    _same(paths)
+
+
+def _steps(paths: RepoPaths) -> int:
+    base = fold_cache.base_head(paths.state_dir)
+    return len(fold_delta._records(paths.state_dir, base)) if base else 0
+
+
+def test_appends_are_steps_replayed_to_the_fold_of_each_head(repo: Path, tmp_path: Path,
+                                                             monkeypatch) -> None:
+    """An append records a step (its ops, its tree changes) instead of re-saving the whole
+    fold; a fresh process replays them and gets the full fold's state, projections and tree,
+    over a random mix of ops, across compactions; a step cut short or left beside a replaced
+    entry is never replayed."""
+    import random
+
+    from tests.store.test_notes import fast_commits, link
+
+    def seen(i: int) -> dict[str, object]:  # a session's observation: the fold derives
+        return {"observe": {"sessions": [{  # files, title, summary, confidence from these
+            "agent": "claude-code", "id": f"s{i}", "first": f"2026-01-0{1 + i % 9}T10:00:00Z",
+            "last": f"2026-01-0{1 + i % 9}T11:00:00Z", "files": {f"f{i}.txt": 2},
+            "prompt": f"please add feature number {i} to the search page"}]}}
+
+    monkeypatch.setattr(fold_delta, "MAX_STEPS", 3)
+    paths = init(repo)
+    shas = fast_commits(repo, 6)
+    rng = random.Random(7)
+    wids = [create(paths, "Add search", files=["search.py"], **seen(0))]
+    seen_steps = set()
+    for i in range(1, 10):
+        # (no user rename of a derived title: the fold's batches differ there, see test_fold)
+        pick = rng.choice(("create", "link", "link", "update"))
+        if pick == "create":
+            wids.append(create(paths, f"Effort {i}", files=[f"f{i}.txt"], **seen(i)))
+        elif pick == "link":  # a commit's subject and time are its own, whoever links it
+            n = rng.randrange(len(shas))
+            link(paths, [shas[n]], rng.choice(wids), files=["search.py"],
+                 subject=f"add search filter {n}", ts=f"2026-01-0{n + 1}T12:00:00Z")
+        else:
+            api.append(paths, [OpDraft("workitem.update", {"type": "workitem",
+                                                             "id": rng.choice(wids)},
+                                       seen(i))], actor="system")
+        seen_steps.add(_steps(paths))
+        assert _cache_head(paths) == git(repo, "rev-parse", "refs/looma/ledger")
+        _same(paths)
+        _fresh()  # the next append starts from the stored fold, as a drain does
+    assert seen_steps >= {1, 2, 3} and max(seen_steps) <= 3  # steps, then a compaction
+    # each append extended the tree the stored fold holds: the next commit is git's own tree
+    assert api.verify(paths).ok
+    # a step cut short: the replay stops before it, the reader folds the rest as before
+    link(paths, [shas[0]], wids[0], files=["x.py"])
+    delta = paths.state_dir / fold_delta.FILE_NAME
+    assert _steps(paths) >= 1
+    delta.write_bytes(delta.read_bytes()[:-5])
+    _same(paths)
+    # steps left beside an entry another process replaced: never replayed on the new entry
+    link(paths, [shas[1]], wids[0], files=["y.py"])
+    kept = delta.read_bytes()
+    _fresh()
+    with ledger_ref.open_repo(paths) as r:
+        entry, _ = ledger_read.full_entry(r, ledger_ref.ref_value(r, ledger_ref.LEDGER_REF))
+    fold_cache.save(paths.state_dir, entry)
+    delta.write_bytes(kept)
+    assert fold_cache.peek_head(paths.state_dir) == entry.head
     _same(paths)

@@ -97,3 +97,48 @@ def test_fanout_matches_git_notes_add(repo: Path, count: int) -> None:
         git(repo, "rev-parse", "refs/notes/looma^{tree}")
     assert len(git(repo, "notes", "--ref=looma", "list").split("\n")) == count
     git(repo, "fsck", "--strict")
+
+
+def test_an_append_rewrites_only_the_notes_it_touched(repo: Path, monkeypatch) -> None:
+    """After an append whose parent's projection the notes ref is (notes-synced), only the
+    notes of the commits it touched are rendered and patched in; the tree is the one a full
+    sync builds, across a fanout change, a retitle of a WorkItem with many commits, a commit
+    this clone lacks and a notes ref moved by someone else (which makes it sync in full)."""
+    from looma_git.ledger.projections import note_texts
+    from looma_git.store import notes, notes_delta
+
+    full_syncs: list[int] = []
+    real_full = notes._full
+    monkeypatch.setattr(notes, "_full", lambda *a: full_syncs.append(1) or real_full(*a))
+
+    def agrees() -> None:  # the notes ref is the projection of the fold, as a full sync says
+        want = {s: t.decode() for s, t in note_texts(api.load_state(paths)).items()
+                if s != "d" * 40}
+        assert notes.notes_map(paths) == want
+
+    paths = init(repo)
+    shas = fast_commits(repo, 258)
+    a, b = create(paths, "Retry uploads"), create(paths, "Resize images")
+    link(paths, shas[:250], a)
+    link(paths, [shas[250], "d" * 40], b)  # a commit this clone lacks: retried, never written
+    full_syncs.clear()
+    link(paths, [shas[251]], b)
+    assert full_syncs == [] and notes_delta.read_marker(paths.state_dir).missing == ("d" * 40,)
+    agrees()
+    link(paths, shas[252:257], b)  # 257 notes: the fanout level changes, a full sync decides
+    assert full_syncs == [1]
+    agrees()
+    api.append(paths, [OpDraft("workitem.rename", {"type": "workitem", "id": a},
+                               {"title": "Resumable uploads"})], actor="user")
+    assert full_syncs == [1]  # 250 notes retitled in place
+    agrees()
+    # someone else's notes commit: the marker no longer names the ref, the next sync is full
+    git(repo, "notes", "--ref=looma", "add", "-m", "stray", shas[257])
+    link(paths, [shas[0]], b)
+    assert full_syncs == [1, 1]
+    agrees()
+    before = git(repo, "rev-parse", "refs/notes/looma")
+    (paths.state_dir / notes_delta.FILE_NAME).unlink()
+    notes.sync_notes(paths, api.load_state(paths))  # a full sync finds nothing to change
+    assert git(repo, "rev-parse", "refs/notes/looma") == before
+    assert api.verify(paths).ok
