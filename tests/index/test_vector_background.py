@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import sys
 import threading
 import time
 from pathlib import Path
@@ -49,29 +50,6 @@ class _Held:
         os.close(self.fd)
 
 
-def test_the_detached_top_up_ends_where_the_inline_one_ends(repo: Path) -> None:
-    paths, ids = _ledger(repo)
-    rep = api_index.reindex(paths, full=True, memory_budget_s=0, vectors_beside=True)
-    # Written here: the index and a stamp that counts the WorkItem texts as pending.
-    assert rep.vectors_beside and (rep.vectors, rep.vectors_pending) == (0, 2)
-    assert vector_background.wait(paths, timeout=60)
-    meta = read_meta(paths.state_dir)
-    assert meta is not None and meta.ledger_commit == rep.ledger_commit
-    assert (meta.model_id, meta.vectors, meta.vectors_pending) == (emb_mod.DEFAULT_MODEL_ID, 2, 0)
-    # The vectors the model gives these texts, under their ids.
-    emb = emb_mod.load_default()
-    assert emb is not None
-    from looma_git.index.vectors import VectorStore
-
-    texts = vector_sync.item_texts(api_index.load_records(paths))
-    want = emb.embed([t for _, _, t in texts])
-    with VectorStore(vector_sync.vectors_path(paths), emb.dim, emb.model_id) as vs:
-        for (doc, _, _), vec in zip(texts, want, strict=True):
-            got = vs.vector(doc)
-            assert got is not None and bytes(got) == vec.astype("<f4").tobytes()
-    assert sorted(semantic.item_cosines(paths, "oauth login", set(ids))) == sorted(ids)
-
-
 def test_a_query_waits_for_a_running_top_up_and_a_second_one_embeds_inline(
         repo: Path) -> None:
     paths, ids = _ledger(repo)
@@ -99,3 +77,51 @@ def test_a_query_waits_for_a_running_top_up_and_a_second_one_embeds_inline(
         worker.join()
     assert time.monotonic() - t0 >= 0.3 and sorted(cos) == sorted(ids)
     assert not vector_background.running(paths)
+
+
+def test_an_ingest_of_many_new_events_leaves_the_vectors_to_the_detached_process(
+        repo: Path, scrubbed_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+    import re
+
+    from looma_git.api.update import update
+    from looma_git.ingest.base import DiscoveryEnv
+
+    paths, ids = _ledger(repo)
+    d = scrubbed_env / ".claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(repo))
+    d.mkdir(parents=True)
+    base = {"sessionId": "s1", "cwd": str(repo), "gitBranch": "main", "version": "2.0.76",
+            "isSidechain": False, "userType": "external"}
+    turns = [("user", "Implement the OAuth login callback with PKCE"),
+             ("assistant", "I'll add the PKCE verifier to the OAuth callback.")]
+    (d / "s1.jsonl").write_text("".join(json.dumps(dict(
+        base, type=role, uuid=f"u{i}", parentUuid=f"u{i - 1}" if i else None,
+        timestamp=f"2026-05-04T09:0{i}:00.000Z", message={"role": role, "content": text}))
+        + "\n" for i, (role, text) in enumerate(turns)))
+    started: list[bool] = []
+    real = vector_background.start
+
+    def recorded(*a: object, **kw: object) -> bool:
+        started.append(real(*a, **kw))  # type: ignore[arg-type]
+        return started[-1]
+
+    monkeypatch.setattr(vector_background, "BESIDE_FROM", 1)  # "many": these two events
+    monkeypatch.setattr(vector_background, "start", recorded)
+    update(paths, DiscoveryEnv(home=scrubbed_env, environ={}, platform=sys.platform))
+    assert started == [True]
+    assert vector_background.wait(paths, timeout=60)
+    meta = read_meta(paths.state_dir)
+    assert meta is not None and meta.model_id == emb_mod.DEFAULT_MODEL_ID
+    assert meta.vectors >= 2 and meta.vectors_pending == 0
+    # What the inline top-up writes: the model's vectors of the WorkItem texts, under their ids.
+    emb = emb_mod.load_default()
+    assert emb is not None
+    from looma_git.index.vectors import VectorStore
+
+    texts = vector_sync.item_texts(api_index.load_records(paths))
+    want = emb.embed([t for _, _, t in texts])
+    with VectorStore(vector_sync.vectors_path(paths), emb.dim, emb.model_id) as vs:
+        for (doc, _, _), vec in zip(texts, want, strict=True):
+            got = vs.vector(doc)
+            assert got is not None and bytes(got) == vec.astype("<f4").tobytes()
+    assert sorted(semantic.item_cosines(paths, "oauth login", set(ids))) == sorted(ids)
