@@ -65,10 +65,14 @@ def update(paths: RepoPaths, env: DiscoveryEnv, *, agents: list[str] | None = No
         # (the rest is reported as pending by `looma status`).
         from looma_git.api.index import INGEST_BACKLOG_BUDGET_S, reindex
         from looma_git.errors import LoomaError
+        from looma_git.index.vector_background import BESIDE_FROM
 
         try:
+            # After many new events (a cold ingest) a detached process embeds the vectors:
+            # the command returns once words can answer (index/vector_background).
             reindex(paths, full=False, memory_budget_s=INGEST_BACKLOG_BUDGET_S, embed_new=True,
-                    last_use=True)  # the command reads the ledger no more: drop its fold
+                    last_use=True,  # the command reads the ledger no more: drop its fold
+                    vectors_beside=new >= BESIDE_FROM)
         except LoomaError:
             pass  # the index is a cache: the next query refreshes it
 

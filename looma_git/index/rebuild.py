@@ -35,6 +35,7 @@ class ReindexReport:
     rebuilt: bool = False
     duration_s: float = 0.0
     repaired: str | None = None  # a damaged store.db that was set aside and rebuilt
+    vectors_beside: bool = False  # the vectors are being topped up by a detached process
 
 
 def fulltext_dir(paths: RepoPaths) -> Path:
@@ -130,12 +131,15 @@ def release_memory(collect: bool = False) -> None:
 
 def reindex(paths: RepoPaths, *, full: bool = True,
             memory_budget_s: float | None = MEMORY_EMBED_BUDGET_S,
-            embed_new: bool = False, last_use: bool = False) -> ReindexReport:
+            embed_new: bool = False, last_use: bool = False,
+            vectors_beside: bool = False) -> ReindexReport:
     """Rebuild (full) or refresh the Tantivy index and vectors from the ledger + local events;
     `embed_new`: texts new since the last top-up are embedded whatever the budget;
     `last_use`: this process reads the ledger no more (a command's last step), so its
     in-memory fold is dropped once the records are taken (the state dir's fold cache keeps
-    it for the next process)."""
+    it for the next process); `vectors_beside`: the vectors are topped up by a detached
+    process (index/vector_background: a cold ingest's), the index and its stamp are written
+    here and the report counts what that process will embed as pending."""
     from looma_git.index import storedb
     from looma_git.index.fulltext import FullTextIndex
     from looma_git.index.meta import IndexMeta, index_writer_lock, now_iso, read_meta, write_meta
@@ -143,7 +147,12 @@ def reindex(paths: RepoPaths, *, full: bool = True,
     t0 = time.perf_counter()
     report = ReindexReport()
     paths.state_dir.mkdir(parents=True, exist_ok=True)
-    with index_writer_lock(paths.state_dir):
+    from looma_git.index import vector_background
+
+    # A cold ingest's detached top-up holds the writer lock for as long as it embeds (~6 s
+    # at 1,500 sessions): a reindex waits for it rather than fail after the usual 10 s.
+    wait_s = vector_background.WAIT_S if vector_background.running(paths) else 10.0
+    with index_writer_lock(paths.state_dir, wait_s):
         head = ledger_head(paths)
         # The records of the head: the snapshot when one was saved for it, else folded (and
         # saved); only these records are held from here on, never the fold.
@@ -185,7 +194,11 @@ def reindex(paths: RepoPaths, *, full: bool = True,
             conn.close()
         del ft, docs, wanted, indexed, fresh
         release_memory()  # the writer's heap and merges are done: the model starts from here
-        model_id = _embed(paths, items, report, memory_budget_s, embed_new)
+        if vectors_beside and _beside(paths, items, report, memory_budget_s, embed_new):
+            # (the process waits for this lock: it starts from the stamp written here)
+            model_id = meta.model_id if meta is not None else None
+        else:
+            model_id = _embed(paths, items, report, memory_budget_s, embed_new)
         write_meta(paths.state_dir, IndexMeta(ledger_commit=head, model_id=model_id,
                                               built_at=now_iso(), vectors=report.vectors,
                                               vectors_pending=report.vectors_pending))
@@ -204,6 +217,39 @@ def _embed(paths: RepoPaths, items: list[ItemRecord], report: ReindexReport,
     report.vectors, report.vectors_pending = out.vectors, out.pending
     report.embedder, report.embedder_reason = out.model_id, out.reason
     return out.model_id
+
+
+def _beside(paths: RepoPaths, items: list[ItemRecord], report: ReindexReport,
+            memory_budget_s: float | None, embed_new: bool) -> bool:
+    """Start the detached top-up (index/vector_background); False: embed inline instead."""
+    from looma_git.index import vector_background, vector_sync
+
+    if not vector_background.start(paths, memory_budget_s, embed_new):
+        return False
+    texts = vector_sync.item_texts(items) + vector_sync.window_texts(paths)
+    report.vectors, report.vectors_pending = vector_sync.counts(paths, texts)
+    report.vectors_beside = True
+    return True
+
+
+def top_up(paths: RepoPaths, memory_budget_s: float | None, embed_new: bool,
+           lock_wait_s: float = 10.0) -> ReindexReport | None:
+    """The vectors of the index as its stamp last wrote it (`_embed` for the records of its
+    ledger commit), the stamp's counts updated: what a reindex that deferred them
+    (`vectors_beside`) would have done inline. None when there is no index (any more)."""
+    from looma_git.index.meta import index_writer_lock, now_iso, read_meta, write_meta
+
+    with index_writer_lock(paths.state_dir, lock_wait_s):
+        meta = read_meta(paths.state_dir)
+        if meta is None:
+            return None
+        items = load_records(paths, meta.ledger_commit)
+        report = ReindexReport(ledger_commit=meta.ledger_commit)
+        model_id = _embed(paths, items, report, memory_budget_s, embed_new)
+        write_meta(paths.state_dir, meta.model_copy(update={
+            "model_id": model_id, "built_at": now_iso(), "vectors": report.vectors,
+            "vectors_pending": report.vectors_pending}))
+    return report
 
 
 def window_owners(paths: RepoPaths) -> dict[str, str]:

@@ -214,6 +214,17 @@ def _write_embedded(paths: RepoPaths, model_id: str, docs: dict[str, str],
     os.replace(tmp, _embedded_path(paths))
 
 
+def counts(paths: RepoPaths, texts: list[Text]) -> tuple[int, int]:
+    """(texts with a vector of their current text, texts without) per the record of the last
+    top-up, the model not loaded (what a deferred top-up starts from)."""
+    from looma_git.index.embedder import DEFAULT_MODEL_ID
+
+    record = _read_embedded(paths, DEFAULT_MODEL_ID)
+    known = record[0] if record is not None else {}
+    have = sum(1 for i, k, t in texts if known.get(i) == _text_hash(k, t))
+    return have, len(texts) - have
+
+
 def pending_count(paths: RepoPaths) -> int | None:
     """How many texts the last top-up left without a vector (None: not recorded)."""
     try:

@@ -5,6 +5,7 @@ message index during the work model)."""
 
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import sys
@@ -42,6 +43,9 @@ def start(fn: Callable[[], T]) -> Callable[[], T]:
         try:
             os.close(r)
             parallel.child_init((), parent)
+            # What the parent holds is live for as long as the child runs: its full
+            # collections need not walk it (a cold work model's 9 took 0.66 -> 0.39 CPU-s).
+            gc.freeze()
             payload: tuple[bool, Any]
             try:
                 payload = (True, fn())

@@ -59,9 +59,12 @@ def query_cosines(paths: RepoPaths, text: str, kinds: tuple[str, ...], k: int = 
     The query's vector comes from the query-vector cache when this text was asked before
     (no model loaded, no numpy); otherwise the model embeds it once and the cache keeps it.
     """
-    from looma_git.index import vectors
+    from looma_git.index import vector_background, vectors
     from looma_git.index.vector_sync import vectors_path
 
+    # Right after a cold ingest a detached process is still embedding: rank on the vectors
+    # it writes, not on none or some of them (one flock when none runs).
+    vector_background.wait(paths)
     path = vectors_path(paths)
     found = vectors.stamp(path)
     if found is None:
