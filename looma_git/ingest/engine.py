@@ -30,9 +30,13 @@ Progress = Callable[[int, int, str], None]
 _STAT_SKIPPABLE = frozenset({"jsonl", "json", "text"})
 _MAX_NOTES = 50
 # Several small sources share one commit (each commit costs far more than a few rows);
-# a source's events and its cursor still always commit together.
-_TXN_EVENTS = 5000
-_TXN_SOURCES = 200
+# a source's events and its cursor still always commit together. Event ids are hashes, so
+# every commit rewrites most of the id index's pages: a cold run of 145k events spent 0.8
+# CPU-s committing every 5,000 events, 0.5 every 25,000 (larger gains little more).
+# LOOMA_INGEST_TXN_EVENTS sets it (a test that kills a run between two commits needs a
+# history of two batches, not of 50,000 events).
+_TXN_EVENTS = int(os.environ.get("LOOMA_INGEST_TXN_EVENTS") or 25_000)
+_TXN_SOURCES = 500
 # Agents whose adapters keep no state between reads, so a forked worker may read them; and
 # how many changed sources make forking worth its start-up cost (a post-commit hook run
 # usually sees one or two).

@@ -26,16 +26,17 @@ class Line(NamedTuple):
     lineno: int
     end: int  # byte offset just past this line's newline
     start: int = -1  # byte offset of the line's first byte
-    # The line as read, stripped: its UTF-8 bytes as read (valid UTF-8), or its decoded text
-    # when it took the json path. Most readers never look at it (a record is kept by its byte
-    # span), so it is decoded only when asked for (`raw`): one decode per line saved.
+    # The line: its UTF-8 bytes as read (valid UTF-8; maybe with the newline and other
+    # whitespace around it), or its decoded, stripped text when it took the json path. Most
+    # readers never look at it (a record is kept by its byte span), so it is stripped and
+    # decoded only when asked for (`raw`): one copy and one decode per line saved.
     data: bytes | str = ""
 
     @property
     def raw(self) -> str:
         """The decoded line text (as read, stripped)."""
         d = self.data
-        return d.decode("utf-8") if isinstance(d, bytes) else d
+        return d.strip().decode("utf-8") if isinstance(d, bytes) else d
 
 
 def _decode(raw: bytes) -> tuple[str, bool]:
@@ -141,20 +142,26 @@ def iter_jsonl(path: Path, start: int = 0, skips: list[Skip] | None = None,
             # number from the cursor when resuming (location says "+N").
             fh.seek(start)
         pos = start
-        if pos_out is not None:
+        if pos_out is None:
+            pos_out = [pos]
+        else:
             pos_out[:] = [pos]
+        limit = max_line + 1
+        readline = fh.readline
         while True:
-            if pos_out is not None:
-                pos_out[0] = pos
-            raw = fh.readline(max_line + 1)
+            pos_out[0] = pos
+            raw = readline(limit)
             if not raw:
                 return
-            if len(raw) > max_line and not raw.endswith(b"\n"):
+            n = len(raw)
+            if raw[-1] != 10:  # no newline: a partial last line, or one too long
+                if n <= max_line:
+                    return  # partial last line
                 # Too long: skip to the end of this line without holding it in memory.
-                consumed = len(raw)
+                consumed = n
                 complete = False
                 while True:
-                    chunk = fh.readline(CHUNK)
+                    chunk = readline(CHUNK)
                     if not chunk:
                         break
                     consumed += len(chunk)
@@ -167,21 +174,30 @@ def iter_jsonl(path: Path, start: int = 0, skips: list[Skip] | None = None,
                 pos += consumed
                 sink.append(Skip("too_large", f"{path}:{_loc(start, lineno)}"))
                 continue
-            if not raw.endswith(b"\n"):
-                return  # partial last line
             lineno += 1
-            pos += len(raw)
-            body = raw.strip()
-            if not body:
-                continue
+            pos += n
             if fast is not None:
+                # The line as read: JSON allows the newline (and any JSON whitespace) around
+                # the object, so most lines are decoded without a stripped copy first.
                 try:
-                    obj = fast(body)
+                    obj = fast(raw)
                 except Exception:  # any refusal (bad JSON, NaN, surrogates): json decides
                     obj = None
                 if type(obj) is dict:
                     # Line(...) without the NamedTuple's Python-level __new__ (per line)
-                    yield _new_line(Line, (obj, lineno, pos, pos - len(raw), body))
+                    yield _new_line(Line, (obj, lineno, pos, pos - n, raw))
+                    continue
+            body = raw.strip()
+            if not body:
+                continue
+            if fast is not None and len(body) < n - 1:
+                # stripped of more than its newline (a form feed, say): decode that as before
+                try:
+                    obj = fast(body)
+                except Exception:
+                    obj = None
+                if type(obj) is dict:
+                    yield _new_line(Line, (obj, lineno, pos, pos - n, body))
                     continue
             text, bad_utf8 = _decode(body)
             if bad_utf8:
@@ -204,7 +220,7 @@ def iter_jsonl(path: Path, start: int = 0, skips: list[Skip] | None = None,
                     sink.append(Skip("lone_surrogate", f"{path}:{_loc(start, lineno)}"))
                     obj = scrubbed
                     text = json.dumps(obj, ensure_ascii=False)
-            yield Line(obj=obj, lineno=lineno, end=pos, start=pos - len(raw), data=text)
+            yield Line(obj=obj, lineno=lineno, end=pos, start=pos - n, data=text)
 
 
 _new_line = tuple.__new__

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import signal
@@ -84,6 +85,10 @@ def ordered_map(task: Callable[[int], Any], indices: Sequence[int], workers: int
     parent = os.getpid()
     pids: list[int] = []
     reads: list[int] = []
+    # The parent's objects go to the permanent generation while forking: a worker's collections
+    # never walk them (nor touch, so copy, their pages); and a worker collects its short-lived
+    # objects a tenth as often (reading 1,500 sessions spent ~0.25 CPU-s in collections).
+    gc.freeze()
     try:
         for k in range(workers):
             r, w = os.pipe()
@@ -95,6 +100,7 @@ def ordered_map(task: Callable[[int], Any], indices: Sequence[int], workers: int
                     for fd in reads:  # the read ends of earlier workers' pipes
                         os.close(fd)
                     child_init(close_fds, parent)
+                    gc.set_threshold(_WORKER_GC_GEN0, *gc.get_threshold()[1:])
                     _grow_pipe(w, window or _PIPE_BYTES)
                     _serve(order[k::workers], w)
                     code = 0
@@ -103,6 +109,7 @@ def ordered_map(task: Callable[[int], Any], indices: Sequence[int], workers: int
             os.close(w)
             pids.append(pid)
             reads.append(r)
+        gc.unfreeze()
         streams = [os.fdopen(fd, "rb", buffering=_BUF) for fd in reads]
         reads = []  # the streams own the descriptors now
         try:
@@ -119,6 +126,7 @@ def ordered_map(task: Callable[[int], Any], indices: Sequence[int], workers: int
                 st.close()
     finally:
         _TASK = None
+        gc.unfreeze()  # a no-op once unfrozen
         for fd in reads:
             os.close(fd)
         for pid in pids:
@@ -133,6 +141,7 @@ def ordered_map(task: Callable[[int], Any], indices: Sequence[int], workers: int
 
 
 _PIPE_BYTES = 1 << 20
+_WORKER_GC_GEN0 = 7000  # allocations between a worker's gen-0 collections (Python: 700)
 _BUF = 1 << 16
 _F_SETPIPE_SZ = 1031  # Linux fcntl
 

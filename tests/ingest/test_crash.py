@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from looma_git.ingest.engine import _TXN_EVENTS
 from tests.cli.ptyrun import PtyRun
 from tests.ingest.gen_claude import typical_session
 
 EVENTS_EACH = 50  # typical_session(turns=10)
+_TXN_EVENTS = 5000  # events per store commit of these runs (LOOMA_INGEST_TXN_EVENTS)
 # Enough sessions that the reading phase commits one batch of sources before its end, so a
 # kill can land before it, after it, or between phases.
 SESSIONS = _TXN_EVENTS // EVENTS_EACH + 10
@@ -46,7 +46,8 @@ def _snapshot(db: Path) -> dict[str, list[tuple]]:
 
 
 def _cmd(repo: Path, home: Path) -> tuple[list[str], dict[str, str]]:
-    env = dict(os.environ, HOME=str(home), LOOMA_NO_PROGRESS="1")
+    env = dict(os.environ, HOME=str(home), LOOMA_NO_PROGRESS="1",
+               LOOMA_INGEST_TXN_EVENTS=str(_TXN_EVENTS))
     return [sys.executable, "-m", "looma_git", "ingest", "--agent", "claude-code"], env
 
 

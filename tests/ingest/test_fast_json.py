@@ -33,6 +33,9 @@ EDGE_LINES = [
     b'{"a":' + b"[" * 900 + b"]" * 900 + b"}",
     b'{"a":' + b"[" * 1100 + b"]" * 1100 + b"}",
     b'{"a":' + b'{"b":' * 1200 + b"1" + b"}" * 1200 + b"}",
+    # whitespace around the object: JSON's own (decoded as read) and bytes.strip's wider set
+    b'  {"a": 1}  ', b'{"a": 2}\r', b'\t{"a": 3}\t', b'{"a": 4}\x0c', b'\x0b{"a": 5}',
+    b'{"a": NaN}\x0c',
 ]
 
 
