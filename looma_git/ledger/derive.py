@@ -230,9 +230,12 @@ def derive_all(state: LedgerState, obs: dict[str, dict[str, Obs]],
         if link.workitem in grouped:
             by_wi.setdefault(link.workitem, []).append(link)
     mems: dict[str, list[MemoryState]] = {}
+    # the ids whose survivor is being derived (few when `only` is): a set test per memory
+    members = set(grouped) | {w for w, wi in state.workitems.items()
+                              if wi.merged_into and state.survivor(w) in grouped}
     for m in state.memories.values():
-        if isinstance(m.workitem, str) and (canon := state.survivor(m.workitem)) in grouped:
-            mems.setdefault(canon, []).append(m)
+        if isinstance(m.workitem, str) and m.workitem in members:
+            mems.setdefault(state.survivor(m.workitem), []).append(m)
     changed = set()
     for wid, per in grouped.items():
         wi = state.workitems.get(wid)

@@ -141,6 +141,9 @@ class LedgerState:
 
     def survivor(self, wi_id: str) -> str:
         """Follow `merged_into` to the WorkItem that absorbed `wi_id` (cycle-safe)."""
+        wi = self.workitems.get(wi_id)
+        if wi is None or not wi.merged_into:
+            return wi_id  # the usual case, asked once per memory and observation per finish
         seen = set()
         cur = wi_id
         while cur in self.workitems and self.workitems[cur].merged_into and cur not in seen:
