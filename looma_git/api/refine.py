@@ -162,7 +162,15 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
     prior_seeds = workmodel.load_seeds(conn) if mode == "incremental" else None
     memo = refine_memo.load_memo(conn, memo_code()) if mode == "incremental" else {}
     actor = user_actor(paths)
-    content = link_content(conn, worktree, commits, full=mode == "full")
+    # An appending pass reads content evidence only for the commits it links again (and its
+    # new sessions' writes), not every commit's lines: pipeline/resolve_links.py.
+    content = None if kept is not None else link_content(conn, worktree, commits,
+                                                         full=mode == "full")
+
+    def content_of(shas: list[str] | None) -> Any:
+        want = None if shas is None else set(shas)
+        return link_content(conn, worktree, [c for c in commits
+                                             if want is None or c.sha in want])
     sha_lookup: dict[str, str] = {}
     chosen = extractor if extractor is not None else HeuristicExtractor()
     # Many sessions (a cold ingest, reprocess): segmented by worker processes, in order.
@@ -187,7 +195,11 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
         prior=tuple(prior), replay=prior_seeds is not None, dirty_from=dirty_from,
         local_authors=frozenset({actor.name} if actor.name else set()), content=content,
         prior_seeds=prior_seeds, memo=memo, state=kept,
-        load=load if kept is not None else None, state_code=memo_code()))
+        load=load if kept is not None else None, state_code=memo_code(),
+        content_of=content_of if kept is not None else None,
+        new_writes=(lambda sessions: workmodel_state.new_writes(conn, sessions))
+        if kept is not None else None,
+        links_memo=workmodel_state.load_links(conn, memo_code()) if kept is not None else None))
     return result, versions, known, tuple(seeds), len(keys), mode, tuple(prior), memo
 
 
@@ -310,6 +322,7 @@ def _publish_pass(paths: RepoPaths, by: str, commits_revs: tuple[str, ...], no_w
             stored, _ = _published_names(result.stored, id_map)
             workmodel.save_windows(conn, stored, versions, known, prior, partial=result.partial)
             workmodel_state.save_kept(conn, result.state, result.state_changed, id_map)
+            workmodel_state.save_links(conn, result.links_memo, memo_code())
             link_targets.save_targets(conn, result.targets, id_map,
                                    _creates(result, id_map, redact_text))
             # Windows stored under their published names: the next pass has those WorkItems

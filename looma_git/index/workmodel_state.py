@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from looma_git.index.workmodel import get_meta, set_meta, stored_sessions
@@ -161,3 +161,97 @@ def save_kept(conn: sqlite3.Connection, state: Any, changed: frozenset[str] | No
         if changed is not None:
             changed = frozenset(fresh.get(c, c) for c in changed) | renamed
     save_state(conn, state, changed)
+
+
+def new_writes(conn: sqlite3.Connection, sessions: Iterable[str]
+               ) -> dict[int, tuple[Any, ...]] | None:
+    """Every write (pipeline/link_content.Write) of each line that one of `sessions` wrote and
+    a commit adds (what an appending pass checks its new sessions against: looked up from
+    their own writes, not from every commit's lines); the written-lines index is brought up
+    to date first. The commits' lines are those the index has read (`commit_lines`): an
+    appending pass has the last pass's commits, whose content evidence that pass read.
+    None when these sessions wrote before every other session did: the content evidence
+    then looks at commits the last pass did not (index/written.content_for)."""
+    from looma_git.index import written
+    from looma_git.pipeline.link_content import Write
+
+    written.update_written(conn)
+    want = sorted(set(sessions))
+    first = written.earliest_write(conn)
+    if first is not None:
+        # The earliest write of another session: walks the `ts` index from the start.
+        row = conn.execute(f"SELECT MIN(ts) FROM written_lines WHERE ts > 0 AND session "
+                           f"NOT IN ({_marks(want)})", want).fetchone()
+        if row[0] is None or float(row[0]) > first:
+            return None
+    events: list[str] = []
+    for part in _chunks(want):
+        events += [r[0] for r in conn.execute(
+            f"SELECT event_id FROM written_seen WHERE session IN ({_marks(part)}) AND n > 0",
+            part)]
+    lines: set[int] = set()
+    for part in _chunks(events):
+        lines.update(int(r[0]) for r in conn.execute(
+            f"SELECT h FROM written_lines WHERE event_id IN ({_marks(part)})", part))
+    added: set[int] = set()
+    for part in _chunks(sorted(lines)):
+        added.update(int(r[0]) for r in conn.execute(
+            f"SELECT DISTINCT h FROM commit_lines WHERE h IN ({_marks(part)})", part))
+    out: dict[int, list[Any]] = {}
+    for part in _chunks(sorted(added)):
+        for h, f, session, ts in conn.execute(
+                f"SELECT h, file, session, ts FROM written_lines WHERE h IN ({_marks(part)})",
+                part):
+            out.setdefault(int(h), []).append(Write(f or None, session, float(ts or 0.0)))
+    return {k: tuple(v) for k, v in out.items()}
+
+
+CHUNK = 500  # bound parameters per query
+
+
+def _chunks(items: list[Any]) -> Iterator[list[Any]]:
+    for i in range(0, len(items), CHUNK):
+        yield items[i:i + CHUNK]
+
+
+def _marks(part: list[Any]) -> str:
+    return ",".join("?" * len(part))
+
+
+LINKS = "links_memo"  # refine_meta: the last pass's links (pipeline/resolve_links.py)
+
+
+def load_links(conn: sqlite3.Connection, code: str) -> Any:
+    """The last pass's LinkMemo if this code wrote it, else None."""
+    import json
+
+    from looma_git.pipeline.linking import Link
+    from looma_git.pipeline.resolve_links import LinkMemo
+
+    raw = get_meta(conn, LINKS)
+    if not raw:
+        return None
+    try:
+        d = json.loads(raw)
+        if d["code"] != code:
+            return None
+        return LinkMemo(d["key"], tuple(d["targets"]), tuple(
+            Link(sha=s, workitem=w, confidence=c, files=tuple(f), branch=b,
+                 why=tuple((str(k), v) for k, v in why))
+            for s, w, c, f, b, why in d["links"]))
+    except (ValueError, KeyError, TypeError):  # a damaged memo links every commit again
+        return None
+
+
+def save_links(conn: sqlite3.Connection, memo: Any, code: str) -> None:
+    """Keep a pass's LinkMemo (None: drop it); unchanged, its row is not rewritten."""
+    import json
+
+    if memo is None:
+        set_meta(conn, LINKS, "")
+        return
+    raw = json.dumps({"code": code, "key": memo.key, "targets": list(memo.targets),
+                      "links": [[ln.sha, ln.workitem, ln.confidence, list(ln.files), ln.branch,
+                                 [list(p) for p in ln.why]] for ln in memo.links]})
+    if get_meta(conn, LINKS) != raw:
+        set_meta(conn, LINKS, raw)

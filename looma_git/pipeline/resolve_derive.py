@@ -14,6 +14,8 @@ from looma_git.pipeline.kinds import judge_kind
 from looma_git.pipeline.linking import Target, content_authors, link_commits
 from looma_git.pipeline.memories import expire_done
 from looma_git.pipeline.memories import memories as memory_views
+from looma_git.pipeline.resolve_links import LinkMemo, append_links, links_key
+from looma_git.pipeline.resolve_state import commits_fingerprint
 from looma_git.pipeline.signals import WorkSignal, parse_ts
 from looma_git.pipeline.text import (
     creating_first,
@@ -122,12 +124,14 @@ def _corroborated(c: Cluster) -> bool:
 
 def derive(inp: RefineInput, clusters: list[Cluster], keys: dict[str, tuple[Any, ...]],
            reuse: set[str], cands_by_window: Mapping[str, Sequence[MemoryCandidate]],
-           own: frozenset[str] | None
+           own: frozenset[str] | None, founded: set[str] | None = None
            ) -> tuple[list[WorkItemView], list[MemoryView], list[Any], list[Target],
-                      dict[str, ClusterMemo], set[str], frozenset[str] | None]:
+                      dict[str, ClusterMemo], set[str], frozenset[str] | None, LinkMemo]:
     """What the resolved clusters give: views, memories, commit links and link targets (the
-    clusters in `reuse` from the memo), the memo for the next pass and the commit authors
-    with session evidence (`own`, plus those content evidence adds)."""
+    clusters in `reuse` from the memo), the memo for the next pass, the commit authors
+    with session evidence (`own`, plus those content evidence adds) and the links' memo.
+    `founded` (an appending pass): the clusters it founded; then only the commits near a
+    changed target are linked again (pipeline/resolve_links.py)."""
     overrides = dict(inp.overrides)
     memo: Mapping[str, ClusterMemo] = inp.memo if inp.memo is not None else {}
     targets = []
@@ -140,10 +144,27 @@ def derive(inp: RefineInput, clusters: list[Cluster], keys: dict[str, tuple[Any,
     by_sha = {x.sha: x for x in inp.commits}
     # A split by files decided which part each of its commits belongs to: no second part.
     owned = {s.id for s in inp.seeds if s.owns}
-    links = link_commits(list(inp.commits), targets, inp.forbidden_links, own, inp.content,
-                         frozenset(sha for sha, wi in inp.ledger_links if wi in owned))
-    if inp.content is not None and (more := content_authors(list(inp.commits), links)):
+    settled = frozenset(sha for sha, wi in inp.ledger_links if wi in owned)
+    key = links_key(commits_fingerprint(inp.commits), inp.forbidden_links, settled, own)
+    links = None
+    if founded is not None and inp.content_of is not None:
+        changed = {}
+        for c in clusters:
+            if c.id not in reuse:
+                old = memo[c.id].target if c.id in memo else None
+                if old != targets_by.get(c.id):
+                    changed[c.id] = (old, targets_by.get(c.id))
+        links = append_links(inp.commits, targets, changed, founded, inp.links_memo, key,
+                             inp.forbidden_links, own, settled, inp.content_of)
+    if links is None:
+        content = inp.content if inp.content is not None or inp.content_of is None \
+            else inp.content_of(None)
+        links = link_commits(list(inp.commits), targets, inp.forbidden_links, own, content,
+                             settled)
+    if (inp.content is not None or inp.content_of is not None) and (
+            more := content_authors(list(inp.commits), links)):
         own = frozenset(own or ()) | more  # the drain's link step judges strangers the same
+    link_memo = LinkMemo(key, tuple(sorted(targets_by)), tuple(links))
     linked: dict[str, set[str]] = {}
     strong = {ln.sha for ln in links if strong_link(dict(ln.why))}
     for ln in links:
@@ -226,7 +247,7 @@ def derive(inp: RefineInput, clusters: list[Cluster], keys: dict[str, tuple[Any,
         target = None if (c.seed and c.seed.quarantined) or c.readonly else targets_by[c.id]
         fresh_memo[c.id] = ClusterMemo(key=keys[c.id], target=target, full=full,
                                        view=items[-1], memories=tuple(memories[n_mems:]))
-    return items, memories, links, targets, fresh_memo, recomputed, own
+    return items, memories, links, targets, fresh_memo, recomputed, own, link_memo
 
 
 def target_of(c: Cluster) -> Target:

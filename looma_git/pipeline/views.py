@@ -76,6 +76,13 @@ class RefineInput:
     state: Any = None
     load: Any = None
     state_code: str = ""  # the code the result's kept state is written by ("": none kept)
+    # An appending pass reads content evidence only for the commits it links again:
+    # `content_of(shas)` (None: every commit) with `content` None; `new_writes(sessions)`
+    # every write of the lines those sessions wrote that a commit adds; `links_memo` the
+    # last pass's links (pipeline/resolve_links.py).
+    content_of: Any = None
+    new_writes: Any = None
+    links_memo: Any = None
 
 
 @dataclass(frozen=True)
@@ -157,3 +164,4 @@ class RefineResult:
     # (the others keep their stored rows); `totals`: every session's and window's count.
     partial: bool = False
     totals: tuple[int, int] | None = None
+    links_memo: Any = None  # the links and what they were judged with (resolve_links.py)
