@@ -88,6 +88,9 @@ def window_count(conn: sqlite3.Connection) -> int:
     return int(conn.execute("SELECT COUNT(*) FROM refine_signals").fetchone()[0])
 
 
+LINKS = "\x00links"  # refine_state row: the last pass's links (pipeline/resolve_links.py)
+
+
 def load_state(conn: sqlite3.Connection, code: str) -> Any:
     """The kept resolver state (pipeline/resolve_state.py) if this code wrote it, else None;
     a damaged one reads as absent (the pass replays, never trusts it)."""
@@ -96,7 +99,8 @@ def load_state(conn: sqlite3.Connection, code: str) -> Any:
     if get_meta(conn, "memo_code") != code:
         return None
     try:
-        rows = dict(conn.execute("SELECT id, blob FROM refine_state").fetchall())
+        rows = dict(conn.execute("SELECT id, blob FROM refine_state WHERE id != ?",
+                                 (LINKS,)).fetchall())
         if "" not in rows:
             return None
         st = pickle.loads(rows.pop(""))
@@ -114,7 +118,7 @@ def save_state(conn: sqlite3.Connection, st: Any, changed: frozenset[str] | None
     import pickle
 
     if st is None or changed is None:
-        conn.execute("DELETE FROM refine_state")
+        conn.execute("DELETE FROM refine_state WHERE id != ?", (LINKS,))
     if st is None:
         return
     clusters, st.clusters = st.clusters, {}
@@ -122,8 +126,8 @@ def save_state(conn: sqlite3.Connection, st: Any, changed: frozenset[str] | None
         blob = pickle.dumps(st, protocol=pickle.HIGHEST_PROTOCOL)
     finally:
         st.clusters = clusters
-    have = ({r[0] for r in conn.execute("SELECT id FROM refine_state")}
-            if changed is not None else set())
+    have = ({r[0] for r in conn.execute("SELECT id FROM refine_state WHERE id != ?",
+                                        (LINKS,))} if changed is not None else set())
     conn.executemany("DELETE FROM refine_state WHERE id=?",
                      [(k,) for k in have if k and k not in clusters])
     conn.executemany("INSERT OR REPLACE INTO refine_state(id, blob) VALUES (?,?)",
@@ -218,43 +222,33 @@ def _marks(part: list[Any]) -> str:
     return ",".join("?" * len(part))
 
 
-LINKS = "links_memo"  # refine_meta: the last pass's links (pipeline/resolve_links.py)
-
-
 def load_links(conn: sqlite3.Connection, code: str) -> Any:
-    """The last pass's LinkMemo if this code wrote it, else None."""
-    import json
+    """The last pass's LinkMemo if this code wrote it, else None (a damaged one too)."""
+    import pickle
 
-    from looma_git.pipeline.linking import Link
-    from looma_git.pipeline.resolve_links import LinkMemo
-
-    raw = get_meta(conn, LINKS)
-    if not raw:
+    if get_meta(conn, "memo_code") != code:
         return None
+    row = conn.execute("SELECT blob FROM refine_state WHERE id=?", (LINKS,)).fetchone()
     try:
-        d = json.loads(raw)
-        if d["code"] != code:
-            return None
-        return LinkMemo(d["key"], tuple(d["targets"]), tuple(
-            Link(sha=s, workitem=w, confidence=c, files=tuple(f), branch=b,
-                 why=tuple((str(k), v) for k, v in why))
-            for s, w, c, f, b, why in d["links"]))
-    except (ValueError, KeyError, TypeError):  # a damaged memo links every commit again
+        memo = pickle.loads(row[0]) if row else None
+    except Exception:  # a damaged memo links every commit again
         return None
+    return memo if getattr(memo, "code", None) == code else None
 
 
 def save_links(conn: sqlite3.Connection, memo: Any, code: str) -> None:
-    """Keep a pass's LinkMemo (None: drop it); unchanged, its row is not rewritten."""
-    import json
+    """Keep a pass's LinkMemo (None: drop it), tagged with the code that judged it."""
+    import pickle
+    from dataclasses import replace
 
     if memo is None:
-        set_meta(conn, LINKS, "")
+        conn.execute("DELETE FROM refine_state WHERE id=?", (LINKS,))
         return
-    raw = json.dumps({"code": code, "key": memo.key, "targets": list(memo.targets),
-                      "links": [[ln.sha, ln.workitem, ln.confidence, list(ln.files), ln.branch,
-                                 [list(p) for p in ln.why]] for ln in memo.links]})
-    if get_meta(conn, LINKS) != raw:
-        set_meta(conn, LINKS, raw)
+    blob = pickle.dumps(replace(memo, code=code), protocol=pickle.HIGHEST_PROTOCOL)
+    row = conn.execute("SELECT blob FROM refine_state WHERE id=?", (LINKS,)).fetchone()
+    if row is None or bytes(row[0]) != blob:  # (unchanged: its pages are not written again)
+        conn.execute("INSERT OR REPLACE INTO refine_state(id, blob) VALUES (?,?)",
+                     (LINKS, blob))
 
 
 # The seeds the last pass resolved against (the next pass's replay compares its own with

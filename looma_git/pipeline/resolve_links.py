@@ -39,6 +39,7 @@ class LinkMemo:
     key: str
     targets: tuple[str, ...]
     links: tuple[Link, ...]
+    code: str = ""  # the code that judged them (index/workmodel_state.save_links)
 
 
 def links_key(commits_fp: str, forbidden: Iterable[tuple[str, str]], settled: Iterable[str],
