@@ -20,6 +20,7 @@ from looma_git.ledger.state import LedgerState, WorkItemState
 from looma_git.pipeline.clusters import Seed
 from looma_git.pipeline.converge import observed_by_survivor, plan_merges
 from looma_git.pipeline.link_ops import plan_links
+from looma_git.pipeline.packed import MemoryList
 from looma_git.pipeline.promote import (
     eligible,
     plan_memories,
@@ -360,8 +361,10 @@ def _ledger_head(paths: RepoPaths) -> str | None:
 def _recomputed(result: RefineResult) -> RefineResult:
     """`result` with only the WorkItems (and their memories) derived anew in this pass."""
     fresh = result.recomputed
+    mems = result.memories
     return replace(result, workitems=tuple(w for w in result.workitems if w.id in fresh),
-                   memories=tuple(m for m in result.memories if m.workitem in fresh))
+                   memories=mems.of(fresh) if isinstance(mems, MemoryList)
+                   else tuple(m for m in mems if m.workitem in fresh))
 
 
 def _published_names(stored: tuple[StoredWindow, ...], id_map: dict[str, str]

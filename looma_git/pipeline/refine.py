@@ -151,7 +151,7 @@ def refine(inp: RefineInput) -> RefineResult:
                          [sw.signal.key for sw in stored
                           if sw.related or sw.scored is not None or sw.founded],
                          inp.state_code, commits_fingerprint(inp.commits))
-    return RefineResult(workitems=tuple(items), memories=tuple(memories),
+    return RefineResult(workitems=tuple(items), memories=memories,
                         links=tuple(links), windows=tuple(windows), stored=stored,
                         targets=tuple(targets), rescored=rescored, extracted=extracted,
                         own_authors=own, memo=fresh_memo, recomputed=frozenset(recomputed),

@@ -111,7 +111,7 @@ def append_pass(inp: RefineInput, seg: Segmented) -> RefineResult | None:
                 stored.append(StoredWindow(signal=sw.signal, cands=sw.cands,
                                            cluster=sw.cluster, events=sw.events))
             nxt.decided.discard(sw.signal.key)
-    return RefineResult(workitems=tuple(items), memories=tuple(memories), links=tuple(links),
+    return RefineResult(workitems=tuple(items), memories=memories, links=tuple(links),
                         windows=tuple(new), stored=tuple(stored), targets=tuple(targets),
                         rescored=rescored, extracted=extracted, own_authors=own,
                         memo=fresh_memo, recomputed=frozenset(recomputed), state=nxt,

@@ -14,6 +14,7 @@ from looma_git.pipeline.kinds import judge_kind
 from looma_git.pipeline.linking import Target, content_authors, link_commits
 from looma_git.pipeline.memories import expire_done
 from looma_git.pipeline.memories import memories as memory_views
+from looma_git.pipeline.packed import MemoryList, Packed
 from looma_git.pipeline.resolve_links import LinkMemo, append_links, links_key
 from looma_git.pipeline.resolve_state import commits_fingerprint
 from looma_git.pipeline.signals import WorkSignal, parse_ts
@@ -125,7 +126,7 @@ def _corroborated(c: Cluster) -> bool:
 def derive(inp: RefineInput, clusters: list[Cluster], keys: dict[str, tuple[Any, ...]],
            reuse: set[str], cands_by_window: Mapping[str, Sequence[MemoryCandidate]],
            own: frozenset[str] | None, founded: set[str] | None = None
-           ) -> tuple[list[WorkItemView], list[MemoryView], list[Any], list[Target],
+           ) -> tuple[list[WorkItemView], MemoryList, list[Any], list[Target],
                       dict[str, ClusterMemo], set[str], frozenset[str] | None, LinkMemo]:
     """What the resolved clusters give: views, memories, commit links and link targets (the
     clusters in `reuse` from the memo), the memo for the next pass, the commit authors
@@ -174,7 +175,7 @@ def derive(inp: RefineInput, clusters: list[Cluster], keys: dict[str, tuple[Any,
     for c in clusters:
         linked.setdefault(c.id, set()).update(c.commits)
     items: list[WorkItemView] = []
-    memories: list[MemoryView] = []
+    parts: list[tuple[str, Sequence[MemoryView]]] = []  # each cluster's memories
     fresh_memo: dict[str, ClusterMemo] = {}
     recomputed: set[str] = set()
     for c in clusters:
@@ -184,11 +185,10 @@ def derive(inp: RefineInput, clusters: list[Cluster], keys: dict[str, tuple[Any,
         hit = memo.get(c.id) if c.id in reuse else None
         if hit is not None and hit.full == full:
             items.append(hit.view)
-            memories.extend(hit.memories)
+            parts.append((c.id, hit.memories))  # (packed: decoded only when read)
             fresh_memo[c.id] = hit
             continue
         recomputed.add(c.id)
-        n_mems = len(memories)
         feats = _features(c, len(shas))
         cf = conf.score(feats, override=overrides.get(c.id))
         if c.readonly and cf.override is None and cf.value > conf.READONLY_CAP:
@@ -196,7 +196,7 @@ def derive(inp: RefineInput, clusters: list[Cluster], keys: dict[str, tuple[Any,
         cands = [x for w in c.windows for x in cands_by_window.get(w.key, [])]
         mems = expire_done(memory_views(c, cands, feats),
                            [by_sha[s] for s in shas if s in by_sha])
-        memories.extend(mems)
+        parts.append((c.id, tuple(mems)))
         first = min((w for w in c.windows), key=lambda w: (parse_ts(w.start_ts), w.key),
                     default=None)
         prompt = first.first_prompt if first else ""
@@ -246,8 +246,8 @@ def derive(inp: RefineInput, clusters: list[Cluster], keys: dict[str, tuple[Any,
             corroborated=c.readonly and _corroborated(c)))
         target = None if (c.seed and c.seed.quarantined) or c.readonly else targets_by[c.id]
         fresh_memo[c.id] = ClusterMemo(key=keys[c.id], target=target, full=full,
-                                       view=items[-1], memories=tuple(memories[n_mems:]))
-    return items, memories, links, targets, fresh_memo, recomputed, own, link_memo
+                                       view=items[-1], memories=Packed.of(mems))
+    return items, MemoryList(parts), links, targets, fresh_memo, recomputed, own, link_memo
 
 
 def target_of(c: Cluster) -> Target:

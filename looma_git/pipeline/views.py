@@ -140,7 +140,7 @@ class ClusterMemo:
     target: Target | None
     full: tuple[Any, ...]  # + linked commits, which of them link strongly, the override
     view: WorkItemView
-    memories: tuple[MemoryView, ...]
+    memories: Sequence[MemoryView]  # (a memo's: pipeline/packed.Packed, decoded when read)
 
 
 @dataclass(frozen=True)
@@ -148,7 +148,7 @@ class RefineResult:
     """Everything one pass produced."""
 
     workitems: tuple[WorkItemView, ...]
-    memories: tuple[MemoryView, ...]
+    memories: Sequence[MemoryView]  # (a pass's: pipeline/packed.MemoryList)
     links: tuple[Link, ...]
     windows: tuple[WorkSignal, ...]
     stored: tuple[StoredWindow, ...] = ()  # what the next incremental pass starts from
