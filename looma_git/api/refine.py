@@ -20,6 +20,7 @@ from looma_git.ledger.state import LedgerState, WorkItemState
 from looma_git.pipeline.clusters import Seed
 from looma_git.pipeline.converge import observed_by_survivor, plan_merges
 from looma_git.pipeline.link_ops import plan_links
+from looma_git.pipeline.packed import MemoryList
 from looma_git.pipeline.promote import (
     eligible,
     plan_memories,
@@ -159,10 +160,18 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
     # The seeds the stored decisions were made against and the per-cluster memo: what this
     # pass compares its own with to replay decisions and reuse results (pipeline/replay.py).
     # A full pass (`looma reprocess`) uses neither.
-    prior_seeds = workmodel.load_seeds(conn) if mode == "incremental" else None
+    prior_seeds = workmodel_state.load_seeds(conn) if mode == "incremental" else None
     memo = refine_memo.load_memo(conn, memo_code()) if mode == "incremental" else {}
     actor = user_actor(paths)
-    content = link_content(conn, worktree, commits, full=mode == "full")
+    # An appending pass reads content evidence only for the commits it links again (and its
+    # new sessions' writes), not every commit's lines: pipeline/resolve_links.py.
+    content = None if kept is not None else link_content(conn, worktree, commits,
+                                                         full=mode == "full")
+
+    def content_of(shas: list[str] | None) -> Any:
+        want = None if shas is None else set(shas)
+        return link_content(conn, worktree, [c for c in commits
+                                             if want is None or c.sha in want])
     sha_lookup: dict[str, str] = {}
     chosen = extractor if extractor is not None else HeuristicExtractor()
     # Many sessions (a cold ingest, reprocess): segmented by worker processes, in order.
@@ -187,7 +196,11 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
         prior=tuple(prior), replay=prior_seeds is not None, dirty_from=dirty_from,
         local_authors=frozenset({actor.name} if actor.name else set()), content=content,
         prior_seeds=prior_seeds, memo=memo, state=kept,
-        load=load if kept is not None else None, state_code=memo_code()))
+        load=load if kept is not None else None, state_code=memo_code(),
+        content_of=content_of if kept is not None else None,
+        new_writes=(lambda sessions: workmodel_state.new_writes(conn, sessions))
+        if kept is not None else None,
+        links_memo=workmodel_state.load_links(conn, memo_code()) if kept is not None else None))
     return result, versions, known, tuple(seeds), len(keys), mode, tuple(prior), memo
 
 
@@ -281,7 +294,13 @@ def _publish_pass(paths: RepoPaths, by: str, commits_revs: tuple[str, ...], no_w
                 report.ops[d["op"]] = report.ops.get(d["op"], 0) + 1
             return list(ops)
 
-        created = write(plan_workitems(result, state.workitems, redact_text,
+        # The ledger as the last pass left it: what that pass derived and published is in
+        # it, so a WorkItem whose view the memo gave again plans nothing; only the ones derived
+        # anew are planned (else every WorkItem and memory of the history, each pass).
+        planned = (_recomputed(result) if mode == "incremental" and result.memo is not None
+                   and workmodel.get_meta(conn, LEDGER_AFTER) == _ledger_head(paths)
+                   else result)
+        created = write(plan_workitems(planned, state.workitems, redact_text,
                                        observed_by_survivor(state)))
         id_map = _id_map(result, [op for op in created if op.op == "workitem.create"])
         state = ledger.load_state(paths) if created else state
@@ -295,11 +314,11 @@ def _publish_pass(paths: RepoPaths, by: str, commits_revs: tuple[str, ...], no_w
             worktree, revs=tuple(sorted({ln.sha for ln in new_links})), no_walk=True)
         ) if new_links else {}
         write(plan_links(result.links, id_map, live, titles, pids, by, subjects))
-        promoted = write(plan_memories(result.memories, id_map, state.memories, redact_text))
+        promoted = write(plan_memories(planned.memories, id_map, state.memories, redact_text))
         if promoted:
             state = ledger.load_state(paths)
             # Supersessions need both memories in the ledger: a second, usually empty, plan.
-            write([d for d in plan_memories(result.memories, id_map,
+            write([d for d in plan_memories(planned.memories, id_map,
                                             state.memories, redact_text)
                    if d["op"] == "memory.update"])
         with storedb.transaction(conn):  # one transaction, not one per row
@@ -310,14 +329,16 @@ def _publish_pass(paths: RepoPaths, by: str, commits_revs: tuple[str, ...], no_w
             stored, _ = _published_names(result.stored, id_map)
             workmodel.save_windows(conn, stored, versions, known, prior, partial=result.partial)
             workmodel_state.save_kept(conn, result.state, result.state_changed, id_map)
+            workmodel_state.save_links(conn, result.links_memo, memo_code())
             link_targets.save_targets(conn, result.targets, id_map,
                                    _creates(result, id_map, redact_text))
             # Windows stored under their published names: the next pass has those WorkItems
             # as seeds (new ones, so whatever was compared with them is scored again).
-            workmodel.set_meta(conn, "seeds_json", workmodel.seeds_json(seeds))
+            workmodel_state.save_seeds(conn, seeds)
             refine_memo.save_memo(conn, result.memo or {}, memo, memo_code())
             workmodel.set_meta(conn, "pass", mode)
             workmodel.set_meta(conn, PASS_INGEST_RUN, run_seen or "")
+            workmodel.set_meta(conn, LEDGER_AFTER, _ledger_head(paths) or "")
             workmodel.set_meta(conn, "own_authors", json.dumps(
                 sorted(result.own_authors) if result.own_authors is not None else None))
         report.promoted = len(id_map)
@@ -326,6 +347,24 @@ def _publish_pass(paths: RepoPaths, by: str, commits_revs: tuple[str, ...], no_w
         report.memories = len(result.memories)
         report.links = len(result.links)
         return report
+
+
+LEDGER_AFTER = "ledger_after"  # refine_meta: the ledger head once the last pass published
+
+
+def _ledger_head(paths: RepoPaths) -> str | None:
+    from looma_git.store.heads import ledger_head
+
+    return ledger_head(paths)
+
+
+def _recomputed(result: RefineResult) -> RefineResult:
+    """`result` with only the WorkItems (and their memories) derived anew in this pass."""
+    fresh = result.recomputed
+    mems = result.memories
+    return replace(result, workitems=tuple(w for w in result.workitems if w.id in fresh),
+                   memories=mems.of(fresh) if isinstance(mems, MemoryList)
+                   else tuple(m for m in mems if m.workitem in fresh))
 
 
 def _published_names(stored: tuple[StoredWindow, ...], id_map: dict[str, str]

@@ -308,6 +308,30 @@ def save_graph(conn: sqlite3.Connection, workitems: Iterable[Any], memories: Ite
                  kept.get(w.id) or json.dumps(plain(w), sort_keys=True, default=str))
                 for w in wis], have_wi)
     have_mem = _rows(conn, "refine_memories", ("id", "ledger_id", "workitem", "promoted", "json"))
+    mem_rows: list[tuple[Any, ...]] = []
+    # A reused WorkItem's memories (pipeline/packed.py) keep their rows, read by id without
+    # decoding them, when every one is stored under its WorkItem already.
+    parts = getattr(memories, "parts", None)
+    for cid, ms in parts if parts is not None else [(None, memories)]:
+        ids = getattr(ms, "ids", None)
+        if ids is not None and cid in reused:
+            wi = id_map.get(cid, cid)
+            rows = [have_mem.get(i) for i in ids]
+            if all(r is not None and r[2] == wi for r in rows):
+                mem_rows.extend((i, None, wi, int(cid in id_map), r[4])
+                                for i, r in zip(ids, rows, strict=True) if r is not None)
+                continue
+        mem_rows.extend(_memory_rows(ms, id_map, have_mem, reused))
+    _sync_rows(conn, "refine_memories", ("id", "ledger_id", "workitem", "promoted", "json"),
+               mem_rows, have_mem)
+    # What this model was built from, so `looma status` can say "work model stale".
+    conn.execute("INSERT OR REPLACE INTO refine_meta(key, value) SELECT "
+                 "'events_ingested_at', COALESCE(MAX(ingested_at), '') FROM events")
+
+
+def _memory_rows(memories: Iterable[Any], id_map: dict[str, str],
+                 have_mem: dict[Any, tuple[Any, ...]], reused: frozenset[str]
+                 ) -> list[tuple[Any, ...]]:
     mem_rows = []
     for m in memories:
         wi = id_map.get(m.workitem or "", m.workitem)
@@ -315,11 +339,7 @@ def save_graph(conn: sqlite3.Connection, workitems: Iterable[Any], memories: Ite
         text = row[4] if (row is not None and m.workitem in reused and row[2] == wi) else None
         mem_rows.append((m.id, None, wi, int(m.workitem in id_map),
                          text or json.dumps(plain(m), sort_keys=True, default=str)))
-    _sync_rows(conn, "refine_memories", ("id", "ledger_id", "workitem", "promoted", "json"),
-               mem_rows, have_mem)
-    # What this model was built from, so `looma status` can say "work model stale".
-    conn.execute("INSERT OR REPLACE INTO refine_meta(key, value) SELECT "
-                 "'events_ingested_at', COALESCE(MAX(ingested_at), '') FROM events")
+    return mem_rows
 
 
 def _rows(conn: sqlite3.Connection, table: str, cols: tuple[str, ...]

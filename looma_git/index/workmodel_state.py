@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from looma_git.index.workmodel import get_meta, set_meta, stored_sessions
@@ -88,6 +88,9 @@ def window_count(conn: sqlite3.Connection) -> int:
     return int(conn.execute("SELECT COUNT(*) FROM refine_signals").fetchone()[0])
 
 
+LINKS = "\x00links"  # refine_state row: the last pass's links (pipeline/resolve_links.py)
+
+
 def load_state(conn: sqlite3.Connection, code: str) -> Any:
     """The kept resolver state (pipeline/resolve_state.py) if this code wrote it, else None;
     a damaged one reads as absent (the pass replays, never trusts it)."""
@@ -96,7 +99,8 @@ def load_state(conn: sqlite3.Connection, code: str) -> Any:
     if get_meta(conn, "memo_code") != code:
         return None
     try:
-        rows = dict(conn.execute("SELECT id, blob FROM refine_state").fetchall())
+        rows = dict(conn.execute("SELECT id, blob FROM refine_state WHERE id != ?",
+                                 (LINKS,)).fetchall())
         if "" not in rows:
             return None
         st = pickle.loads(rows.pop(""))
@@ -114,7 +118,7 @@ def save_state(conn: sqlite3.Connection, st: Any, changed: frozenset[str] | None
     import pickle
 
     if st is None or changed is None:
-        conn.execute("DELETE FROM refine_state")
+        conn.execute("DELETE FROM refine_state WHERE id != ?", (LINKS,))
     if st is None:
         return
     clusters, st.clusters = st.clusters, {}
@@ -122,8 +126,8 @@ def save_state(conn: sqlite3.Connection, st: Any, changed: frozenset[str] | None
         blob = pickle.dumps(st, protocol=pickle.HIGHEST_PROTOCOL)
     finally:
         st.clusters = clusters
-    have = ({r[0] for r in conn.execute("SELECT id FROM refine_state")}
-            if changed is not None else set())
+    have = ({r[0] for r in conn.execute("SELECT id FROM refine_state WHERE id != ?",
+                                        (LINKS,))} if changed is not None else set())
     conn.executemany("DELETE FROM refine_state WHERE id=?",
                      [(k,) for k in have if k and k not in clusters])
     conn.executemany("INSERT OR REPLACE INTO refine_state(id, blob) VALUES (?,?)",
@@ -161,3 +165,136 @@ def save_kept(conn: sqlite3.Connection, state: Any, changed: frozenset[str] | No
         if changed is not None:
             changed = frozenset(fresh.get(c, c) for c in changed) | renamed
     save_state(conn, state, changed)
+
+
+def new_writes(conn: sqlite3.Connection, sessions: Iterable[str]
+               ) -> dict[int, tuple[Any, ...]] | None:
+    """Every write (pipeline/link_content.Write) of each line that one of `sessions` wrote and
+    a commit adds (what an appending pass checks its new sessions against: looked up from
+    their own writes, not from every commit's lines); the written-lines index is brought up
+    to date first. The commits' lines are those the index has read (`commit_lines`): an
+    appending pass has the last pass's commits, whose content evidence that pass read.
+    None when these sessions wrote before every other session did: the content evidence
+    then looks at commits the last pass did not (index/written.content_for)."""
+    from looma_git.index import written
+    from looma_git.pipeline.link_content import Write
+
+    written.update_written(conn)
+    want = sorted(set(sessions))
+    first = written.earliest_write(conn)
+    if first is not None:
+        # The earliest write of another session: walks the `ts` index from the start.
+        row = conn.execute(f"SELECT MIN(ts) FROM written_lines WHERE ts > 0 AND session "
+                           f"NOT IN ({_marks(want)})", want).fetchone()
+        if row[0] is None or float(row[0]) > first:
+            return None
+    events: list[str] = []
+    for part in _chunks(want):
+        events += [r[0] for r in conn.execute(
+            f"SELECT event_id FROM written_seen WHERE session IN ({_marks(part)}) AND n > 0",
+            part)]
+    lines: set[int] = set()
+    for part in _chunks(events):
+        lines.update(int(r[0]) for r in conn.execute(
+            f"SELECT h FROM written_lines WHERE event_id IN ({_marks(part)})", part))
+    added: set[int] = set()
+    for part in _chunks(sorted(lines)):
+        added.update(int(r[0]) for r in conn.execute(
+            f"SELECT DISTINCT h FROM commit_lines WHERE h IN ({_marks(part)})", part))
+    out: dict[int, list[Any]] = {}
+    for part in _chunks(sorted(added)):
+        for h, f, session, ts in conn.execute(
+                f"SELECT h, file, session, ts FROM written_lines WHERE h IN ({_marks(part)})",
+                part):
+            out.setdefault(int(h), []).append(Write(f or None, session, float(ts or 0.0)))
+    return {k: tuple(v) for k, v in out.items()}
+
+
+CHUNK = 500  # bound parameters per query
+
+
+def _chunks(items: list[Any]) -> Iterator[list[Any]]:
+    for i in range(0, len(items), CHUNK):
+        yield items[i:i + CHUNK]
+
+
+def _marks(part: list[Any]) -> str:
+    return ",".join("?" * len(part))
+
+
+def load_links(conn: sqlite3.Connection, code: str) -> Any:
+    """The last pass's LinkMemo if this code wrote it, else None (a damaged one too)."""
+    import pickle
+
+    if get_meta(conn, "memo_code") != code:
+        return None
+    row = conn.execute("SELECT blob FROM refine_state WHERE id=?", (LINKS,)).fetchone()
+    try:
+        memo = pickle.loads(row[0]) if row else None
+    except Exception:  # a damaged memo links every commit again
+        return None
+    return memo if getattr(memo, "code", None) == code else None
+
+
+def save_links(conn: sqlite3.Connection, memo: Any, code: str) -> None:
+    """Keep a pass's LinkMemo (None: drop it), tagged with the code that judged it."""
+    import pickle
+    from dataclasses import replace
+
+    if memo is None:
+        conn.execute("DELETE FROM refine_state WHERE id=?", (LINKS,))
+        return
+    blob = pickle.dumps(replace(memo, code=code), protocol=pickle.HIGHEST_PROTOCOL)
+    row = conn.execute("SELECT blob FROM refine_state WHERE id=?", (LINKS,)).fetchone()
+    if row is None or bytes(row[0]) != blob:  # (unchanged: its pages are not written again)
+        conn.execute("INSERT OR REPLACE INTO refine_state(id, blob) VALUES (?,?)",
+                     (LINKS, blob))
+
+
+# The seeds the last pass resolved against (the next pass's replay compares its own with
+# them), one refine_meta row each: a pass rewrites only the seeds the ledger changed, where one
+# document of every seed was rewritten whole (0.6 MB at 5,000 sessions) after every pass.
+SEED, SEED_END = "seed:", "seed;"
+SEED_ROWS = "seeds_rows"
+
+
+def _seed_json(s: Any) -> str:
+    import json
+
+    return json.dumps({"id": s.id, "title": s.title, "files": sorted(s.files),
+                       "aliases": list(s.aliases), "sessions": sorted(s.sessions),
+                       "branch": s.branch, "quarantined": s.quarantined,
+                       "owns": sorted(s.owns), "group": s.group}, sort_keys=True)
+
+
+def save_seeds(conn: sqlite3.Connection, seeds: Iterable[Any]) -> None:
+    """Keep the seeds a pass resolved against, writing only the rows that changed."""
+    want = {SEED + s.id: _seed_json(s) for s in seeds}
+    have = dict(conn.execute("SELECT key, value FROM refine_meta WHERE key >= ? AND key < ?",
+                             (SEED, SEED_END)).fetchall())
+    conn.executemany("DELETE FROM refine_meta WHERE key=?", [(k,) for k in have
+                                                             if k not in want])
+    conn.executemany("INSERT OR REPLACE INTO refine_meta(key, value) VALUES (?,?)",
+                     [(k, v) for k, v in want.items() if have.get(k) != v])
+    conn.execute("DELETE FROM refine_meta WHERE key='seeds_json'")  # (the former document)
+    set_meta(conn, SEED_ROWS, "1")
+
+
+def load_seeds(conn: sqlite3.Connection) -> tuple[Any, ...] | None:
+    """The last pass's seeds (in id order, as `seeds_from_state` gives them), or None."""
+    import json
+
+    from looma_git.index import workmodel
+    from looma_git.pipeline.clusters import Seed
+
+    if get_meta(conn, SEED_ROWS) is None:
+        return workmodel.load_seeds(conn)  # a store the previous version wrote
+    out = []
+    for (raw,) in conn.execute("SELECT value FROM refine_meta WHERE key >= ? AND key < ? "
+                               "ORDER BY key", (SEED, SEED_END)):
+        d = json.loads(raw)
+        out.append(Seed(id=d["id"], title=d["title"], files=frozenset(d["files"]),
+                        aliases=tuple(d["aliases"]), sessions=frozenset(d["sessions"]),
+                        branch=d["branch"], quarantined=bool(d["quarantined"]),
+                        owns=frozenset(d["owns"]), group=d["group"]))
+    return tuple(out)

@@ -176,7 +176,9 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
                  forbidden: frozenset[tuple[str, str]] = frozenset(),
                  own_authors: frozenset[str] | None = None,
                  content: Content | None = None,
-                 settled: frozenset[str] = frozenset()) -> list[Link]:
+                 settled: frozenset[str] = frozenset(),
+                 only: frozenset[str] | None = None, linked: tuple[Link, ...] = ()
+                 ) -> list[Link]:
     """The best WorkItem for each commit; no weak links.
 
     With `content`, the strongest evidence decides: the WorkItem whose sessions wrote the
@@ -194,7 +196,11 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
     scored. A commit in `settled` (linked to a part of a split by files, which decided its
     part) gets no second system link. The link's `why`
     names each part it rests on (content, files, branch, time, text) and, for a chore or
-    foreign commit, what else carried it."""
+    foreign commit, what else carried it.
+
+    `only` (an appending pass, pipeline/resolve_links.py): judge just these commits, and on
+    files, branch, time and wording alone, the content links of the others being `linked`
+    (what the authors of their commits tell the rest); returns the links of `only`."""
     prepared = []
     by_file: dict[str, list[int]] = {}
     by_branch: dict[str, list[int]] = {}
@@ -211,7 +217,7 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
     started = {t.id: min((st for _, st, _ in t.windows), default=0.0) for t in targets}
     capable = ({t.id for t in targets if any(k in content.capable for k, _, _ in t.windows)}
                if content is not None else set())
-    links: list[Link] = []
+    links: list[Link] = list(linked)
     rest: list[CommitInfo] = []
     files_of = spread(content) if content is not None else None
     # Content links of strangers' commits that clear the usual bar but not a stranger's: they
@@ -226,6 +232,10 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
             continue  # merges and empty commits implement nothing by themselves
         if is_housekeeping(c.subject, c.author, c.files):
             continue  # bots, bumps, formatting, releases and changelogs implement no effort
+        if only is not None:
+            if c.sha in only:
+                rest.append(c)
+            continue
         branch = _branch_of(c) or merged.get(c.sha)
         ct = parse_ts(c.ts)
         files = set(c.files)
@@ -244,16 +254,9 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
                 # what it adds is: a shared heading line is not its entry
                 bar = CHORE_SHARE if is_chore(c.subject, c.author, c.files) else CONTENT_SHARE
                 if got >= CONTENT_MIN and share >= bar and tid in index:
-                    t = prepared[index[tid]].target
-                    b = 1.0 if branch and branch in t.branches else 0.0
-                    why = {"content": round(share, 4), "lines": round(got, 2),
-                           "files": round(len(files & t.files) / len(files), 4),
-                           "branch": b, "time": round(_time_score(ct, t.spans), 4)}
-                    link = Link(
-                        sha=c.sha, workitem=t.id,
-                        confidence=round(min(1.0, 0.6 + 0.4 * share), 4),
-                        files=tuple(sorted(files & t.files)), branch=branch,
-                        why=tuple(sorted(why.items())))
+                    link = _on_content(c, prepared[index[tid]].target, branch,
+                                       {"content": round(share, 4), "lines": round(got, 2)},
+                                       round(min(1.0, 0.6 + 0.4 * share), 4))
                     if (own_authors is not None and c.author not in own_authors
                             and not (got >= STRANGER_MIN and share >= STRANGER_SHARE)):
                         pending.append((c, link))
@@ -336,4 +339,24 @@ def link_commits(commits: list[CommitInfo], targets: list[Target],
                 sha=c.sha, workitem=t.id, confidence=round(min(1.0, best[0]), 4),
                 files=tuple(sorted(files & t.files)), branch=branch,
                 why=tuple(sorted(why.items()))))
-    return links
+    return links[len(linked):] if only is not None else links
+
+
+def _on_content(c: CommitInfo, t: Target, branch: str | None, evidence: dict[str, float],
+                confidence: float) -> Link:
+    """The link of commit `c` to `t` on content (`evidence`: its share and lines)."""
+    files = set(c.files)
+    why = {**evidence, "files": round(len(files & t.files) / len(files), 4),
+           "branch": 1.0 if branch and branch in t.branches else 0.0,
+           "time": round(_time_score(parse_ts(c.ts), t.spans), 4)}
+    return Link(sha=c.sha, workitem=t.id, confidence=confidence,
+                files=tuple(sorted(files & t.files)), branch=branch,
+                why=tuple(sorted(why.items())))
+
+
+def refresh_content_link(old: Link, c: CommitInfo, t: Target) -> Link:
+    """`old`, a content link of `c` to `t`, as `t` is now (its files, branches, activity):
+    which WorkItem wrote the commit's lines, and how much, is unchanged."""
+    why = dict(old.why)
+    return _on_content(c, t, old.branch, {"content": why["content"], "lines": why["lines"]},
+                       old.confidence)

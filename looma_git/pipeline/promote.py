@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from looma_git.ledger import derive
@@ -99,7 +99,7 @@ def plan_workitems(result: RefineResult, ledger_items: Mapping[str, WorkItemStat
     return drafts
 
 
-def plan_memories(memories: tuple[MemoryView, ...], id_map: Mapping[str, str],
+def plan_memories(memories: Sequence[MemoryView], id_map: Mapping[str, str],
                   ledger_memories: Mapping[str, MemoryState],
                   redact: Callable[[str], str]) -> list[Draft]:
     """memory.promote for memories of published WorkItems; memory.update when superseded."""

@@ -85,7 +85,9 @@ def refine(inp: RefineInput) -> RefineResult:
         fast = append_pass(inp, seg)
         if fast is not None:
             return fast
-        inp = replace(inp, prior=tuple(inp.load(None, None)), state=None)
+        inp = replace(inp, prior=tuple(inp.load(None, None)), state=None,
+                      content=inp.content if inp.content is not None or inp.content_of is None
+                      else inp.content_of(None))
         windows, cands_by_window, first_change, extracted = _with_prior(inp, seg)
     else:
         windows, cands_by_window, first_change, extracted = _windows(inp, extractor)
@@ -133,7 +135,7 @@ def refine(inp: RefineInput) -> RefineResult:
     reuse = {c.id for c in clusters if c.id in memo and memo[c.id].key == keys[c.id]
              and all(w.key in same for w in c.windows)}
     own = own_authors(windows, inp.commits, inp.local_authors)
-    items, memories, links, targets, fresh_memo, recomputed, own = derive(
+    items, memories, links, targets, fresh_memo, recomputed, own, link_memo = derive(
         inp, clusters, keys, reuse, cands_by_window, own)
     stored = tuple(
         StoredWindow(signal=w, cands=_cands_of(cands_by_window.get(w.key, ())),
@@ -149,11 +151,11 @@ def refine(inp: RefineInput) -> RefineResult:
                          [sw.signal.key for sw in stored
                           if sw.related or sw.scored is not None or sw.founded],
                          inp.state_code, commits_fingerprint(inp.commits))
-    return RefineResult(workitems=tuple(items), memories=tuple(memories),
+    return RefineResult(workitems=tuple(items), memories=memories,
                         links=tuple(links), windows=tuple(windows), stored=stored,
                         targets=tuple(targets), rescored=rescored, extracted=extracted,
                         own_authors=own, memo=fresh_memo, recomputed=frozenset(recomputed),
-                        state=state)
+                        state=state, links_memo=link_memo)
 
 
 def own_authors(windows: list[WorkSignal], commits: Iterable[CommitInfo],

@@ -3,11 +3,11 @@ state (pipeline/resolve_state.py) without reading or placing any stored window a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from looma_git.pipeline.clusters import window_order
 from looma_git.pipeline.heuristics import MemoryCandidate
-from looma_git.pipeline.link_content import GENERIC_FILES, WRITE_AFTER_S, Content
+from looma_git.pipeline.link_content import GENERIC_FILES, WRITE_AFTER_S, Write
 from looma_git.pipeline.refine import Segmented, _cands_of, own_authors
 from looma_git.pipeline.resolve import Resolver
 from looma_git.pipeline.resolve_derive import derive
@@ -28,7 +28,15 @@ def append_pass(inp: RefineInput, seg: Segmented) -> RefineResult | None:
     new, cands, _, extracted, changed = seg
     if inp.load is None:
         return None
-    if inp.content is not None and not _authorship_unmoved(inp.content, changed, inp.commits):
+    if inp.content is not None:
+        writes = inp.content.writes
+    elif inp.new_writes is not None:
+        writes = inp.new_writes(changed)
+        if writes is None:
+            return None  # they wrote before anyone else: other commits have content evidence
+    else:
+        writes = None
+    if writes is not None and not _authorship_unmoved(writes, changed, inp.commits):
         return None  # what the new sessions wrote changes what a stored window wrote
     # Kept windows placed after the first new one (a session started at the same moment):
     # the state is taken back to before them and they are placed again (routed, unscored).
@@ -88,8 +96,8 @@ def append_pass(inp: RefineInput, seg: Segmented) -> RefineResult | None:
                           if sw.signal.key not in tail_keys), key=window_order)
             c.windows[:0] = old
     own = own_authors(new, inp.commits, inp.local_authors, st.named, st.branches)
-    items, memories, links, targets, fresh_memo, recomputed, own = derive(
-        inp, clusters, keys, reuse, cands_by_window, own)
+    items, memories, links, targets, fresh_memo, recomputed, own, link_memo = derive(
+        inp, clusters, keys, reuse, cands_by_window, own, founded=set(joined) - set(kept))
     stored = [StoredWindow(signal=w, cands=_cands_of(cands_by_window.get(w.key, ())),
                            cluster=placed[w.key][0], related=placed[w.key][1],
                            events=len(w.event_ids), scored=decided[w.key][0],
@@ -103,21 +111,22 @@ def append_pass(inp: RefineInput, seg: Segmented) -> RefineResult | None:
                 stored.append(StoredWindow(signal=sw.signal, cands=sw.cands,
                                            cluster=sw.cluster, events=sw.events))
             nxt.decided.discard(sw.signal.key)
-    return RefineResult(workitems=tuple(items), memories=tuple(memories), links=tuple(links),
+    return RefineResult(workitems=tuple(items), memories=memories, links=tuple(links),
                         windows=tuple(new), stored=tuple(stored), targets=tuple(targets),
                         rescored=rescored, extracted=extracted, own_authors=own,
                         memo=fresh_memo, recomputed=frozenset(recomputed), state=nxt,
                         state_changed=frozenset(joined), partial=True,
-                        totals=(len(nxt.sessions), nxt.windows))
+                        totals=(len(nxt.sessions), nxt.windows), links_memo=link_memo)
 
 
-def _authorship_unmoved(content: Content, changed: set[str],
+def _authorship_unmoved(writes: Mapping[int, Sequence[Write]], changed: set[str],
                         commits: Sequence[CommitInfo]) -> bool:
     """Whether what the `changed` sessions wrote leaves every commit's authors as they were
     (pipeline/authorship.py): a write counts for a commit only up to WRITE_AFTER_S after it,
-    and a line written into more than GENERIC_FILES files counts for none."""
+    and a line written into more than GENERIC_FILES files counts for none. `writes`: every
+    write of the lines commits add (at least of those a changed session wrote)."""
     latest = max((parse_ts(c.ts) for c in commits), default=float("-inf")) + WRITE_AFTER_S
-    for ws in content.writes.values():
+    for ws in writes.values():
         new = [w for w in ws if w.session in changed]
         if not new:
             continue

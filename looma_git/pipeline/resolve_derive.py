@@ -14,6 +14,9 @@ from looma_git.pipeline.kinds import judge_kind
 from looma_git.pipeline.linking import Target, content_authors, link_commits
 from looma_git.pipeline.memories import expire_done
 from looma_git.pipeline.memories import memories as memory_views
+from looma_git.pipeline.packed import MemoryList, Packed
+from looma_git.pipeline.resolve_links import LinkMemo, append_links, links_key
+from looma_git.pipeline.resolve_state import commits_fingerprint
 from looma_git.pipeline.signals import WorkSignal, parse_ts
 from looma_git.pipeline.text import (
     creating_first,
@@ -122,12 +125,14 @@ def _corroborated(c: Cluster) -> bool:
 
 def derive(inp: RefineInput, clusters: list[Cluster], keys: dict[str, tuple[Any, ...]],
            reuse: set[str], cands_by_window: Mapping[str, Sequence[MemoryCandidate]],
-           own: frozenset[str] | None
-           ) -> tuple[list[WorkItemView], list[MemoryView], list[Any], list[Target],
-                      dict[str, ClusterMemo], set[str], frozenset[str] | None]:
+           own: frozenset[str] | None, founded: set[str] | None = None
+           ) -> tuple[list[WorkItemView], MemoryList, list[Any], list[Target],
+                      dict[str, ClusterMemo], set[str], frozenset[str] | None, LinkMemo]:
     """What the resolved clusters give: views, memories, commit links and link targets (the
-    clusters in `reuse` from the memo), the memo for the next pass and the commit authors
-    with session evidence (`own`, plus those content evidence adds)."""
+    clusters in `reuse` from the memo), the memo for the next pass, the commit authors
+    with session evidence (`own`, plus those content evidence adds) and the links' memo.
+    `founded` (an appending pass): the clusters it founded; then only the commits near a
+    changed target are linked again (pipeline/resolve_links.py)."""
     overrides = dict(inp.overrides)
     memo: Mapping[str, ClusterMemo] = inp.memo if inp.memo is not None else {}
     targets = []
@@ -140,10 +145,27 @@ def derive(inp: RefineInput, clusters: list[Cluster], keys: dict[str, tuple[Any,
     by_sha = {x.sha: x for x in inp.commits}
     # A split by files decided which part each of its commits belongs to: no second part.
     owned = {s.id for s in inp.seeds if s.owns}
-    links = link_commits(list(inp.commits), targets, inp.forbidden_links, own, inp.content,
-                         frozenset(sha for sha, wi in inp.ledger_links if wi in owned))
-    if inp.content is not None and (more := content_authors(list(inp.commits), links)):
+    settled = frozenset(sha for sha, wi in inp.ledger_links if wi in owned)
+    key = links_key(commits_fingerprint(inp.commits), inp.forbidden_links, settled, own)
+    links = None
+    if founded is not None and inp.content_of is not None:
+        changed = {}
+        for c in clusters:
+            if c.id not in reuse:
+                old = memo[c.id].target if c.id in memo else None
+                if old != targets_by.get(c.id):
+                    changed[c.id] = (old, targets_by.get(c.id))
+        links = append_links(inp.commits, targets, changed, founded, inp.links_memo, key,
+                             inp.forbidden_links, own, settled, inp.content_of)
+    if links is None:
+        content = inp.content if inp.content is not None or inp.content_of is None \
+            else inp.content_of(None)
+        links = link_commits(list(inp.commits), targets, inp.forbidden_links, own, content,
+                             settled)
+    if (inp.content is not None or inp.content_of is not None) and (
+            more := content_authors(list(inp.commits), links)):
         own = frozenset(own or ()) | more  # the drain's link step judges strangers the same
+    link_memo = LinkMemo(key, tuple(sorted(targets_by)), tuple(links))
     linked: dict[str, set[str]] = {}
     strong = {ln.sha for ln in links if strong_link(dict(ln.why))}
     for ln in links:
@@ -153,7 +175,7 @@ def derive(inp: RefineInput, clusters: list[Cluster], keys: dict[str, tuple[Any,
     for c in clusters:
         linked.setdefault(c.id, set()).update(c.commits)
     items: list[WorkItemView] = []
-    memories: list[MemoryView] = []
+    parts: list[tuple[str, Sequence[MemoryView]]] = []  # each cluster's memories
     fresh_memo: dict[str, ClusterMemo] = {}
     recomputed: set[str] = set()
     for c in clusters:
@@ -163,11 +185,10 @@ def derive(inp: RefineInput, clusters: list[Cluster], keys: dict[str, tuple[Any,
         hit = memo.get(c.id) if c.id in reuse else None
         if hit is not None and hit.full == full:
             items.append(hit.view)
-            memories.extend(hit.memories)
+            parts.append((c.id, hit.memories))  # (packed: decoded only when read)
             fresh_memo[c.id] = hit
             continue
         recomputed.add(c.id)
-        n_mems = len(memories)
         feats = _features(c, len(shas))
         cf = conf.score(feats, override=overrides.get(c.id))
         if c.readonly and cf.override is None and cf.value > conf.READONLY_CAP:
@@ -175,7 +196,7 @@ def derive(inp: RefineInput, clusters: list[Cluster], keys: dict[str, tuple[Any,
         cands = [x for w in c.windows for x in cands_by_window.get(w.key, [])]
         mems = expire_done(memory_views(c, cands, feats),
                            [by_sha[s] for s in shas if s in by_sha])
-        memories.extend(mems)
+        parts.append((c.id, tuple(mems)))
         first = min((w for w in c.windows), key=lambda w: (parse_ts(w.start_ts), w.key),
                     default=None)
         prompt = first.first_prompt if first else ""
@@ -225,8 +246,8 @@ def derive(inp: RefineInput, clusters: list[Cluster], keys: dict[str, tuple[Any,
             corroborated=c.readonly and _corroborated(c)))
         target = None if (c.seed and c.seed.quarantined) or c.readonly else targets_by[c.id]
         fresh_memo[c.id] = ClusterMemo(key=keys[c.id], target=target, full=full,
-                                       view=items[-1], memories=tuple(memories[n_mems:]))
-    return items, memories, links, targets, fresh_memo, recomputed, own
+                                       view=items[-1], memories=Packed.of(mems))
+    return items, MemoryList(parts), links, targets, fresh_memo, recomputed, own, link_memo
 
 
 def target_of(c: Cluster) -> Target:

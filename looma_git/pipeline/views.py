@@ -76,6 +76,13 @@ class RefineInput:
     state: Any = None
     load: Any = None
     state_code: str = ""  # the code the result's kept state is written by ("": none kept)
+    # An appending pass reads content evidence only for the commits it links again:
+    # `content_of(shas)` (None: every commit) with `content` None; `new_writes(sessions)`
+    # every write of the lines those sessions wrote that a commit adds; `links_memo` the
+    # last pass's links (pipeline/resolve_links.py).
+    content_of: Any = None
+    new_writes: Any = None
+    links_memo: Any = None
 
 
 @dataclass(frozen=True)
@@ -133,7 +140,7 @@ class ClusterMemo:
     target: Target | None
     full: tuple[Any, ...]  # + linked commits, which of them link strongly, the override
     view: WorkItemView
-    memories: tuple[MemoryView, ...]
+    memories: Sequence[MemoryView]  # (a memo's: pipeline/packed.Packed, decoded when read)
 
 
 @dataclass(frozen=True)
@@ -141,7 +148,7 @@ class RefineResult:
     """Everything one pass produced."""
 
     workitems: tuple[WorkItemView, ...]
-    memories: tuple[MemoryView, ...]
+    memories: Sequence[MemoryView]  # (a pass's: pipeline/packed.MemoryList)
     links: tuple[Link, ...]
     windows: tuple[WorkSignal, ...]
     stored: tuple[StoredWindow, ...] = ()  # what the next incremental pass starts from
@@ -157,3 +164,4 @@ class RefineResult:
     # (the others keep their stored rows); `totals`: every session's and window's count.
     partial: bool = False
     totals: tuple[int, int] | None = None
+    links_memo: Any = None  # the links and what they were judged with (resolve_links.py)

@@ -268,9 +268,8 @@ def test_an_appending_pass_keeps_old_authorship_only_when_new_writes_cannot_move
     t = parse_ts(c.ts)
     old = [Write(f"f{i}.py", "claude-code:old", t - 60) for i in range(GENERIC_FILES)]
 
-    def content(*new: Write) -> Content:
-        return Content(added={c.sha: (("f0.py", 7),)}, writes={7: (*old, *new)},
-                       capable=frozenset())
+    def content(*new: Write) -> dict[int, tuple[Write, ...]]:
+        return {7: (*old, *new)}  # every write of the line the commit adds
 
     late = t + WRITE_AFTER_S + 1
     assert _authorship_unmoved(content(Write("f0.py", "codex:new", late)), {"codex:new"}, [c])

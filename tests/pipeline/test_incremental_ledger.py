@@ -222,3 +222,39 @@ def test_new_sessions_after_everything_only_append(template) -> None:
         _settled_equals_full(repo, revs)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def test_the_seeds_are_kept_one_row_each_and_only_changed_rows_are_written(template) -> None:
+    """The next pass's replay compares its seeds with the last pass's: a ledger update that
+    changes one WorkItem rewrites that seed's row, not a document of every seed."""
+    from dataclasses import replace
+
+    from looma_git.pipeline.clusters import Seed
+
+    src, _ = template
+    work = Path(tempfile.mkdtemp(prefix="looma-incr-seeds-"))
+    try:
+        repo = work / "repo"
+        shutil.copytree(src, repo, symlinks=True)
+        seeds = [Seed(id=f"wi_{i}", title=f"Effort {i}", files=frozenset({f"f{i}.py"}),
+                     aliases=(f"Effort {i}",), sessions=frozenset({f"codex:s{i}"}),
+                     branch=None) for i in range(5)]
+        conn = storedb.connect(find_repo(repo))
+        try:
+            storedb.ensure_schema(conn)
+            assert workmodel_state.load_seeds(conn) is None  # no pass stored any
+            with conn:
+                workmodel_state.save_seeds(conn, seeds)
+            assert workmodel_state.load_seeds(conn) == tuple(seeds)
+            grown = [*seeds[:2], replace(seeds[2], sessions=seeds[2].sessions | {"codex:x"}),
+                     seeds[3]]  # one changed, one gone
+            before = conn.total_changes
+            with conn:
+                workmodel_state.save_seeds(conn, grown)
+            # the changed row, the vanished one, the former document's delete, the marker
+            assert conn.total_changes - before <= 4
+            assert workmodel_state.load_seeds(conn) == tuple(grown)
+        finally:
+            conn.close()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)

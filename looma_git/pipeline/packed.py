@@ -1,0 +1,107 @@
+"""Memories a pass reuses from the memo without reading them: each cluster's kept as one pickle
+(`Packed`, decoded when first read) and a pass's as the clusters' parts (`MemoryList`).
+
+At 5,000 sessions the memories were half of what every pass unpickled from the memo (5.7 of
+10.7 MB) while an appending pass reads only the memories of the clusters it derived anew: the
+others are published already and their rows in store.db are what serialising them gives
+(index/workmodel.save_graph keeps them by id)."""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, overload
+
+
+class Packed(Sequence[Any]):
+    """One cluster's memories (MemoryView), their ids readable without decoding them."""
+
+    def __init__(self, ids: tuple[str, ...], blob: bytes,
+                 items: tuple[Any, ...] | None = None) -> None:
+        self.ids = ids
+        self._blob = blob
+        self._items = items
+
+    @classmethod
+    def of(cls, items: Iterable[Any]) -> Packed:
+        got = tuple(items)
+        return cls(tuple(m.id for m in got), pickle.dumps(got, protocol=pickle.HIGHEST_PROTOCOL),
+                   got)
+
+    def _all(self) -> tuple[Any, ...]:
+        if self._items is None:
+            self._items = pickle.loads(self._blob)
+        return self._items
+
+    @property
+    def decoded(self) -> bool:
+        return self._items is not None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Packed, (self.ids, self._blob))  # (stored encoded: decoded when read)
+
+    @overload
+    def __getitem__(self, i: int) -> Any: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[Any]: ...
+    def __getitem__(self, i: int | slice) -> Any:
+        return self._all()[i]
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence):
+            return tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._all())
+
+    def __repr__(self) -> str:
+        return f"Packed({self._all()!r})"
+
+
+class MemoryList(Sequence[Any]):
+    """A pass's memories, cluster by cluster in the pass's order: `parts` (cluster id, its
+    memories, a tuple or `Packed`); iterating decodes what was packed."""
+
+    def __init__(self, parts: Iterable[tuple[str, Sequence[Any]]]) -> None:
+        self.parts = tuple((cid, ms) for cid, ms in parts if len(ms))
+        self._flat: tuple[Any, ...] | None = None
+
+    def of(self, clusters: set[str] | frozenset[str]) -> MemoryList:
+        """The memories of these clusters only."""
+        return MemoryList((cid, ms) for cid, ms in self.parts if cid in clusters)
+
+    def _all(self) -> tuple[Any, ...]:
+        if self._flat is None:
+            self._flat = tuple(m for _, ms in self.parts for m in ms)
+        return self._flat
+
+    @overload
+    def __getitem__(self, i: int) -> Any: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[Any]: ...
+    def __getitem__(self, i: int | slice) -> Any:
+        return self._all()[i]
+
+    def __len__(self) -> int:
+        return sum(len(ms) for _, ms in self.parts)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence):
+            return self._all() == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._all())
+
+    def __repr__(self) -> str:
+        return f"MemoryList({self._all()!r})"
