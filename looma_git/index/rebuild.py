@@ -149,7 +149,7 @@ def reindex(paths: RepoPaths, *, full: bool = True,
     paths.state_dir.mkdir(parents=True, exist_ok=True)
     from looma_git.index import vector_background
 
-    # A cold ingest's detached top-up holds the writer lock for as long as it embeds (~6 s
+    # A cold ingest's detached top-up holds the writer lock for as long as it embeds (10-40 s
     # at 1,500 sessions): a reindex waits for it rather than fail after the usual 10 s.
     wait_s = vector_background.WAIT_S if vector_background.running(paths) else 10.0
     with index_writer_lock(paths.state_dir, wait_s):

@@ -27,8 +27,8 @@ LOCK = "vectors-background.lock"
 # New events in one ingest from which its vectors are embedded by the detached process (a
 # cold ingest, a large backlog); a hook's ingest of a few dozen embeds its few texts inline.
 BESIDE_FROM = 20_000
-# How long a query waits for the background top-up before ranking on what is there (on this
-# 2-core machine it takes ~6 s at 1,500 sessions when quiet).
+# How long a query waits for the background top-up before ranking on what is there (at 1,500
+# sessions it ended 14-38 s after the command returned on this stop's loaded 2-core machine).
 WAIT_S = 120.0
 # How long the detached process waits for the index writer lock (the ingest that started it
 # still holds it while it writes the stamp; another reindex may hold it next).
@@ -114,6 +114,7 @@ def _try_shared(paths: RepoPaths) -> bool:
 
 def _main(argv: list[str]) -> None:
     """The detached top-up: embed under the index writer lock, then exit (which frees LOCK)."""
+    # argv[0]: the inherited descriptor of LOCK, left open (the lock lasts until this exits)
     _fd, worktree, git_dir, common, budget, embed_new = argv
     paths = RepoPaths(worktree=Path(worktree) if worktree else None, git_dir=Path(git_dir),
                       common_dir=Path(common))
