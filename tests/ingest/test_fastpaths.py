@@ -45,6 +45,13 @@ def test_codex_id_and_raw_keep_the_stub_for_oversized_records():
     assert raw == raw_json(obj) and json.loads(raw)["truncated"] is True
 
 
+def test_codex_id_without_raw_for_records_kept_by_reference():
+    for obj in ({"type": "response_item", "payload": {"output": "x" * (RAW_JSON_MAX + 10)}},
+                {"a": 1e-05, "b": "é"}, {"a": float("inf")}):
+        assert id_and_raw("codex", "s", 7, obj, need_raw=False) == (
+            event_id("codex", "s", 7, obj), "")
+
+
 @given(st.one_of(st.text(max_size=30), st.integers(), st.floats(), st.none()))
 def test_cached_timestamps_equal_utc_z(value):
     assert ts_of(value) == utc_z(value)

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from looma_git.index.event_writer import raw_ref
-from looma_git.index.events import read_spans, stored_raw
+from looma_git.index.events import read_spans, stored_raw, stored_records_many
 
 _LINES = [
     b'{"type":"user","message":{"content":"hi \\u00e9"}}',
@@ -64,3 +64,16 @@ def test_records_of_several_lines_read_back_alike(tmp_path_factory, lines):
     ref = raw_ref(str(f), tuple(spans))
     expect = None if any(w is None for w in want) else "\n".join(want)  # type: ignore[arg-type]
     assert stored_raw("", ref) == expect
+
+
+def test_records_parse_back_as_json_loads_parsed_them(tmp_path):
+    # (msgspec parses what it accepts; NaN, 1e999, a lone surrogate and invalid UTF-8 are
+    # json.loads's, as before; repr: NaN != NaN)
+    refs, want = [], []
+    for n, data in enumerate(_LINES):
+        f = tmp_path / f"r{n}.jsonl"
+        f.write_bytes(b"x\n" + data + b"\n")
+        refs.append(raw_ref(str(f), ((2, len(data) + 1),)))
+        line = _reference(data)
+        want.append(None if line is None else [json.loads(line)])
+    assert repr(stored_records_many(refs)) == repr(want)

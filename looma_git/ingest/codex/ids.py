@@ -32,12 +32,15 @@ def ts_of(value: Any) -> str | None:
     return out
 
 
-def id_and_raw(agent: str, sid: str, seq: int, obj: Any) -> tuple[str, str]:
+def id_and_raw(agent: str, sid: str, seq: int, obj: Any, need_raw: bool = True
+               ) -> tuple[str, str]:
     """`(event_id(agent, sid, seq, obj), raw_json(obj))` with `obj` serialized once.
 
     Both are the sorted, compact, non-ASCII-escaping dump of `obj`; event_id wraps it in the
     JSON array of its parts. Records come from json.loads, so `default=str` in event_id never
     fires and the two dumps are the same text. Anything unusual takes the original calls.
+    `need_raw=False` (a record kept by reference): raw comes back "", and an oversized record
+    is not dumped a second time for its stub.
     """
     try:
         if _CANON_C is not None and type(obj) is dict:
@@ -47,7 +50,9 @@ def id_and_raw(agent: str, sid: str, seq: int, obj: Any) -> tuple[str, str]:
             blob = _CANON.encode(obj)
             head = _CANON.encode([agent, sid, seq])
     except (TypeError, ValueError, RecursionError):
-        return event_id(agent, sid, seq, obj), raw_json(obj)
+        return event_id(agent, sid, seq, obj), raw_json(obj) if need_raw else ""
     whole = f"{head[:-1]},{blob}]"
     eid = hashlib.sha256(whole.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    if not need_raw:
+        return eid, ""
     return eid, blob if len(blob) <= RAW_JSON_MAX else raw_json(obj)

@@ -314,8 +314,8 @@ class CodexSession:
             return
         spec = call_spec(name, args)
         _bounded_set(self.pending, call_id, spec.to_json())
-        call = ToolCall(name=spec.name, kind=spec.kind, paths=spec.paths, command=spec.command,
-                        call_id=call_id)
+        call = _new_tool_call({"name": spec.name, "kind": spec.kind, "paths": spec.paths,
+                               "command": spec.command, "call_id": call_id})
         self._emit("assistant", spec.text, obj, seq, ts, (call,))
 
     def _result(self, call_id: str, obj: dict[str, Any], ts: str | None, seq: int,
@@ -349,10 +349,11 @@ class CodexSession:
             self.pending.pop(call_id, None)
             return
         is_error = (exit_code not in (None, 0)) or success is False
-        call = ToolCall(name=spec.name, kind=spec.kind, paths=paths or spec.paths,
-                        command=spec.command, exit_code=exit_code, is_error=is_error,
-                        test_outcome=command_test_outcome(spec.command, exit_code),
-                        call_id=call_id)
+        call = _new_tool_call({"name": spec.name, "kind": spec.kind, "paths": paths or spec.paths,
+                               "command": spec.command, "exit_code": exit_code,
+                               "is_error": is_error,
+                               "test_outcome": command_test_outcome(spec.command, exit_code),
+                               "call_id": call_id})
         _bounded_set(self.resolved, call_id, 1)
         self.pending.pop(call_id, None)
         self._emit("tool", clip_output(text), obj, seq, ts, (call,), extra)
@@ -425,8 +426,8 @@ class CodexSession:
             ts = self.last_ts
             if ts:
                 facts.append(("ts_inferred", "1"))  # bare/legacy eras have no per-line stamps
-        eid, raw = id_and_raw(AGENT, self.sid, seq, obj)
         spans = (self.span,) if self.span is not None else ()
+        eid, raw = id_and_raw(AGENT, self.sid, seq, obj, need_raw=not spans)
         self.events.append(_new_event({
             "event_id": eid, "source": AGENT, "session_native_id": self.sid,
             "project_root": self.cwd, "git_remote": self.remote, "git_branch": self.branch,
@@ -436,3 +437,4 @@ class CodexSession:
 
 
 _new_event = builder(NormalizedEvent)  # NormalizedEvent(**values), cheaper (one per event)
+_new_tool_call = builder(ToolCall)  # and ToolCall(**values) (one per call and per result)
