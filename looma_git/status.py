@@ -98,6 +98,7 @@ def has_events(paths: RepoPaths) -> bool:
 
 
 def _index(paths: RepoPaths) -> IndexOut:
+    from looma_git.index import vector_background
     from looma_git.index.meta import read_meta
     from looma_git.store.heads import ledger_head
 
@@ -107,7 +108,8 @@ def _index(paths: RepoPaths) -> IndexOut:
         return IndexOut(state="missing", ledger_commit=head, fresh=False)
     return IndexOut(state="ok", built_at=meta.built_at, built_from=meta.ledger_commit,
                     ledger_commit=head, fresh=not meta.is_stale(head), model_id=meta.model_id,
-                    vectors=meta.vectors, vectors_pending=meta.vectors_pending)
+                    vectors=meta.vectors, vectors_pending=meta.vectors_pending,
+                    embedding_now=vector_background.running(paths))
 
 
 def _embedder() -> EmbedderOut:

@@ -50,9 +50,14 @@ def _render(d: StatusOut) -> None:
     idx = d.index
     fresh = "fresh" if idx.fresh else "stale (rebuilt on next query, or `looma reindex`)"
     pending = idx.vectors_pending or 0
-    say(f"index       {idx.state}, {fresh}" + (
-        f"; {pending} vectors pending (each `looma ingest` embeds some, "
-        "`looma reindex --all-vectors` all)" if pending else ""))
+    if idx.embedding_now:  # the stamp's count is from before the detached top-up
+        vectors = "; vectors being embedded in the background (queries that need them wait)"
+    elif pending:
+        vectors = (f"; {pending} vectors pending (each `looma ingest` embeds some, "
+                   "`looma reindex --all-vectors` all)")
+    else:
+        vectors = ""
+    say(f"index       {idx.state}, {fresh}{vectors}")
     emb = d.embedder
     say("embedder    " + (f"{emb.model_id}" if emb.available
                           else f"none: looma runs lexically ({emb.reason})"))

@@ -54,6 +54,7 @@ class IndexOut(BaseModel):
     model_id: str | None = None
     vectors: int | None = None
     vectors_pending: int | None = None  # texts still without a vector (each ingest embeds some)
+    embedding_now: bool = False  # a detached process embeds a large ingest's vectors right now
 
 
 class EmbedderOut(BaseModel):

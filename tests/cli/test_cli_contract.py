@@ -186,14 +186,23 @@ def test_status_says_where_the_clone_stands(scenario, tmp_path: Path) -> None:
         "work model stale"
     import fcntl
 
+    assert json.loads(cli(repo, "status", "--json", env=env).stdout)["index"][
+        "embedding_now"] is False
+    from looma_git.index.vector_background import LOCK
+
     fd = os.open(repo / ".git" / "looma" / "ingest.lock", os.O_RDWR | os.O_CREAT)
+    vfd = os.open(repo / ".git" / "looma" / LOCK, os.O_RDWR | os.O_CREAT)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
+        fcntl.flock(vfd, fcntl.LOCK_EX)  # as the detached top-up after a large ingest holds it
         held = subprocess.run([sys.executable, "-m", "looma_git", "status", "--json"], cwd=repo,
                               env=env, capture_output=True, text=True)
         assert json.loads(held.stdout)["state"]["state"] == "ingest running"
+        assert json.loads(held.stdout)["index"]["embedding_now"] is True
+        assert "vectors being embedded in the background" in cli(repo, "status", env=env).stdout
     finally:
         os.close(fd)
+        os.close(vfd)
 
 
 def test_ingest_says_where_it_looked(tmp_path: Path, scrubbed_env: Path) -> None:
