@@ -24,6 +24,8 @@ except for the read-path diagnostic:
 - one new session: one more Claude Code session, then `looma ingest`;
 - one commit's drain: `looma hooks install`, `git commit`, and the detached drainer the
   post-commit shim starts, reaped by this process (PR_SET_CHILD_SUBREAPER) for its CPU time;
+- 20 quick commits (fixups of one file) right after it: how many drainers did work (one at a
+  time; a burst is coalesced into waves), their passes and CPU;
 - reprocess: `looma reprocess`, and whether the incremental runs before it ended where this
   full rebuild does (the ops it writes, and the WorkItems and notes it changes: both 0).
 
@@ -39,6 +41,7 @@ import contextlib
 import ctypes
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -452,6 +455,25 @@ def measure(n: int, base: Path, reaps: bool, only: frozenset[str] = frozenset(GR
         res.put("one commit's drain peak RSS", rss, "MB")
         after = run(looma("resume", goals[0]), repo, env)
         res.put("resume right after a commit", after.wall * 1000, "ms")
+        # 20 quick commits (a user's fixups): one drainer at a time, a pass per wave.
+        log = state / "hooks.log"
+        seen = log.read_text() if log.exists() else ""
+        reap_detached(0)
+        for i in range(20):
+            with open(repo / "CHANGES.txt", "a") as fh:
+                fh.write(f"fixup {i}\n")
+            subprocess.run(["git", "add", "CHANGES.txt"], cwd=repo, env=env, check=True)
+            subprocess.run(["git", "commit", "-q", "-m", f"changes: fixup {i}"], cwd=repo,
+                           env=env, check=True, capture_output=True)
+        cpu, wall, _, _ = reap_detached(600)
+        lines = re.findall(r"drainer (\d+): (.*)", log.read_text()[len(seen):])
+        held = [(pid, t) for pid, t in lines if " held " in t]
+        passes = sum(int(m.group(1)) for _, t in held if (m := re.match(r"(\d+) pass", t)))
+        print(f"[{n}] 20 quick commits: {len({pid for pid, _ in held})} drainer(s) did work, "
+              f"{passes} pass(es), {cpu:.2f} CPU-s, {wall:.2f} s until done", flush=True)
+        res.put("20 quick commits: drainers that did work", len({pid for pid, _ in held}), "drainers")
+        res.put("20 quick commits: drain passes", passes, "passes")
+        res.put("20 quick commits: drain CPU", cpu, "s")
     elif "drain" in only:
         res.notes.append("drain not measured: no PR_SET_CHILD_SUBREAPER on this platform")
 
@@ -484,6 +506,8 @@ ORDER = ("generate history", "events stored", "read path CPU (Claude Code files)
          "one new session peak RSS", "vectors pending after it", "second new session CPU",
          "second new session: indexing CPU",
          "one commit's drain CPU",
+         "20 quick commits: drainers that did work", "20 quick commits: drain passes",
+         "20 quick commits: drain CPU",
          "one commit's drain wall", "one commit's drain peak RSS", "reprocess wall",
          "reprocess CPU", "reprocess peak RSS",
          "reprocess: ops written after incremental runs", "reprocess: WorkItems/notes changed by it", "resume p50 (fresh process)",
