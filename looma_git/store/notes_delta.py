@@ -45,11 +45,16 @@ def read_marker(state_dir: Path) -> Synced | None:
         return None
 
 
+# Linked commits this clone lacks are re-rendered by every quick sync: past this many (a
+# shallow clone of a busy team), syncs are full as before.
+MAX_MISSING = 256
+
+
 def write_marker(state_dir: Path, mark: Synced | None) -> None:
     """Record (or with None forget) what the notes ref is the projection of; best effort."""
     path = state_dir / FILE_NAME
     with contextlib.suppress(OSError):
-        if mark is None:
+        if mark is None or len(mark.missing) > MAX_MISSING:
             path.unlink(missing_ok=True)
             return
         if not state_dir.is_dir():
