@@ -331,7 +331,8 @@ def _publish_pass(paths: RepoPaths, by: str, commits_revs: tuple[str, ...], no_w
             workmodel_state.save_kept(conn, result.state, result.state_changed, id_map)
             workmodel_state.save_links(conn, result.links_memo, memo_code())
             link_targets.save_targets(conn, result.targets, id_map,
-                                   _creates(result, id_map, redact_text))
+                                      _creates(result, id_map, redact_text, reused),
+                                      keep=reused)
             # Windows stored under their published names: the next pass has those WorkItems
             # as seeds (new ones, so whatever was compared with them is scored again).
             workmodel_state.save_seeds(conn, seeds)
@@ -387,12 +388,13 @@ def _published_names(stored: tuple[StoredWindow, ...], id_map: dict[str, str]
     return tuple(out), True
 
 
-def _creates(result: RefineResult, id_map: dict[str, str],
-             redact: Any) -> dict[str, dict[str, Any]]:
-    """For unpublished clusters: the create op a commit link would publish them with."""
+def _creates(result: RefineResult, id_map: dict[str, str], redact: Any,
+             skip: frozenset[str] = frozenset()) -> dict[str, dict[str, Any]]:
+    """For unpublished clusters (but those in `skip`): the create op a commit link would
+    publish them with."""
     out = {}
     for w in result.workitems:
-        if w.id in id_map or w.quarantined or w.readonly:
+        if w.id in id_map or w.quarantined or w.readonly or w.id in skip:
             continue
         drafts = plan_workitems(RefineResult(workitems=(w,), memories=(), links=(), windows=()),
                                 {}, redact)

@@ -14,22 +14,27 @@ _FEW_TARGETS = 32  # more changed targets than this: their keys are rewritten wh
 
 
 def save_targets(conn: sqlite3.Connection, targets: Iterable[LinkTarget],
-                 ledger_ids: dict[str, str], creates: dict[str, dict[str, Any]]) -> None:
+                 ledger_ids: dict[str, str], creates: dict[str, dict[str, Any]],
+                 keep: frozenset[str] = frozenset()) -> None:
     """What the per-commit linker scores against, indexed by file, branch and session; only
-    the targets that changed are rewritten (with their keys)."""
-    rows, keys = {}, {}
+    the targets that changed are rewritten (with their keys). `keep`: targets whose stored
+    rows are this pass's already (a WorkItem the pass reused whole): not serialised again."""
+    have = {r[0]: tuple(r) for r in conn.execute(
+        "SELECT id, ledger_id, json, create_json FROM refine_targets")}
+    targets = list(targets)
+    keep = keep & set(have) & {t.id for t in targets}
+    rows, keys = {k: have[k] for k in keep}, {}
     for t in targets:
-        rows[t.id] = (t.id, ledger_ids.get(t.id), json.dumps({
-            "id": t.id, "title": t.title, "files": sorted(t.files),
-            "branches": sorted(t.branches), "spans": [list(s) for s in t.spans],
-            "terms": [list(x) for x in t.terms],
-            "windows": [list(w) for w in t.windows]}, sort_keys=True),
-            json.dumps(creates[t.id], sort_keys=True) if t.id in creates else None)
+        if t.id not in keep:
+            rows[t.id] = (t.id, ledger_ids.get(t.id), json.dumps({
+                "id": t.id, "title": t.title, "files": sorted(t.files),
+                "branches": sorted(t.branches), "spans": [list(s) for s in t.spans],
+                "terms": [list(x) for x in t.terms],
+                "windows": [list(w) for w in t.windows]}, sort_keys=True),
+                json.dumps(creates[t.id], sort_keys=True) if t.id in creates else None)
         keys[t.id] = ([("f:" + f, t.id) for f in sorted(t.files)]
                       + [("b:" + b, t.id) for b in sorted(t.branches)]
                       + [("s:" + s, t.id) for s in sorted({w[0] for w in t.windows})])
-    have = {r[0]: tuple(r) for r in conn.execute(
-        "SELECT id, ledger_id, json, create_json FROM refine_targets")}
     stale = [(k,) for k, r in have.items() if rows.get(k) != r]
     fresh = [k for k, r in rows.items() if have.get(k) != r]
     conn.executemany("DELETE FROM refine_targets WHERE id=?", stale)

@@ -1,7 +1,7 @@
-"""Memories a pass reuses from the memo without reading them: each cluster's kept as one pickle
-(`Packed`, decoded when first read) and a pass's as the clusters' parts (`MemoryList`).
+"""Memories a pass reuses from the memo without decoding them (`Packed`, `MemoryList`).
 
-At 5,000 sessions the memories were half of what every pass unpickled from the memo (5.7 of
+Each cluster's memories are kept as one pickle (`Packed`, decoded when first read) and a
+pass's as the clusters' parts (`MemoryList`). At 5,000 sessions the memories were half of what every pass unpickled from the memo (5.7 of
 10.7 MB) while an appending pass reads only the memories of the clusters it derived anew: the
 others are published already and their rows in store.db are what serialising them gives
 (index/workmodel.save_graph keeps them by id)."""

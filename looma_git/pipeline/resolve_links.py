@@ -1,5 +1,4 @@
-"""The commit links of an appending pass: the last pass's links, with only the commits that
-can link differently judged again (those near a WorkItem whose link target changed).
+"""An appending pass's commit links: the last pass's, only commits near a changed target redone.
 
 Why that is the full pass's result (`linking.link_commits` on every commit): an appending
 pass (pipeline/resolve_append.py) sees the same commits, and what its new sessions wrote

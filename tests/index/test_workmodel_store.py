@@ -89,3 +89,28 @@ def test_targets_rewrite_only_what_changed_and_read_back_the_same() -> None:
         assert table(conn) == table(fresh)
         near = link_targets.targets_near(conn, {"b2.py", "a1.py"}, set())
         assert [t.id for t, _, _ in near] == ["lw_1", "lw_2"]
+
+
+def test_targets_a_pass_reused_keep_their_rows_unserialised() -> None:
+    """A WorkItem the pass reused whole (its memo entry) keeps its stored target row, even when
+    the pass computes neither its ledger id nor its create payload; with many others changed
+    (every key rewritten) its keys are written again too."""
+    from looma_git.pipeline.linking import Target
+
+    def tgt(i: int, f: str) -> Target:
+        return Target(id=f"lw_{i}", title=f"t{i}", files=frozenset({f}),
+                      branches=frozenset({f"feat/{i}"}), spans=((1.0, 2.0),),
+                      terms=(("x", 1),), windows=((f"claude-code:s{i}", 1.0, 2.0),))
+
+    def table(conn: sqlite3.Connection) -> tuple[list, list]:
+        return (sorted(conn.execute("SELECT * FROM refine_targets").fetchall()),
+                sorted(conn.execute("SELECT * FROM refine_target_keys").fetchall()))
+
+    for n in (3, 40):
+        conn, fresh = _conn(), _conn()
+        old = [tgt(i, f"a{i}.py") for i in range(n)]
+        new = [old[0], *(tgt(i, f"b{i}.py") for i in range(1, n))]
+        link_targets.save_targets(conn, old, {"lw_0": "wi_0"}, {"lw_1": {"title": "t1"}})
+        link_targets.save_targets(conn, new, {}, {}, keep=frozenset({"lw_0", "lw_gone"}))
+        link_targets.save_targets(fresh, new, {"lw_0": "wi_0"}, {})
+        assert table(conn) == table(fresh)
