@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -15,20 +15,32 @@ OUTPUT_TAIL = 1000
 RAW_JSON_MAX = 32 * 1024
 
 
-# A stamp already in the form utc_z writes (4-digit year, up to 3 fraction digits, `Z`):
-# it comes back unchanged once it is known to be a real date and time. Most agents write
-# these, one per record.
-_CANONICAL_Z = re.compile(r"[1-9]\d{3}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,3})?Z")
+# A stamp already in the form utc_z writes (4-digit year, up to 3 fraction digits, `Z`, a
+# time of day in range): it comes back unchanged once its date is known to be real (asked once
+# per date: a rollout writes a new stamp on every record, on a few dates). Any other string
+# (hour 24, second 60...) takes the parse, which refuses what fromisoformat refuses.
+_CANONICAL_Z = re.compile(
+    r"([1-9]\d{3}-\d\d-\d\d)T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,3})?Z")
+_REAL_DATES: dict[str, bool] = {}
 
 
 def utc_z(value: Any) -> str | None:
     """An ISO-8601 UTC `...Z` string from an ISO string (any offset) or epoch s/ms; else None."""
-    if type(value) is str and _CANONICAL_Z.fullmatch(value) is not None:
-        try:
-            datetime.fromisoformat(value[:-1])
-        except ValueError:
-            return None
-        return value
+    if type(value) is str:
+        m = _CANONICAL_Z.fullmatch(value)
+        if m is not None:
+            day = m.group(1)
+            real = _REAL_DATES.get(day)
+            if real is None:
+                try:
+                    date.fromisoformat(day)
+                    real = True
+                except ValueError:
+                    real = False
+                if len(_REAL_DATES) >= 4096:
+                    _REAL_DATES.clear()
+                _REAL_DATES[day] = real
+            return value if real else None
     return parse_utc(value)
 
 

@@ -116,7 +116,8 @@ def parse_json_line(text: str) -> tuple[Any, str | None]:
 
 def iter_jsonl(path: Path, start: int = 0, skips: list[Skip] | None = None,
                max_line: int = MAX_LINE_BYTES, pos_out: list[int] | None = None,
-               buffering: int = _BUFFER) -> Iterator[Line]:
+               buffering: int = _BUFFER, decoder: Callable[[bytes], Any] | None = None
+               ) -> Iterator[Line]:
     """Yield complete object lines from byte offset `start`.
 
     A final line without a newline is left unread (the agent may still be writing it); its
@@ -125,10 +126,11 @@ def iter_jsonl(path: Path, start: int = 0, skips: list[Skip] | None = None,
     given, `pos_out[0]` is kept at the offset just past the last consumed line (good or bad),
     which is where the next read should start. `buffering`: the read buffer's size (a caller
     that reads only the first lines asks for a small one: the default reads most transcripts
-    whole on the first line).
+    whole on the first line). `decoder`: a msgspec decoder to use instead of the plain one
+    (it must decode what it accepts as json.loads does; codex/ids.py counts floats with one).
     """
     sink = skips if skips is not None else []
-    fast = _FAST
+    fast = _FAST if decoder is None or _FAST is None else decoder
     lineno = 0
     try:
         # A large buffer: most lines are read without a refill, and readline copies less.

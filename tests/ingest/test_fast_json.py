@@ -135,3 +135,15 @@ def test_generated_lines_read_alike(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     text = "".join(json.dumps(o, ensure_ascii=ascii_) + "\n" for o in objs)
     path.write_bytes(text.encode("utf-8", "surrogatepass"))
     _same(path, monkeypatch)
+
+
+def test_codex_float_counting_decoder_reads_alike(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from looma_git.ingest.codex.ids import DECODE
+
+    path = tmp_path / "edge.jsonl"
+    path.write_bytes(b"\n".join(EDGE_LINES) + b"\n")
+    skips: list[Skip] = []
+    got = [(_kinds(ln.obj), ln.lineno, ln.end, ln.start, ln.raw)
+           for ln in jsonl.iter_jsonl(path, 0, skips, decoder=DECODE)]
+    assert (got, skips) == _read(path, False, monkeypatch)[:2]

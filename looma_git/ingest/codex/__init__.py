@@ -20,6 +20,7 @@ from looma_git.ingest.base import (
     head_fingerprint,
     resume_point,
 )
+from looma_git.ingest.codex.ids import DECODE, floats_decoded
 from looma_git.ingest.codex.records import AGENT, CodexSession
 from looma_git.ingest.jsonl import iter_jsonl
 
@@ -109,10 +110,12 @@ class CodexAdapter:
         sess = CodexSession(session_id_from_name(path), state)
         skips: list[Skip] = []
         end = start
-        for line in iter_jsonl(path, start, skips):
+        floats = floats_decoded()
+        for line in iter_jsonl(path, start, skips, decoder=DECODE):
+            seen, floats = floats, floats_decoded()
             sess.feed(line.obj, line.end,
                       f"{path}:{line.lineno if not start else f'@{start}+{line.lineno}'}",
-                      line.start)
+                      line.start, plain=seen == floats and type(line.data) is bytes)
             end = line.end
         end = complete_end(path, end, size)
         new_cursor = Cursor(offset=end, head_fp=head_fingerprint(path, end),

@@ -95,6 +95,7 @@ class CodexSession:
         # (offset, length) of the record being fed in its file, when it has one there: its
         # events keep the raw record by reference instead of a copy.
         self.span: tuple[int, int] | None = None
+        self.plain = False  # the record being fed: decoded without a float (ids.id_and_raw)
         self.era = "enveloped"
         self.facts: dict[str, str] = {}
         self.texts: OrderedDict[str, list[int]] = OrderedDict()  # text key -> [item, event]
@@ -142,12 +143,15 @@ class CodexSession:
                 self.procs[str(pair[0])] = str(pair[1])
 
     # -- dispatch --------------------------------------------------------------------------
-    def feed(self, obj: dict[str, Any], seq: int, loc: str, start: int | None = None) -> None:
+    def feed(self, obj: dict[str, Any], seq: int, loc: str, start: int | None = None, *,
+             plain: bool = False) -> None:
         """One record (enveloped or bare era). Unknown shapes become Skips; never raises.
 
         `start`: the record's byte offset in the rollout when `seq` is its end offset there.
+        `plain`: ids.DECODE decoded `obj` without meeting a float.
         """
         self.span = (start, seq - start) if start is not None else None
+        self.plain = plain
         try:
             self._feed(obj, seq, loc)
         except (TypeError, ValueError, AttributeError, KeyError) as exc:  # defensive: bad data
@@ -427,7 +431,7 @@ class CodexSession:
             if ts:
                 facts.append(("ts_inferred", "1"))  # bare/legacy eras have no per-line stamps
         spans = (self.span,) if self.span is not None else ()
-        eid, raw = id_and_raw(AGENT, self.sid, seq, obj, need_raw=not spans)
+        eid, raw = id_and_raw(AGENT, self.sid, seq, obj, need_raw=not spans, plain=self.plain)
         self.events.append(_new_event({
             "event_id": eid, "source": AGENT, "session_native_id": self.sid,
             "project_root": self.cwd, "git_remote": self.remote, "git_branch": self.branch,

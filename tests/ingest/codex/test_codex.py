@@ -281,3 +281,34 @@ def test_rollout_records_are_kept_by_reference_to_their_line() -> None:
         assert isinstance(record, dict)
     for ev in read(ZST).events + read(LEGACY).events:  # no file offsets: copied, as before
         assert not ev.raw_spans and json.loads(ev.raw_json)
+
+
+def test_event_ids_are_the_canonical_dump_whatever_the_numbers(tmp_path: Path) -> None:
+    # (ids of records without a float are hashed from msgspec's sorted dump: a float, spelled
+    # differently there, or a line json alone reads, must still give json's canonical id)
+    from looma_git.ingest.base import event_id
+
+    meta = {"timestamp": "2026-01-02T03:04:05.000Z", "type": "session_meta",
+            "payload": {"id": "0199aaaa-0000-7000-8000-000000000001", "cwd": "/r"}}
+    lines = [json.dumps(meta).encode()]
+    outputs = ['{"exit_code": 0, "n": 1e-05}', '{"duration": 1e16, "big": 18446744073709551616}',
+               '{"x": "caf\u00e9 \u2028 \\u0000"}', '{"ratio": 0.5, "ok": true}',
+               '{"plain": [1, 2, {"z": null, "a": -0}]}']
+    for i, extra in enumerate(outputs):
+        rec = {"timestamp": f"2026-01-02T03:04:{10 + i:02d}.000Z", "type": "event_msg",
+               "payload": {"type": "agent_message", "message": f"step {i} done"}}
+        line = json.dumps(rec)[:-1] + ', "extra": ' + extra + "}"
+        lines.append(line.encode())
+    lines.append(b'{"timestamp":"2026-01-02T03:05:00.000Z","type":"event_msg","payload":'
+                 b'{"type":"agent_message","message":"huge"},"n":1e999}')
+    lines.append(b'{"timestamp":"2026-01-02T03:05:01.000Z","type":"event_msg","payload":'
+                 b'{"type":"agent_message","message":"nan"},"n":NaN}')
+    path = tmp_path / "rollout-2026-01-02T03-04-05-0199aaaa-0000-7000-8000-000000000001.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    data = path.read_bytes()
+    events = read(path).events
+    assert len(events) == len(lines) - 1
+    for ev in events:
+        (start, length), = ev.raw_spans
+        record = json.loads(data[start:start + length])
+        assert ev.event_id == event_id("codex", ev.session_native_id, start + length, record)
