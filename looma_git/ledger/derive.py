@@ -144,6 +144,8 @@ def derive(wi: WorkItemState, obs: dict[str, Obs], links: list[LinkState],
             value = min(value, conf.READONLY_CAP)
         wi.confidence, wi.band = round(value, 2), conf.band(round(value, 2))
         wi.features = {k: round(v, 2) for k, v in c.features}
+    else:  # a person decided (or it is a false positive): no scored features, in any fold
+        wi.features = {}
     if title_free:
         # The documented rule (docs/format.md "Derived fields"): the subject of the earliest
         # linked commit that names an effort (strongly linked ones first), else the earliest
@@ -172,7 +174,8 @@ def derive(wi: WorkItemState, obs: dict[str, Obs], links: list[LinkState],
         if t and t != "Untitled work" and t != wi.title and t not in aliases \
                 and len(aliases) < MAX_ALIASES:
             aliases.append(t)
-    wi.aliases = tuple(sorted(set(aliases)))
+    # never the title itself (a title that was an alias once, as renames come and go)
+    wi.aliases = tuple(sorted(set(aliases) - {wi.title}))
     branches = Counter(o["branch"] for o in sessions if o["branch"] and o["branch"] not in TRUNK)
     if branches:
         wi.branch = min(branches, key=lambda b: (-branches[b], b))

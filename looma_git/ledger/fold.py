@@ -96,6 +96,13 @@ class Folder:
             link.title = wi.title if wi else ""
         return self.state
 
+    def settle(self, wid: str) -> None:
+        """Derive `wid` now, before an op freezes its derived fields (a merge away, a split
+        copying them into the parts): a full fold and a fold in batches (each append derives
+        at its end) then freeze the same values."""
+        self.dirty_workitems |= derive.derive_all(self.state, self.state.observations,
+                                                  self.user_created, only={wid})
+
     def prev_for(self, touched: Iterable[str]) -> list[str]:
         """The `prev` a new user op on these targets carries: the current heads."""
         heads: set[str] = set()

@@ -16,6 +16,8 @@ FORMAT_FILE = b"looma_ledger: 1\n"
 def workitem_doc(wi: WorkItemState) -> dict[str, Any]:
     """The projection mapping of one WorkItem (stable key order)."""
     data = asdict(wi)
+    for name in _FOLD_ONLY:
+        del data[name]
     data["files"], data["aliases"] = list(wi.files), list(wi.aliases)
     data["evidence"], data["sessions"] = list(wi.evidence), list(wi.sessions)
     data["split_into"], data["ops"] = list(wi.split_into), list(wi.ops)
@@ -30,7 +32,9 @@ def memory_doc(mem: MemoryState) -> dict[str, Any]:
 
 # The emitter renders tuples as lists and only reads what it is given, so the hot path below
 # hands it the fields directly instead of `asdict`'s deep copy (same bytes, tested against it).
-_WI_FIELDS = tuple(f.name for f in fields(WorkItemState))
+# Fold bookkeeping that is not part of the on-git format (docs/format.md).
+_FOLD_ONLY = ("op_title",)
+_WI_FIELDS = tuple(f.name for f in fields(WorkItemState) if f.name not in _FOLD_ONLY)
 _MEM_FIELDS = tuple(f.name for f in fields(MemoryState))
 
 

@@ -29,6 +29,10 @@ class WorkItemState:
     evidence: tuple[dict[str, Any], ...] = ()
     sessions: tuple[dict[str, str], ...] = ()
     pinned_title: bool = False
+    # The title the ops gave it (create, update, rename payloads), whatever derive has set
+    # since: what a rename turns into an alias, so a fold in batches (each append derives)
+    # and a full fold (one derive at the end) alias the same title.
+    op_title: str = ""
     forced: str | None = None  # None | "promote" | "reject"
     merged_into: str | None = None
     split_from: str | None = None

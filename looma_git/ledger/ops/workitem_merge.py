@@ -39,6 +39,7 @@ def apply(f: Folder, op: Op) -> None:
         a = f.wi(raw) if isinstance(raw, str) else None
         if a is None or a.id == b.id:
             continue
+        f.settle(a.id)  # a's fields as every fold has them at this op, then frozen
         b.sessions = union_dicts(b.sessions, a.sessions)
         b.files = sorted_unique([*b.files, *a.files])
         b.aliases = sorted_unique([*b.aliases, *a.aliases, a.title])

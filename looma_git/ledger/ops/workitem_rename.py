@@ -27,9 +27,12 @@ def apply(f: Folder, op: Op) -> None:
         return
     if not op.is_user and wi.pinned_title:
         return
-    if wi.title and wi.title != title:
-        wi.aliases = sorted_unique([*wi.aliases, wi.title])
-    wi.title = title
+    # The title the ops gave it, not one derive set at whatever moment this op was folded
+    # (before or after the derive of its append's batch): every fold aliases the same one.
+    old = wi.op_title or wi.title
+    if old and old != title:
+        wi.aliases = sorted_unique([*wi.aliases, old])
+    wi.title = wi.op_title = title
     if op.is_user:
         f.pin(wi, title)
     f.touch_wi(wi, op)

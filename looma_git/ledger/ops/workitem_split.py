@@ -29,6 +29,7 @@ def apply(f: Folder, op: Op) -> None:
     if w is None:
         f.warn(op, _BAD)
         return
+    f.settle(w.id)  # the fields the parts copy, as every fold has them at this op
     by = op.payload.get("by", "sessions")
     ids: list[str] = []
     cons = st.constraints
@@ -40,7 +41,7 @@ def apply(f: Folder, op: Op) -> None:
         raw_title = part.get("title")
         title = raw_title if isinstance(raw_title, str) else f"{w.title} ({i + 1})"
         p = WorkItemState(
-            id=pid, title=title, kind=w.kind, status="active", summary=w.summary,
+            id=pid, title=title, op_title=title, kind=w.kind, status="active", summary=w.summary,
             files=files, branch=w.branch, confidence=w.confidence, band=w.band,
             evidence=tuple(e for e in w.evidence if (e.get("agent"), e.get("session")) in skeys),
             sessions=sessions, pinned_title=True, split_from=w.id,
