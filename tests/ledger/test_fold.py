@@ -5,8 +5,6 @@ from __future__ import annotations
 import random
 from typing import Any
 
-import pytest
-
 from looma_git.ledger.fold import fold
 from looma_git.ledger.ops import Actor, Op, OpDraft, build_op
 from looma_git.ledger.projections import note_texts, projection_files
