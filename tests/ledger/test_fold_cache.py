@@ -189,10 +189,17 @@ def test_appends_are_steps_replayed_to_the_fold_of_each_head(repo: Path, tmp_pat
     rng = random.Random(7)
     wids = [create(paths, "Add search", files=["search.py"], **seen(0))]
     seen_steps = set()
-    for i in range(1, 10):
-        # (no user rename of a derived title: the fold's batches differ there, see test_fold)
-        pick = rng.choice(("create", "link", "link", "update"))
-        if pick == "create":
+    for i in range(1, 13):
+        # a user rename of a derived title and a user merge: what a fold in batches once did
+        # differently from the full fold (tests/ledger/test_fold.py)
+        pick = rng.choice(("create", "link", "link", "update", "rename", "merge"))
+        if pick == "rename":
+            _rename(paths, rng.choice(wids), f"Renamed {i}")
+        elif pick == "merge" and len(wids) > 1:
+            a, b = rng.sample(wids, 2)
+            api.append(paths, [OpDraft("workitem.merge", {"type": "workitem", "id": b},
+                                       {"from": [a]})], actor="user")
+        elif pick in ("create", "merge"):
             wids.append(create(paths, f"Effort {i}", files=[f"f{i}.txt"], **seen(i)))
         elif pick == "link":  # a commit's subject and time are its own, whoever links it
             n = rng.randrange(len(shas))
