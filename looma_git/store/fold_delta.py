@@ -35,8 +35,13 @@ if TYPE_CHECKING:
 
 FILE_NAME = "fold-cache.delta"
 _FORMAT = b"looma-fold-delta 1"
-MAX_STEPS = 16  # replaying a step costs a fold `finish` (~2 ms at 5,000 sessions)
+# A reader replays every step: each costs a fold `finish` (~2 ms at 5,000 sessions) and its
+# ops' fold steps. Past these bounds (a pass's batch of hundreds of ops, a cold ingest's
+# thousands) the append saves the whole entry instead.
+MAX_STEPS = 16
+MAX_OPS = 64  # ops in all the steps
 MAX_BYTES = 8 * 1024 * 1024
+MIN_BYTES = 64 * 1024  # the delta may grow to this, or to a quarter of the entry's file
 
 
 @dataclass
@@ -94,10 +99,10 @@ def _header(base: bytes) -> bytes:
     return b"%s %s %s\n" % (_FORMAT, fold_cache.fingerprint(), base)
 
 
-def _records(state_dir: Path, base: bytes) -> list[tuple[bytes, bytes, int, int, int]]:
-    """(parent, head, offset, facts length, step length) of each whole step of the delta
+def _records(state_dir: Path, base: bytes) -> list[tuple[bytes, bytes, int, int, int, int]]:
+    """(parent, head, offset, facts length, step length, ops) of each whole step of the delta
     extending `base`, in file order up to the first one that does not continue the chain."""
-    out: list[tuple[bytes, bytes, int, int, int]] = []
+    out: list[tuple[bytes, bytes, int, int, int, int]] = []
     try:
         with open(state_dir / FILE_NAME, "rb") as fh:
             if fh.readline(256) != _header(base):
@@ -108,13 +113,13 @@ def _records(state_dir: Path, base: bytes) -> list[tuple[bytes, bytes, int, int,
             at = base
             while True:
                 parts = fh.readline(256).split()
-                if len(parts) != 5 or parts[0] != b"S" or parts[1] != at:
+                if len(parts) != 6 or parts[0] != b"S" or parts[1] != at:
                     return out
-                nf, ns = int(parts[3]), int(parts[4])
+                nf, ns, nops = int(parts[3]), int(parts[4]), int(parts[5])
                 offset = fh.tell()
                 if offset + nf + ns > size:
                     return out  # cut short (a crash mid-append)
-                out.append((parts[1], parts[2], offset, nf, ns))
+                out.append((parts[1], parts[2], offset, nf, ns, nops))
                 at = parts[2]
                 fh.seek(nf + ns, os.SEEK_CUR)
     except (OSError, ValueError):
@@ -129,7 +134,7 @@ def last_head(state_dir: Path, base: bytes) -> bytes:
 
 def facts_at(state_dir: Path, base: bytes, head: bytes) -> Any:
     """The commit facts a step stored for `head` (None: no step reaches it)."""
-    for _, h, offset, nf, _ in _records(state_dir, base):
+    for _, h, offset, nf, _, _ in _records(state_dir, base):
         if h == head:
             with open(state_dir / FILE_NAME, "rb") as fh:
                 fh.seek(offset)
@@ -144,7 +149,7 @@ def replay(state_dir: Path, entry: fold_cache.Entry) -> fold_cache.Entry:
         return entry
     try:
         with open(state_dir / FILE_NAME, "rb") as fh:
-            for parent, head, offset, nf, ns in recs:
+            for parent, head, offset, nf, ns, _ in recs:
                 fh.seek(offset + nf)
                 step = pickle.loads(fh.read(ns))
                 if not isinstance(step, Step) or not _apply(entry, parent, head, step):
@@ -196,7 +201,8 @@ def save_step(state_dir: Path, parent: bytes | None, entry: fold_cache.Entry, st
     base = fold_cache.base_head(state_dir)
     recs = _records(state_dir, base) if base is not None else []
     end = recs[-1][1] if recs else base
-    if parent is None or end != parent or len(recs) >= MAX_STEPS:
+    if parent is None or end != parent or len(recs) >= MAX_STEPS \
+            or sum(r[5] for r in recs) + len(step.ops) > MAX_OPS:
         fold_cache.save(state_dir, entry)
         return
     try:
@@ -206,10 +212,16 @@ def save_step(state_dir: Path, parent: bytes | None, entry: fold_cache.Entry, st
     except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
         fold_cache.save(state_dir, entry)
         return
-    record = b"S %s %s %d %d\n" % (parent, entry.head, len(facts), len(body)) + facts + body
+    record = b"S %s %s %d %d %d\n" % (parent, entry.head, len(facts), len(body),
+                                       len(step.ops)) + facts + body
     path = state_dir / FILE_NAME
     try:
-        if recs and path.stat().st_size + len(record) <= MAX_BYTES:
+        entry_size = (state_dir / fold_cache.FILE_NAME).stat().st_size
+        limit = min(MAX_BYTES, max(MIN_BYTES, entry_size // 4))
+        have = path.stat().st_size if recs else len(_header(parent))
+        if have + len(record) > limit:
+            fold_cache.save(state_dir, entry)
+        elif recs:
             # appended with one write; a reader seeing it half written stops before it
             fd = os.open(path, os.O_WRONLY | os.O_APPEND)
             try:
@@ -218,8 +230,6 @@ def save_step(state_dir: Path, parent: bytes | None, entry: fold_cache.Entry, st
                     view = view[os.write(fd, view):]
             finally:
                 os.close(fd)
-        elif recs:
-            fold_cache.save(state_dir, entry)
         else:  # a new delta, whole or not at all
             tmp = state_dir / f"{FILE_NAME}.{os.getpid()}.tmp"
             tmp.write_bytes(_header(parent) + record)

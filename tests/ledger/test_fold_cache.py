@@ -216,6 +216,13 @@ def test_appends_are_steps_replayed_to_the_fold_of_each_head(repo: Path, tmp_pat
     assert seen_steps >= {1, 2, 3} and max(seen_steps) <= 3  # steps, then a compaction
     # each append extended the tree the stored fold holds: the next commit is git's own tree
     assert api.verify(paths).ok
+    # a batch of many ops (a pass, a cold ingest) saves the whole entry: replaying it would
+    # cost every later reader its fold
+    monkeypatch.setattr(fold_delta, "MAX_OPS", 2)
+    link(paths, shas[:3], wids[0], files=["z.py"])
+    assert _steps(paths) == 0 and _cache_head(paths) == git(repo, "rev-parse", "refs/looma/ledger")
+    _same(paths)
+    monkeypatch.setattr(fold_delta, "MAX_OPS", 64)
     # a step cut short: the replay stops before it, the reader folds the rest as before
     link(paths, [shas[0]], wids[0], files=["x.py"])
     delta = paths.state_dir / fold_delta.FILE_NAME
