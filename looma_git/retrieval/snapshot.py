@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -55,9 +56,22 @@ _MEMORY_FIELDS = frozenset(MemoryRecord.__dataclass_fields__)
 
 
 def load(state_dir: Path, head: str) -> list[ItemRecord] | None:
-    """The records saved for `head`, or None when absent, stale, foreign or damaged."""
+    """The records saved for `head`, or None when absent, stale, foreign or damaged. A
+    snapshot `save` wrote for another head is told from its first bytes, not parsed whole
+    (after every ledger write: 0.15 CPU-s of a reindex at 5,000 sessions)."""
+    try:
+        with open(Path(state_dir) / SNAPSHOT_FILE, "rb") as fh:
+            lead = _LEAD.match(fh.read(256))
+    except OSError:
+        return None
+    if lead is not None and (int(lead[1]) != SNAPSHOT_FORMAT or lead[2].decode() != head):
+        return None
     found = load_any(state_dir)
     return found[1] if found is not None and found[0] == head else None
+
+
+# How `save` begins a snapshot (its first two keys, compact separators).
+_LEAD = re.compile(rb'\{"format":(\d+),"ledger_commit":"([0-9a-zA-Z_.-]*)"')
 
 
 def load_any(state_dir: Path) -> tuple[str, list[ItemRecord]] | None:

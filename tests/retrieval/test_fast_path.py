@@ -82,6 +82,15 @@ def test_snapshot_round_trip_and_invalidation(tmp_path: Path) -> None:
     snapshot.save(tmp_path, "h1", [rec])
     assert snapshot.load(tmp_path, "h1") == [rec]
     assert snapshot.load(tmp_path, "h2") is None  # the ledger moved
+    # ...told from the snapshot's first bytes: a head-mismatched file is not parsed (its
+    # records part may be anything), a snapshot written otherwise is still read whole
+    path = tmp_path / snapshot.SNAPSHOT_FILE
+    good = path.read_bytes()
+    path.write_bytes(good[:good.index(b'"items"')] + b'"items": not json')
+    assert snapshot.load(tmp_path, "h2") is None and snapshot.load(tmp_path, "h1") is None
+    path.write_text(json.dumps(json.loads(good), indent=1))  # other spacing: no fast path
+    assert snapshot.load(tmp_path, "h1") == [rec] and snapshot.load(tmp_path, "h2") is None
+    path.write_bytes(good)
     (tmp_path / snapshot.SNAPSHOT_FILE).write_text('{"format": 1, "ledger_commit": "h1", '
                                                    '"items": [{"id": 3}]}')
     assert snapshot.load(tmp_path, "h1") is None  # damaged: fold again, never raise
