@@ -310,6 +310,14 @@ def _work_lock(work: Path | None, n: int) -> Iterator[None]:
         yield
 
 
+def _settle_disk() -> None:
+    """Write back what earlier rows left dirty in the page cache (a restored history, a cold
+    ingest) before a measured command, as the kernel does within ~30 s of a user's next one:
+    else the first fsync of the measured command (store.db's WAL checkpoint) pays for pages it
+    did not write, more of them the larger the history."""
+    os.sync()
+
+
 def _model(repo: Path, env: dict[str, str]) -> dict[str, str]:
     """What the work model shows a user: each WorkItem's listing (candidates too) and each
     commit's looma note, keyed for a comparison."""
@@ -416,6 +424,7 @@ def measure(n: int, base: Path, reaps: bool, only: frozenset[str] = frozenset(GR
 
     if "new" in only or "drain" in only or "reprocess" in only:
         add_session(h, effort=len(h.efforts) - 1)
+        _settle_disk()
         one = run(looma("ingest", "--json"), repo, env)
         added = json.loads(one.out)["events_added"]
         print(f"[{n}] one new session ({added} events): `looma ingest` {one.cpu:.2f} CPU-s, "
@@ -427,6 +436,7 @@ def measure(n: int, base: Path, reaps: bool, only: frozenset[str] = frozenset(GR
         # The first pass after the cold one is the first with its WorkItems as seeds (it
         # renames every window's cluster); a second new session is what each later one costs.
         add_session(h, effort=len(h.efforts) - 2, seed=88_888_888)
+        _settle_disk()
         two = run([sys.executable, "-c", PHASED, "ingest", "--json"], repo, env)
         index_cpu = sum(cpu for name, cpu, _ in phases(two.err) if name == "indexing")
         print(f"[{n}] a second new session: `looma ingest` {two.cpu:.2f} CPU-s "
@@ -443,6 +453,7 @@ def measure(n: int, base: Path, reaps: bool, only: frozenset[str] = frozenset(GR
         # that links on content, as a user's commit of an agent's work does.
         target, text, dated = next_commit(h, len(h.efforts) - 1)
         target.write_text(target.read_text() + text)
+        _settle_disk()
         subprocess.run(["git", "commit", "-q", "-am", f"{e.verb.lower()} {e.topic}: edge case"],
                        cwd=repo, env={**env, **dated}, check=True, capture_output=True)
         cpu, wall, rss, procs = reap_detached(600)
