@@ -142,21 +142,29 @@ def facts_at(state_dir: Path, base: bytes, head: bytes) -> Any:
     return None
 
 
-def replay(state_dir: Path, entry: fold_cache.Entry) -> fold_cache.Entry:
-    """`entry` with the steps appended since it was saved folded on top (in place)."""
+def replay(state_dir: Path, entry: fold_cache.Entry) -> fold_cache.Entry | None:
+    """`entry` with the steps appended since it was saved folded on top (in place); None when
+    a step failed half applied (the entry is then no fold at all: the reader folds anew)."""
     recs = _records(state_dir, entry.head)
     if not recs:
         return entry
+    steps: list[tuple[bytes, bytes, object]] = []
     try:
         with open(state_dir / FILE_NAME, "rb") as fh:
             for parent, head, offset, nf, ns, _ in recs:
                 fh.seek(offset + nf)
-                step = pickle.loads(fh.read(ns))
-                if not isinstance(step, Step) or not _apply(entry, parent, head, step):
-                    break
+                steps.append((parent, head, pickle.loads(fh.read(ns))))
     except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError,
             IndexError, TypeError, ValueError):
-        pass  # the entry stays at the last step replayed whole: the reader folds the rest
+        pass  # replay the steps read whole: the reader folds the rest as before
+    for parent, head, step in steps:
+        if not isinstance(step, Step):
+            break
+        try:
+            if not _apply(entry, parent, head, step):
+                break  # the entry stays at the last step replayed whole
+        except Exception:  # a step's ops raised in the fold: never hand out that entry
+            return None
     return entry
 
 

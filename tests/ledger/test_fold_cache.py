@@ -223,6 +223,14 @@ def test_appends_are_steps_replayed_to_the_fold_of_each_head(repo: Path, tmp_pat
     assert _steps(paths) == 0 and _cache_head(paths) == git(repo, "rev-parse", "refs/looma/ledger")
     _same(paths)
     monkeypatch.setattr(fold_delta, "MAX_OPS", 64)
+    # a step whose ops raise in the fold leaves no half-folded entry: the reader folds anew
+    link(paths, [shas[2]], wids[0], files=["w.py"])
+    assert _steps(paths) == 1
+    with monkeypatch.context() as m:
+        m.setattr(fold_delta, "_apply", lambda *a: 1 / 0)
+        _fresh()
+        assert fold_cache.load(paths.state_dir) is None
+    _same(paths)
     # a step cut short: the replay stops before it, the reader folds the rest as before
     link(paths, [shas[0]], wids[0], files=["x.py"])
     delta = paths.state_dir / fold_delta.FILE_NAME
