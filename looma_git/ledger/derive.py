@@ -182,7 +182,7 @@ def derive(wi: WorkItemState, obs: dict[str, Obs], links: list[LinkState],
     wi.summary = summary(counts, commits, memories)
     stamps = [_iso(o["last"]) for o in sessions if o["last"]] + [ln.ts for ln in links if ln.ts]
     if stamps:
-        wi.last_active = max([wi.last_active, *stamps])
+        wi.last_active = max([wi.op_last_active, *stamps])
 
 
 def summary(counts: Counter[str], links: list[LinkState], memories: list[MemoryState]) -> str:

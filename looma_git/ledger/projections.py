@@ -33,7 +33,7 @@ def memory_doc(mem: MemoryState) -> dict[str, Any]:
 # The emitter renders tuples as lists and only reads what it is given, so the hot path below
 # hands it the fields directly instead of `asdict`'s deep copy (same bytes, tested against it).
 # Fold bookkeeping that is not part of the on-git format (docs/format.md).
-_FOLD_ONLY = ("op_title",)
+_FOLD_ONLY = ("op_title", "op_last_active")
 _WI_FIELDS = tuple(f.name for f in fields(WorkItemState) if f.name not in _FOLD_ONLY)
 _MEM_FIELDS = tuple(f.name for f in fields(MemoryState))
 

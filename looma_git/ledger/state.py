@@ -33,6 +33,9 @@ class WorkItemState:
     # since: what a rename turns into an alias, so a fold in batches (each append derives)
     # and a full fold (one derive at the end) alias the same title.
     op_title: str = ""
+    # The `last_active` the ops gave it: derive takes the latest of it and the evidence's
+    # stamps now, not of every stamp an earlier derive saw (a relinked commit's old time).
+    op_last_active: str = ""
     forced: str | None = None  # None | "promote" | "reject"
     merged_into: str | None = None
     split_from: str | None = None

@@ -192,6 +192,10 @@ def test_a_fold_in_batches_is_the_fold_of_all_ops() -> None:
         "last": "2026-01-09T11:00:00Z", "files": {"f8.txt": 1},
         "prompt": "keep the last search query across reloads"}]})
     led.add("workitem.merge", {"type": "workitem", "id": v}, {"from": [u]}, user=True)
+    # a commit linked again with another time (rewritten): its old time is not last_active
+    for ts in ("2026-03-01T12:00:00Z", "2026-01-10T12:00:00Z"):
+        led.add("commit.link", {"type": "commit", "id": "c" * 40},
+                {"workitem": v, "subject": "remember the last search query", "ts": ts})
     batched = Folder()
     for op in effective_ops(led.ops):
         batched.apply([op])
@@ -199,4 +203,5 @@ def test_a_fold_in_batches_is_the_fold_of_all_ops() -> None:
     whole = fold(led.ops)
     assert batched.state.workitems[w].aliases == whole.workitems[w].aliases
     assert "Effort 7" in whole.workitems[w].aliases  # the replaced title stays findable
+    assert whole.workitems[v].last_active == "2026-01-10T12:00:00Z"
     assert projection_files(batched.state) == projection_files(whole)

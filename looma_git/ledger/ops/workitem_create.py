@@ -25,7 +25,7 @@ def apply(f: Folder, op: Op) -> None:
         return
     wi = WorkItemState(id=wid, created_lamport=op.lamport, created_by_op=op.id)
     set_fields(wi, op.payload, WI_FIELDS, set())
-    wi.op_title = wi.title
+    wi.op_title, wi.op_last_active = wi.title, wi.last_active
     if op.is_user:  # a person created or promoted it: FORCE_PROMOTE, confidence pinned
         wi.forced, wi.confidence, wi.band = "promote", 1.0, "high"
         f.state.constraints.forced[wid] = "promote"

@@ -28,6 +28,8 @@ def apply(f: Folder, op: Op) -> None:
     set_fields(wi, op.payload, WI_FIELDS, skip)
     if "title" not in skip and isinstance(op.payload.get("title"), str):
         wi.op_title = wi.title
+    if "last_active" in op.payload:
+        wi.op_last_active = wi.last_active
     if op.is_user and "title" in op.payload and "title" not in skip:
         f.pin(wi, wi.title)
     f.observe(wi.id, op)
