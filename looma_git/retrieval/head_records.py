@@ -59,13 +59,26 @@ def load_records(paths: RepoPaths, head: str | None = None, *, allow_stale: bool
         return cached[1]
     items = snapshot.load(paths.state_dir, head)
     if items is None:
-        older = snapshot.load_any(paths.state_dir) if allow_stale else None
-        if older is not None and _only_system_ops_since(paths, older[0], head):
+        prior = snapshot.load_prior(paths.state_dir)
+        if allow_stale and prior is not None and _only_system_ops_since(paths, prior[0], head):
             refresh_in_background(paths)
-            return older[1]
-        _state, items = load_items(paths)
-        snapshot.save(paths.state_dir, head, items)
+            return prior[1]
+        items = _fold_and_save(paths, head, prior)
     _RECORDS[key] = (head, items)
+    return items
+
+
+def _fold_and_save(paths: RepoPaths, head: str,
+                   prior: tuple[str, list[ItemRecord], dict[str, str]] | None
+                   ) -> list[ItemRecord]:
+    """The records of `head` from its fold, those of WorkItems unchanged since the prior
+    snapshot reused (a new session's pass changes a few of hundreds), saved as its snapshot."""
+    from looma_git.retrieval import record_patch, snapshot
+    from looma_git.store.ledger_ref import LedgerStore
+
+    state = LedgerStore(paths).state()
+    items, fps = record_patch.records(state, *(prior[1:] if prior is not None else ([], {})))
+    snapshot.save(paths.state_dir, head, items, fps)
     return items
 
 
@@ -131,8 +144,7 @@ def _refresh_main(argv: list[str]) -> None:
     try:
         head = ledger_head(paths)
         if head is not None and snapshot.load(paths.state_dir, head) is None:
-            _state, items = load_items(paths)
-            snapshot.save(paths.state_dir, head, items)
+            _fold_and_save(paths, head, snapshot.load_prior(paths.state_dir))
     except Exception:  # a cache refresh: the next query folds in the foreground instead
         pass
     finally:

@@ -13,7 +13,7 @@ from looma_git.retrieval.records import ItemRecord, LinkRecord, MemoryRecord
 SNAPSHOT_FILE = "records-snapshot.json"
 #: Bump when ItemRecord/MemoryRecord/LinkRecord or `from_ledger` change shape or meaning, or
 #: `terms.terms` tokenises differently, so an old snapshot is ignored instead of misread.
-SNAPSHOT_FORMAT = 4
+SNAPSHOT_FORMAT = 5
 MAX_SNAPSHOT_BYTES = 512 * 1024 * 1024
 # The saved term sets are used only while the tokeniser still gives this text the same terms
 # (a change to `terms.terms` without a format bump re-tokenises instead of mis-ranking).
@@ -76,6 +76,13 @@ _LEAD = re.compile(rb'\{"format":(\d+),"ledger_commit":"([0-9a-zA-Z_.-]*)"')
 
 def load_any(state_dir: Path) -> tuple[str, list[ItemRecord]] | None:
     """(ledger commit, records) of the saved snapshot, whatever head it was saved for."""
+    found = load_prior(state_dir)
+    return None if found is None else (found[0], found[1])
+
+
+def load_prior(state_dir: Path) -> tuple[str, list[ItemRecord], dict[str, str]] | None:
+    """(ledger commit, records, their fingerprints: `record_patch.fingerprints`) of the saved
+    snapshot, whatever head it was saved for."""
     path = Path(state_dir) / SNAPSHOT_FILE
     try:
         if path.stat().st_size > MAX_SNAPSHOT_BYTES:
@@ -89,13 +96,18 @@ def load_any(state_dir: Path) -> tuple[str, list[ItemRecord]] | None:
         if isinstance(doc.get("terms"), list) and len(doc["terms"]) == len(items) and \
                 doc.get("terms_probe") == terms(TERMS_PROBE):
             prime_terms(items, doc["terms"])  # a fresh resume does not tokenise
-        return doc["ledger_commit"], items
+        fps = doc.get("fingerprints")
+        fps = {k: v for k, v in fps.items() if isinstance(v, str)} if isinstance(fps, dict) \
+            else {}
+        return doc["ledger_commit"], items, fps
     except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
         return None  # a cache: anything unexpected means "fold the ledger again"
 
 
-def save(state_dir: Path, head: str, items: list[ItemRecord]) -> None:
-    """Write the snapshot atomically; a failure only costs the next reader a fold."""
+def save(state_dir: Path, head: str, items: list[ItemRecord],
+         fingerprints: dict[str, str] | None = None) -> None:
+    """Write the snapshot atomically; a failure only costs the next reader a fold.
+    `fingerprints` lets the next head's records reuse these (retrieval/record_patch)."""
     state = Path(state_dir)
     path = state / SNAPSHOT_FILE
     tmp = state / f".{SNAPSHOT_FILE}.{os.getpid()}.tmp"
@@ -106,7 +118,8 @@ def save(state_dir: Path, head: str, items: list[ItemRecord]) -> None:
         tmp.write_text(json.dumps({"format": SNAPSHOT_FORMAT, "ledger_commit": head,
                                    "items": [_item_to_json(it) for it in items],
                                    "terms": [sorted(item_terms(it)) for it in items],
-                                   "terms_probe": terms(TERMS_PROBE)},
+                                   "terms_probe": terms(TERMS_PROBE),
+                                   "fingerprints": fingerprints or {}},
                                   separators=(",", ":")))
         os.replace(tmp, path)
     except (OSError, TypeError, ValueError):

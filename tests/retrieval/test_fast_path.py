@@ -162,3 +162,55 @@ def test_reindex_embeds_only_changed_texts(repo: Path, monkeypatch) -> None:
     seen.clear()
     api_index.vectors_path(paths).unlink()  # a lost vector store is rebuilt whole
     assert api_index.reindex(paths).vectors == 2 and len(seen) == 2
+
+
+def test_a_new_heads_records_reuse_the_unchanged_and_equal_a_full_projection(repo: Path
+                                                                             ) -> None:
+    """After each write the records are the previous head's with only the WorkItems whose
+    fold inputs changed projected again: equal to `from_ledger` of the whole fold, whatever
+    the op (an update, a link, a memory, a rename, a merge, a false positive)."""
+    import random
+
+    from looma_git.retrieval.records import from_ledger
+    from looma_git.store.ledger_ref import LedgerStore
+    from tests.store.test_notes import fast_commits
+
+    paths = find_repo(repo)
+    api_ledger.init_repo(paths)
+    wids = [_create(paths, f"Effort number {i}") for i in range(4)]
+    shas = fast_commits(repo, 3)
+    rng = random.Random(5)
+    api_index.load_records(paths)
+    for i in range(10):
+        head_records._RECORDS.clear()  # each load a fresh process: from the prior snapshot
+        api_index.load_records(paths)
+        prior_fps = snapshot.load_prior(paths.state_dir)[2]  # type: ignore[index]
+        w = rng.choice(wids)
+        other = rng.choice([x for x in wids if x != w])
+        kind = ("update", "link", "memory", "rename", "merge", "false")[i % 6]
+        if kind == "update":
+            draft = OpDraft("workitem.update", {"type": "workitem", "id": w},
+                            {"summary": f"Changed: b{i}.py.", "confidence": 0.5})
+        elif kind == "link":
+            draft = OpDraft("commit.link", {"type": "commit", "id": rng.choice(shas)},
+                            {"workitem": w, "subject": f"work {i}", "ts": "2026-02-01T00:00:00Z"})
+        elif kind == "memory":
+            draft = OpDraft("memory.promote", {"type": "memory", "id": f"m_{i:010d}"},
+                            {"kind": "decision", "text": f"use plan {i}", "workitem": w})
+        elif kind == "rename":
+            draft = OpDraft("workitem.rename", {"type": "workitem", "id": w}, {"title": f"T {i}"})
+        elif kind == "merge":
+            draft = OpDraft("workitem.merge", {"type": "workitem", "id": w}, {"from": [other]})
+        else:
+            draft = OpDraft("node.false_positive", {"type": "workitem", "id": w}, {})
+            wids.append(_create(paths, f"Effort number {10 + i}"))
+        api_ledger.append(paths, [draft], actor="user")
+        head_records._RECORDS.clear()
+        got = api_index.load_records(paths)
+        want = from_ledger(LedgerStore(paths).state())
+        assert got == want, kind
+        # only the WorkItems the op changed are projected again; the rest are reused
+        fps = snapshot.load_prior(paths.state_dir)[2]  # type: ignore[index]
+        assert set(fps) == {it.id for it in got}
+        again = {k for k in fps if prior_fps.get(k) != fps[k]}
+        assert again <= {w, other, wids[-1]} and len(again) < len(fps), (kind, again)
