@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -174,15 +175,21 @@ def _parse_ref(ref: str) -> tuple[str, list[tuple[int, int]]] | None:
         return None
 
 
+def _objects(fh: Any, spans: list[tuple[int, int]]) -> Iterator[bytes | None]:
+    """Each span's bytes, stripped; None for one that is not a JSON object's braces."""
+    for offset, length in spans:
+        fh.seek(offset)
+        data = fh.read(length).strip()
+        yield data if data.startswith(b"{") and data.endswith(b"}") else None
+
+
 def _read_lines(fh: Any, spans: list[tuple[int, int]]) -> list[str] | None:
     """Each span's line; None unless every span is a JSON object (checked by msgspec from
     the bytes, json.loads what it refuses)."""
     out: list[str] = []
     try:
-        for offset, length in spans:
-            fh.seek(offset)
-            data = fh.read(length).strip()
-            if not (data.startswith(b"{") and data.endswith(b"}")):
+        for data in _objects(fh, spans):
+            if data is None:
                 return None
             line = data.decode("utf-8", "replace")
             if not _valid_json(data):
@@ -200,10 +207,8 @@ def _read_records(fh: Any, spans: list[tuple[int, int]]) -> list[Any] | None:
     decoded line is made (a cold store's content index reads back ~30,000 edit records)."""
     out: list[Any] = []
     try:
-        for offset, length in spans:
-            fh.seek(offset)
-            data = fh.read(length).strip()
-            if not (data.startswith(b"{") and data.endswith(b"}")):
+        for data in _objects(fh, spans):
+            if data is None:
                 return None
             record = _fast_decode(data)
             out.append(json.loads(data.decode("utf-8", "replace")) if record is None

@@ -13,7 +13,36 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, overload
 
 
-class Packed(Sequence[Any]):
+class _Decoded(Sequence[Any]):
+    """A sequence read through `_all()` (the decoded items): indexing, iteration, equality
+    with any sequence of the same items, hashing and repr."""
+
+    def _all(self) -> tuple[Any, ...]:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, i: int) -> Any: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[Any]: ...
+    def __getitem__(self, i: int | slice) -> Any:
+        return self._all()[i]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence):
+            return self._all() == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._all())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._all()!r})"
+
+
+class Packed(_Decoded):
     """One cluster's memories (MemoryView), their ids readable without decoding them."""
 
     def __init__(self, ids: tuple[str, ...], blob: bytes,
@@ -40,32 +69,11 @@ class Packed(Sequence[Any]):
     def __reduce__(self) -> tuple[Any, ...]:
         return (Packed, (self.ids, self._blob))  # (stored encoded: decoded when read)
 
-    @overload
-    def __getitem__(self, i: int) -> Any: ...
-    @overload
-    def __getitem__(self, i: slice) -> Sequence[Any]: ...
-    def __getitem__(self, i: int | slice) -> Any:
-        return self._all()[i]
-
     def __len__(self) -> int:
         return len(self.ids)
 
-    def __iter__(self) -> Iterator[Any]:
-        return iter(self._all())
 
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence):
-            return tuple(self) == tuple(other)
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._all())
-
-    def __repr__(self) -> str:
-        return f"Packed({self._all()!r})"
-
-
-class MemoryList(Sequence[Any]):
+class MemoryList(_Decoded):
     """A pass's memories, cluster by cluster in the pass's order: `parts` (cluster id, its
     memories, a tuple or `Packed`); iterating decodes what was packed."""
 
@@ -82,26 +90,5 @@ class MemoryList(Sequence[Any]):
             self._flat = tuple(m for _, ms in self.parts for m in ms)
         return self._flat
 
-    @overload
-    def __getitem__(self, i: int) -> Any: ...
-    @overload
-    def __getitem__(self, i: slice) -> Sequence[Any]: ...
-    def __getitem__(self, i: int | slice) -> Any:
-        return self._all()[i]
-
     def __len__(self) -> int:
         return sum(len(ms) for _, ms in self.parts)
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter(self._all())
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence):
-            return self._all() == tuple(other)
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._all())
-
-    def __repr__(self) -> str:
-        return f"MemoryList({self._all()!r})"
