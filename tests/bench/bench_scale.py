@@ -1,7 +1,7 @@
 """Scale benchmark: a heavy user's history at several sizes, measured as a user meets it.
 
 Run: .venv/bin/python tests/bench/bench_scale.py [--sizes 250,1500,5000] [--keep]
-     [--only cold,resume,new] [--work DIR] [--code DIR] [--resumes 10]
+     [--only cold,resume,new] [--work DIR] [--code DIR] [--resumes 10] [--burst 20]
 
 `--only` runs a subset of the row groups (read, cold, resume, new, drain, reprocess; the ones
 after `cold` need it). `--work DIR` keeps each generated history pristine under DIR and restores
@@ -336,8 +336,8 @@ def _differences(a: dict[str, str], b: dict[str, str]) -> int:
 
 
 def measure(n: int, base: Path, reaps: bool, only: frozenset[str] = frozenset(GROUPS),
-            work: Path | None = None, code: Path | None = None, resumes: int = 10
-            ) -> SizeResult:
+            work: Path | None = None, code: Path | None = None, resumes: int = 10,
+            burst: int = 20) -> SizeResult:
     res = SizeResult(n)
     h, gen_s, restored = _history(n, base, work)
     print(f"[{n}] {'restored' if restored else 'generated'} "
@@ -466,11 +466,11 @@ def measure(n: int, base: Path, reaps: bool, only: frozenset[str] = frozenset(GR
         res.put("one commit's drain peak RSS", rss, "MB")
         after = run(looma("resume", goals[0]), repo, env)
         res.put("resume right after a commit", after.wall * 1000, "ms")
-        # 20 quick commits (a user's fixups): one drainer at a time, a pass per wave.
+        # `burst` quick commits (a user's fixups): one drainer at a time, a pass per wave.
         log = state / "hooks.log"
         seen = log.read_text() if log.exists() else ""
         reap_detached(0)
-        for i in range(20):
+        for i in range(burst):
             with open(repo / "CHANGES.txt", "a") as fh:
                 fh.write(f"fixup {i}\n")
             subprocess.run(["git", "add", "CHANGES.txt"], cwd=repo, env=env, check=True)
@@ -480,7 +480,7 @@ def measure(n: int, base: Path, reaps: bool, only: frozenset[str] = frozenset(GR
         lines = re.findall(r"drainer (\d+): (.*)", log.read_text()[len(seen):])
         held = [(pid, t) for pid, t in lines if " held " in t]
         passes = sum(int(m.group(1)) for _, t in held if (m := re.match(r"(\d+) pass", t)))
-        print(f"[{n}] 20 quick commits: {len({pid for pid, _ in held})} drainer(s) did work, "
+        print(f"[{n}] {burst} quick commits: {len({pid for pid, _ in held})} drainer(s) did work, "
               f"{passes} pass(es), {cpu:.2f} CPU-s, {wall:.2f} s until done", flush=True)
         res.put("20 quick commits: drainers that did work", len({pid for pid, _ in held}), "drainers")
         res.put("20 quick commits: drain passes", passes, "passes")
@@ -594,6 +594,8 @@ def main() -> None:
                     help="keep pristine histories here and restore them instead of generating")
     ap.add_argument("--code", type=Path, default=None,
                     help="measure this checkout of looma (first on PYTHONPATH) instead")
+    ap.add_argument("--burst", type=int, default=20,
+                    help="quick commits in the burst after the drain row (rows say 20)")
     ap.add_argument("--resumes", type=int, default=10,
                     help="fresh `looma resume` processes (distinct goals) per size")
     args = ap.parse_args()
@@ -613,7 +615,8 @@ def main() -> None:
     try:
         for n in sizes:
             with _work_lock(args.work, n):
-                results.append(measure(n, base, reaps, only, args.work, args.code, args.resumes))
+                results.append(measure(n, base, reaps, only, args.work, args.code, args.resumes,
+                                       args.burst))
                 if not args.keep:
                     shutil.rmtree((args.work or base) / f"h{n}", ignore_errors=True)
     finally:

@@ -43,7 +43,7 @@ BENCHES: dict[str, tuple[str, list[str], list[str]]] = {
     "retrieval": ("bench_retrieval.py", [], ["--quick"]),
     "mcp": ("bench_mcp.py", [], ["--runs", "2"]),
     # A heavy user's history at three sizes (issue 14); 5,000 sessions alone take tens of minutes.
-    "scale": ("bench_scale.py", ["--sizes", "250,1500,5000"], ["--sizes", "12"]),
+    "scale": ("bench_scale.py", ["--sizes", "250,1500,5000"], ["--sizes", "12", "--burst", "3"]),
 }
 
 
