@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable
 from dataclasses import fields, is_dataclass, replace
-from typing import Any, overload
+from typing import Any
 
 from looma_git.pipeline.heuristics import MemoryCandidate
+from looma_git.pipeline.packed import Decoded
 from looma_git.pipeline.signals import WorkSignal
 from looma_git.pipeline.views import StoredWindow
 
@@ -67,7 +68,7 @@ def _cand(d: dict[str, Any]) -> MemoryCandidate:
     return MemoryCandidate(**d)
 
 
-class StoredCands(Sequence[MemoryCandidate]):
+class StoredCands(Decoded[MemoryCandidate]):
     """A stored window's memory candidates, decoded on first use: a pass reads the
     candidates only of the clusters whose results it recomputes (most of the history's are
     never looked at). Equal to any sequence of the same candidates."""
@@ -83,28 +84,8 @@ class StoredCands(Sequence[MemoryCandidate]):
             self._items, self._raw = tuple(_cand(c) for c in self._raw), None
         return self._items
 
-    @overload
-    def __getitem__(self, i: int) -> MemoryCandidate: ...
-    @overload
-    def __getitem__(self, i: slice) -> Sequence[MemoryCandidate]: ...
-    def __getitem__(self, i: int | slice) -> MemoryCandidate | Sequence[MemoryCandidate]:
-        return self._all()[i]
-
     def __len__(self) -> int:
         return len(self._raw) if self._raw is not None else len(self._items)
-
-    def __iter__(self) -> Iterator[MemoryCandidate]:
-        return iter(self._all())
-
-    def __eq__(self, other: object) -> bool:
-        if self is other:
-            return True
-        if isinstance(other, Sequence):
-            return self._all() == tuple(other)
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._all())
 
     def __repr__(self) -> str:
         return repr(self._all())

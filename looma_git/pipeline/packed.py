@@ -10,27 +10,34 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, overload
+from typing import Any, TypeVar, overload
+
+T = TypeVar("T")
 
 
-class _Decoded(Sequence[Any]):
-    """A sequence read through `_all()` (the decoded items): indexing, iteration, equality
-    with any sequence of the same items, hashing and repr."""
+class Decoded(Sequence[T]):
+    """A sequence read through `_all()` (its items, decoded on first use): indexing,
+    iteration, equality with any sequence of the same items, hashing and repr. Shared by the
+    memo's packed memories and store.db's stored candidates (index/workmodel)."""
 
-    def _all(self) -> tuple[Any, ...]:
+    __slots__ = ()
+
+    def _all(self) -> tuple[T, ...]:
         raise NotImplementedError
 
     @overload
-    def __getitem__(self, i: int) -> Any: ...
+    def __getitem__(self, i: int) -> T: ...
     @overload
-    def __getitem__(self, i: slice) -> Sequence[Any]: ...
-    def __getitem__(self, i: int | slice) -> Any:
+    def __getitem__(self, i: slice) -> Sequence[T]: ...
+    def __getitem__(self, i: int | slice) -> T | Sequence[T]:
         return self._all()[i]
 
-    def __iter__(self) -> Iterator[Any]:
+    def __iter__(self) -> Iterator[T]:
         return iter(self._all())
 
     def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
         if isinstance(other, Sequence):
             return self._all() == tuple(other)
         return NotImplemented
@@ -42,7 +49,7 @@ class _Decoded(Sequence[Any]):
         return f"{type(self).__name__}({self._all()!r})"
 
 
-class Packed(_Decoded):
+class Packed(Decoded[Any]):
     """One cluster's memories (MemoryView), their ids readable without decoding them."""
 
     def __init__(self, ids: tuple[str, ...], blob: bytes,
@@ -73,7 +80,7 @@ class Packed(_Decoded):
         return len(self.ids)
 
 
-class MemoryList(_Decoded):
+class MemoryList(Decoded[Any]):
     """A pass's memories, cluster by cluster in the pass's order: `parts` (cluster id, its
     memories, a tuple or `Packed`); iterating decodes what was packed."""
 

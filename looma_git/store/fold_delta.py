@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from looma_git.store import fold_cache
 from looma_git.store.ledger_tree import LedgerTree, entry_is_dir, entry_sha
+from looma_git.store.objects import write_all
 
 if TYPE_CHECKING:
     from looma_git.ledger.fold import Folder
@@ -233,9 +234,7 @@ def save_step(state_dir: Path, parent: bytes | None, entry: fold_cache.Entry, st
             # appended with one write; a reader seeing it half written stops before it
             fd = os.open(path, os.O_WRONLY | os.O_APPEND)
             try:
-                view = memoryview(record)
-                while view:
-                    view = view[os.write(fd, view):]
+                write_all(fd, record)
             finally:
                 os.close(fd)
         else:  # a new delta, whole or not at all

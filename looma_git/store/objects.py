@@ -28,6 +28,13 @@ class RawObject:
     raw: bytes
 
 
+def write_all(fd: int, data: bytes) -> None:
+    """Write every byte of `data` to `fd` (os.write may write fewer than asked)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
 def object_id(type_name: bytes, raw: bytes) -> bytes:
     """The 40-hex (bytes) sha1 id git gives `raw` as an object of `type_name`."""
     h = hashlib.sha1(b"%s %d\0" % (type_name, len(raw)))
@@ -55,9 +62,7 @@ def write_loose(objects_dir: Path, objs: Iterable[RawObject]) -> None:
             os.makedirs(sub, exist_ok=True)
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o444)
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
+            write_all(fd, data)
         finally:
             os.close(fd)
         os.replace(tmp, path)
@@ -161,9 +166,7 @@ def _write_file(path: Path, parts: list[bytes], *, in_place: bool = False) -> No
         path = path.with_name(f"tmp_{os.getpid()}_{path.name}")
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o444)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
+        write_all(fd, data)
     except BaseException:
         os.close(fd)
         path.unlink(missing_ok=True)

@@ -21,6 +21,7 @@ import os
 from pathlib import Path
 
 from looma_git.ledger.ops import Op
+from looma_git.store.objects import write_all
 
 FILE_NAME = "ops-cache"
 _MAX_BYTES = 512 * 1024 * 1024  # a larger file is not read (and gets rebuilt)
@@ -112,9 +113,7 @@ class OpsCache:
             elif self.path.parent.is_dir():  # never create the state dir just for a cache
                 fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
                 try:
-                    view = memoryview(b"".join(self._pending))
-                    while view:
-                        view = view[os.write(fd, view):]
+                    write_all(fd, b"".join(self._pending))
                 finally:
                     os.close(fd)
             self._pending.clear()
