@@ -19,6 +19,13 @@ from looma_git.gitrepo import RepoPaths
 
 EMBEDDED_FILE = "vectors-texts.json"
 BATCH = 64
+# Tokens (with [CLS] and [SEP]) a WorkItem's text is embedded from; other kinds keep the
+# model's 256. The model's cost is linear in tokens (~0.35 ms of CPU a token on 2 cores), and
+# a summary is ~150 of them: at 1,500 sessions the 250 WorkItems cost 13.7 CPU-s at 256 and
+# 4.9 at 64, the quality benchmarks' resume and ask scores unchanged. The first 64 are the
+# title and the sessions' own words (aliases), then the files; the commit subjects, decisions
+# and open items after them have vectors of their own (memories) or are matched by words.
+TOKENS_BY_KIND = {"workitem": 64}
 
 Text = tuple[str, str, str]  # (doc id, kind, text)
 
@@ -130,8 +137,8 @@ def sync(paths: RepoPaths, texts: list[Text], memory_budget_s: float | None,
             rest = [x for x in todo if not first(x)]
             # A batch big enough runs the folded model (same vectors, index/model_cache).
             embedder = for_batch(embedder, len(must) + (len(rest) if memory_budget_s is None else 0))
-            # text -> its vector: those embedded this run, and those stored under another id
-            # (five memories with one text; a window that moved to another WorkItem).
+            # (cap, text) -> its vector: those embedded this run, and those stored under
+            # another id (five memories with one text; a window that moved to another WorkItem).
             seen = _stored(vs, todo, wanted, done)
             for batch in _batches(must):
                 _embed_into(vs, embedder, batch, seen)
@@ -143,8 +150,8 @@ def sync(paths: RepoPaths, texts: list[Text], memory_budget_s: float | None,
                 _embed_into(vs, embedder, batch, seen)
                 done.update((i, wanted[i]) for i, _, _ in batch)
             # What the budget left whose text has a vector already costs no model run.
-            free = [x for x in rest if x[0] not in done and x[2] in seen]
-            vs.upsert_many((i, k, seen[t]) for i, k, t in free)
+            free = [x for x in rest if x[0] not in done and _key(x[1], x[2]) in seen]
+            vs.upsert_many((i, k, seen[_key(k, t)]) for i, k, t in free)
             done.update((i, wanted[i]) for i, _, _ in free)
             pending = sorted(i for i in wanted if i not in done)
             _write_embedded(paths, embedder.model_id, done, pending)
@@ -153,30 +160,39 @@ def sync(paths: RepoPaths, texts: list[Text], memory_budget_s: float | None,
     return SyncResult(embedder.model_id, vectors=len(done), pending=len(pending))
 
 
+def _key(kind: str, text: str) -> tuple[int | None, str]:
+    """What a vector is a function of: the text and the tokens it is cut to (None: the model's)."""
+    return TOKENS_BY_KIND.get(kind), text
+
+
 def _stored(vs: Any, todo: list[Text], wanted: dict[str, str], done: dict[str, str]
-            ) -> dict[str, Any]:
-    """text -> the stored vector of another id with the same text, for the texts to embed
+            ) -> dict[tuple[int | None, str], Any]:
+    """(cap, text) -> the stored vector of another id with the same text, for the texts to embed
     (read before this run replaces any vector). A text's vector depends neither on its id
     nor on the batch it was embedded in (the default model gave the same bits alone and in
     batches of 1-32 for the scale history's texts), so a copy is what embedding would give."""
     holder: dict[str, str] = {}
     for i, h in done.items():
         holder.setdefault(h, i)
-    out: dict[str, Any] = {}
-    for i, _, t in todo:
+    out: dict[tuple[int | None, str], Any] = {}
+    for i, k, t in todo:
         other = holder.get(wanted[i])
-        if other is not None and t not in out and (vec := vs.vector(other)) is not None:
-            out[t] = vec
+        if other is not None and _key(k, t) not in out and (vec := vs.vector(other)) is not None:
+            out[_key(k, t)] = vec
     return out
 
 
-def _embed_into(vs: Any, embedder: Any, batch: list[Text], seen: dict[str, Any]) -> None:
+def _embed_into(vs: Any, embedder: Any, batch: list[Text],
+                seen: dict[tuple[int | None, str], Any]) -> None:
     """Embed each distinct text once per run (`seen`: 1,205 memories held 276 distinct texts
-    on the scale benchmark) and store its vector under every id that has it."""
-    distinct = [t for t in dict.fromkeys(t for _, _, t in batch) if t not in seen]
-    if distinct:
-        seen.update(zip(distinct, embedder.embed(distinct), strict=True))
-    vs.upsert_many([(i, k, seen[t]) for i, k, t in batch])
+    on the scale benchmark), cut to its kind's tokens, and store its vector under every id
+    that has it."""
+    distinct = [x for x in dict.fromkeys(_key(k, t) for _, k, t in batch) if x not in seen]
+    for cap in dict.fromkeys(c for c, _ in distinct):
+        group = [t for c, t in distinct if c == cap]
+        vecs = embedder.embed(group) if cap is None else embedder.embed(group, max_tokens=cap)
+        seen.update(zip(((cap, t) for t in group), vecs, strict=True))
+    vs.upsert_many([(i, k, seen[_key(k, t)]) for i, k, t in batch])
 
 
 def _batches(items: list[Text], size: int = BATCH) -> list[list[Text]]:
@@ -184,7 +200,11 @@ def _batches(items: list[Text], size: int = BATCH) -> list[list[Text]]:
 
 
 def _text_hash(kind: str, text: str) -> str:
-    return hashlib.sha1(f"{kind}\0{text}".encode()).hexdigest()
+    """What the stored vector of a text was computed from; a kind's token cap is part of it
+    (WorkItem vectors written before the cap are embedded again, once)."""
+    cap = TOKENS_BY_KIND.get(kind)
+    key = f"{kind}\0{text}" if cap is None else f"{kind}\0{cap}\0{text}"
+    return hashlib.sha1(key.encode()).hexdigest()
 
 
 def _embedded_path(paths: RepoPaths) -> Path:

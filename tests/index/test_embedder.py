@@ -54,6 +54,18 @@ def test_tiny_truncates_to_256_tokens(tiny: Embedder) -> None:
     assert tiny.embed(["git " * 1000]).shape == (1, DIM)
 
 
+def test_tiny_max_tokens_cuts_this_call_only(tiny: Embedder) -> None:
+    # A text embedded with a cap of 6 tokens ([CLS] + 4 words + [SEP]) is the vector of its
+    # first 4 words; the tokenizer's own cap is back to 256 after the call.
+    words = "git notes yaml ledger cat dog sun window"
+    cut = tiny.embed([words, "dog"], max_tokens=6)
+    np.testing.assert_allclose(cut[0], tiny.embed(["git notes yaml ledger"])[0], rtol=1e-5,
+                               atol=1e-6)
+    np.testing.assert_allclose(cut[1], tiny.embed(["dog"])[0], rtol=1e-5, atol=1e-6)
+    assert not np.allclose(cut[0], tiny.embed([words])[0], atol=1e-3)
+    assert len(tiny.tokenizer.encode("git " * 1000).ids) == emb.MAX_TOKENS
+
+
 def test_tiny_symbolic_output_dim_is_probed(tmp_path: Path) -> None:
     model, tok = build_tiny(tmp_path, symbolic_dim=True)
     e = Embedder.from_files(model, tok, "tiny-symbolic")
