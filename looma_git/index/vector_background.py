@@ -1,10 +1,11 @@
 """Embedding a large ingest's vectors in a detached process after `looma ingest` returns, and
 the wait of a query that needs them.
 
-A cold ingest publishes ~250 WorkItems at 1,500 sessions, and embedding their texts was ~10
-CPU-s of its ~33 s (the model runs at ~50 ms per 150-token summary here: compute-bound;
-batching, threads and graph optimisations do not change it, int8 activations move the
-vectors too far). Those vectors serve only the queries words do not decide, so `looma
+A cold ingest publishes ~250 WorkItems at 1,500 sessions, and embedding their texts was ~13
+CPU-s (the model runs at ~50 ms per 150-token summary here: compute-bound; batching, threads
+and graph optimisations do not change it, int8 activations move the vectors too far); cut to
+their first 64 tokens (`vector_sync.TOKENS_BY_KIND`) they are ~5. Those vectors serve only
+the queries words do not decide, so `looma
 ingest` returns once the full-text index is written (lexical answers are ready) and a
 detached process embeds the texts the inline top-up would have (WorkItems, then the backlog
 within the same budget). It holds `LOCK` from before it starts to its exit; a query that needs
