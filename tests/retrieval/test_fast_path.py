@@ -135,9 +135,9 @@ def test_reindex_embeds_only_changed_texts(repo: Path, monkeypatch) -> None:
     seen: list[str] = []
     real = emb_mod.Embedder.embed
 
-    def spy(self, texts, batch_size=emb_mod.DEFAULT_BATCH):  # records what really gets embedded
+    def spy(self, texts, *a, **kw):  # records what really gets embedded
         seen.extend(texts)
-        return real(self, texts, batch_size)
+        return real(self, texts, *a, **kw)
 
     monkeypatch.setattr(emb_mod.Embedder, "embed", spy)
     paths = find_repo(repo)
