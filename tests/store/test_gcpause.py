@@ -77,3 +77,61 @@ def test_an_incremental_pass_runs_with_the_collector_paused(
     assert refine_and_publish(paths, incremental=True).mode == "incremental"
     assert seen == [False]
     assert gc.isenabled()
+
+
+def test_an_append_and_its_notes_sync_run_with_the_collector_paused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sealing and committing a batch (a cold pass's 2,087 ops beside its work model) and
+    rendering the notes: no collection walks the caller's heap meanwhile."""
+    from looma_git.api import ledger as api
+    from looma_git.ledger.ops import OpDraft
+    from looma_git.store import notes
+    from looma_git.store.ledger_ref import LedgerStore
+    from tests.helpers import git, make_repo
+    from tests.store.ledger_helpers import init
+
+    seen: dict[str, list[bool]] = {"seal": [], "notes": []}
+    seal, full = LedgerStore._seal, notes._full
+
+    def sealing(self: LedgerStore, *a: object) -> object:
+        seen["seal"].append(gc.isenabled())
+        return seal(self, *a)  # type: ignore[arg-type]
+
+    def rendering(*a: object) -> object:
+        seen["notes"].append(gc.isenabled())
+        return full(*a)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(LedgerStore, "_seal", sealing)
+    monkeypatch.setattr(notes, "_full", rendering)
+    repo = make_repo(tmp_path / "r")
+    paths = init(repo)
+    op = api.append(paths, [OpDraft("workitem.create", {"type": "workitem"},
+                                    {"title": "Stream the export"})], actor="system")[0]
+    api.append(paths, [OpDraft("commit.link", {"type": "commit",
+                                               "id": git(repo, "rev-parse", "HEAD")},
+                               {"workitem": "wi_" + op.id[:10], "confidence": 0.8})],
+               actor="system")
+    assert seen["seal"] == [False, False] and seen["notes"] and not any(seen["notes"])
+    assert gc.isenabled()
+
+
+def test_the_written_lines_are_stored_with_the_collector_paused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sqlite3
+
+    from looma_git.index import storedb, written
+    from tests.index.test_written_mark import _edit
+
+    seen: list[bool] = []
+    store = written._store
+
+    def storing(*a: object) -> None:
+        seen.append(gc.isenabled())
+        store(*a)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(written, "_store", storing)
+    conn = sqlite3.connect(tmp_path / "s.db")
+    storedb.ensure_schema(conn)
+    _edit(conn, "e1", "first_version_of_the_line = 1", 100)
+    assert written.update_written(conn, full=True) == 1
+    assert seen == [False] and gc.isenabled()
