@@ -44,7 +44,7 @@ def test_paused_leaves_a_disabled_collector_disabled() -> None:
 
 
 @pytest.fixture()
-def repo() -> Iterator[Path]:
+def pool_repo() -> Iterator[Path]:
     root = Path(tempfile.mkdtemp(prefix="looma-gcpause-"))
     try:
         yield _template(root / "t")[0]
@@ -53,7 +53,7 @@ def repo() -> Iterator[Path]:
 
 
 def test_an_incremental_pass_runs_with_the_collector_paused(
-        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        pool_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The pass itself (pipeline/refine.refine, wrapped to look) runs with the collector off
     when it is incremental, on when it is the full one; on again after either."""
     from looma_git.api import refine as api_refine
@@ -66,6 +66,7 @@ def test_an_incremental_pass_runs_with_the_collector_paused(
         return real(inp)  # type: ignore[arg-type]
 
     monkeypatch.setattr(api_refine, "refine", looking)
+    repo = pool_repo
     paths = find_repo(repo)
     for s in POOL[:3]:
         _store(repo, s)
@@ -134,4 +135,34 @@ def test_the_written_lines_are_stored_with_the_collector_paused(
     storedb.ensure_schema(conn)
     _edit(conn, "e1", "first_version_of_the_line = 1", 100)
     assert written.update_written(conn, full=True) == 1
+    assert seen == [False] and gc.isenabled()
+
+
+def test_a_few_new_events_are_indexed_with_the_collector_paused(
+        repo: Path, scrubbed_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`looma ingest` of a new session: its indexing step (the records of every WorkItem,
+    loaded and kept to the command's end) is entered with the collector off."""
+    import json
+    import re
+    import sys
+
+    from looma_git.api import index as api_index
+    from looma_git.api import ledger as api_ledger
+    from looma_git.api.update import update
+    from looma_git.ingest.base import DiscoveryEnv
+
+    seen: list[bool] = []
+    # (only the collector's state is looked at: the reindex itself, an embedding, is skipped)
+    monkeypatch.setattr(api_index, "reindex", lambda *a, **kw: seen.append(gc.isenabled()))
+    paths = find_repo(repo)
+    api_ledger.init_repo(paths)
+    d = scrubbed_env / ".claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(repo))
+    d.mkdir(parents=True)
+    (d / "s1.jsonl").write_text(json.dumps({
+        "cwd": str(repo), "gitBranch": "main", "version": "2.0.76", "isSidechain": False,
+        "userType": "external", "sessionId": "s1", "type": "user", "uuid": "u0",
+        "parentUuid": None, "timestamp": "2026-05-04T09:00:00.000Z",
+        "message": {"role": "user", "content": "Implement the OAuth callback with PKCE"}})
+        + "\n")
+    update(paths, DiscoveryEnv(home=scrubbed_env, environ={}, platform=sys.platform))
     assert seen == [False] and gc.isenabled()
