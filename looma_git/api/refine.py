@@ -259,12 +259,17 @@ def _publish_pass(paths: RepoPaths, by: str, commits_revs: tuple[str, ...], no_w
     from looma_git.ledger.ops import OpDraft
     from looma_git.pipeline.extractor import build_extractor, extractor_stats
     from looma_git.redact import redact_text as _redact_text
+    from looma_git.store import gcpause
 
     # One pass redacts each text once: the planners see every memory and observation of the
     # history each pass, and most of their texts recur (redaction is a pure function).
     redact_text = functools.lru_cache(maxsize=None)(_redact_text)
 
-    with workmodel_state.opened(paths) as conn:
+    with workmodel_state.opened(paths) as conn, gcpause.paused(
+            incremental and workmodel.get_meta(conn, "pass") is not None):
+        # An incremental pass loads the last pass's memo, resolver state and the ledger fold
+        # (what grows with the history) and keeps them to its end: with the cyclic collector
+        # on, each quarter of growth walked all of them again (store/gcpause.py).
         state = ledger.load_state(paths)
         # One effort seen by two clones becomes one WorkItem before the pass resolves
         # against them (pipeline/converge.py; nothing on a clone whose WorkItems are all its own).

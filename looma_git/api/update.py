@@ -66,13 +66,18 @@ def update(paths: RepoPaths, env: DiscoveryEnv, *, agents: list[str] | None = No
         from looma_git.api.index import INGEST_BACKLOG_BUDGET_S, reindex
         from looma_git.errors import LoomaError
         from looma_git.index.vector_background import BESIDE_FROM
+        from looma_git.store import gcpause
 
         try:
             # After many new events (a cold ingest) a detached process embeds the vectors:
-            # the command returns once words can answer (index/vector_background).
-            reindex(paths, full=False, memory_budget_s=INGEST_BACKLOG_BUDGET_S, embed_new=True,
-                    last_use=True,  # the command reads the ledger no more: drop its fold
-                    vectors_beside=new >= BESIDE_FROM)
+            # the command returns once words can answer (index/vector_background). After a
+            # few (a new session) the records of every WorkItem are loaded and kept to the
+            # command's end: no collection need walk them (store/gcpause.py).
+            with gcpause.paused(new < BESIDE_FROM):
+                reindex(paths, full=False, memory_budget_s=INGEST_BACKLOG_BUDGET_S,
+                        embed_new=True,
+                        last_use=True,  # the command reads the ledger no more: drop its fold
+                        vectors_beside=new >= BESIDE_FROM)
         except LoomaError:
             pass  # the index is a cache: the next query refreshes it
 

@@ -12,7 +12,7 @@ from looma_git.ledger.fold import Folder, _touched, effective_ops
 from looma_git.ledger.ops import OP_TYPES, Actor, Op, OpDraft, build_op, op_path
 from looma_git.ledger.projections import FORMAT_FILE, memory_bytes, workitem_bytes
 from looma_git.ledger.state import LedgerState
-from looma_git.store import fold_cache, fold_delta, ledger_read, notes_delta, ops_cache
+from looma_git.store import fold_cache, fold_delta, gcpause, ledger_read, notes_delta, ops_cache
 from looma_git.store.clone import SYSTEM_ACTOR, read_clone_id, user_actor
 from looma_git.store.ledger_read import _PARSED, ReadResult, read_tree  # tests reset _PARSED here
 from looma_git.store.ledger_tree import (
@@ -64,22 +64,31 @@ _FREE_TEXT_KEYS = {"text", "quote", "quotes", "summary", "title", "aliases", "al
                    "goal", "detail", "body", "content"}
 
 
-def _redact_value(value: Any, key: str | None = None, strict: bool = False) -> Any:
+def _redact_value(value: Any, key: str | None = None, strict: bool = False,
+                  seen: dict[tuple[bool, str], str] | None = None) -> Any:
     """The single choke point for text written to git: every string of an op payload and
-    rationale (projections and notes are rendered from sealed ops) goes through here."""
+    rationale (projections and notes are rendered from sealed ops) goes through here.
+    `seen`: what this batch already redacted (redaction is a pure function of the text and
+    the gate; a pass's batch repeats its paths, sessions and words thousands of times)."""
     if isinstance(value, str):
         if key in _ID_KEYS:
             return value
+        gate = strict or key in _FREE_TEXT_KEYS
+        if seen is not None:
+            hit = seen.get((gate, value))
+            if hit is not None:
+                return hit
         from looma_git.redact import redact_shared, redact_text
 
-        if strict or key in _FREE_TEXT_KEYS:
-            return redact_shared(value)[0]
-        return redact_text(value)
+        out = redact_shared(value)[0] if gate else redact_text(value)
+        if seen is not None:
+            seen[(gate, value)] = out
+        return out
     if isinstance(value, dict):
-        return {k: _redact_value(v, k, strict or key in _FREE_TEXT_KEYS)
+        return {k: _redact_value(v, k, strict or key in _FREE_TEXT_KEYS, seen)
                 for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_redact_value(v, key, strict) for v in value]
+        return [_redact_value(v, key, strict, seen) for v in value]
     return value
 
 
@@ -201,7 +210,10 @@ class LedgerStore:
         # the next process reading the ledger does not parse what this one just sealed
         self._cache_pending: list[tuple[bytes, Op, dict[str, Any]]] = []
         key = str(self.paths.common_dir)
-        with open_repo(self.paths) as repo:
+        # Sealing, rendering and folding a batch makes ~10 containers per op, most of them
+        # kept (the fold, the tree): with the collector on, a batch appended beside a large
+        # heap (a cold pass's 2,087 ops after its work model) walked that heap again and again.
+        with open_repo(self.paths) as repo, gcpause.paused():
             def build(old: bytes | None) -> bytes:
                 written.clear()
                 self._cache_pending.clear()
@@ -264,9 +276,10 @@ class LedgerStore:
         ts = utc_now()
         out: list[Op] = []
         heads_extra: dict[str, str] = {}
+        seen: dict[tuple[bool, str], str] = {}  # (gate, text) -> redacted, for this batch
         for d in drafts:
             lamport += 1
-            payload = dict(_redact_value(d.payload))
+            payload = dict(_redact_value(d.payload, seen=seen))
             if d.op == "undo":
                 if known is None:
                     known = {o.id: o for o in [*result.ops, *out]}
@@ -284,7 +297,7 @@ class LedgerStore:
                 payload["prev"] = sorted(prev)
             op = build_op(OpDraft(d.op, {"type": d.target.get("type"), "id": d.target.get("id")},
                                   payload,
-                                  _redact_value(d.rationale, "rationale") if d.rationale
+                                  _redact_value(d.rationale, "rationale", seen=seen) if d.rationale
                                   else None,
                                   d.inverse_of),
                           lamport=lamport, ts=ts, actor=actor, clone=clone)

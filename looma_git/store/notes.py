@@ -145,7 +145,7 @@ def sync_notes(paths: RepoPaths, state: LedgerState, *, author: bytes = b"looma 
     notes on commits this clone does not have are kept unchanged. After an append
     (`touched`) whose parent's projection the notes ref is known to be, only the notes of the
     commits it touched are rewritten (store/notes_delta.py)."""
-    from looma_git.store import notes_delta
+    from looma_git.store import gcpause, notes_delta
 
     report = NotesReport()
     mark = notes_delta.read_marker(paths.state_dir) if touched and touched.shas is not None \
@@ -153,7 +153,8 @@ def sync_notes(paths: RepoPaths, state: LedgerState, *, author: bytes = b"looma 
     if mark is not None and (touched is None or mark.ledger != touched.parent):
         mark = None
     done: list[notes_delta.Synced | None] = [None]
-    with open_repo(paths) as repo:
+    # (a full sync renders a note per linked commit beside whatever heap the caller holds)
+    with open_repo(paths) as repo, gcpause.paused():
         store: Any = repo.object_store
 
         def build(old: bytes | None) -> bytes | None:
