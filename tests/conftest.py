@@ -65,9 +65,9 @@ def _shared_scope(nodeid: str) -> str | None:
 _SMOKE = "tests/bench/test_bench_smoke.py::test_benchmark_runs_quick_and_ends_with_bench_json"
 _KNOWN_COST = {
     "tests/test_quality.py:holdout4": 31,
+    "tests/cli/test_wheel.py": 27,  # the demo (test_demo_end_to_end) runs from the wheel
     "tests/test_quality.py:holdout3": 22,
     "tests/test_quality.py:teamwork": 21,
-    "tests/cli/test_wheel.py": 18,
     "tests/ledger/test_emit_reference.py::test_dump_matches_reference": 15,
     f"{_SMOKE}[retrieval]": 13,
     f"{_SMOKE}[scale]": 13,
@@ -75,7 +75,6 @@ _KNOWN_COST = {
     "tests/test_quality.py:holdout": 12,
     "tests/test_quality.py:realproject": 12,
     "tests/sync/test_convergence.py::test_three_clones_converge": 12,
-    "tests/cli/test_demo.py::test_demo_end_to_end": 11,
     "tests/ingest/test_crash.py::test_sigkill_at_any_point_then_rerun_equals_one_clean_run": 10,
     "tests/ingest/test_fast_json.py::test_generated_lines_read_alike": 10,
     f"{_SMOKE}[sync]": 5,

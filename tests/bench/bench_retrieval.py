@@ -274,7 +274,8 @@ def main() -> None:
     args = ap.parse_args()
     if args.quick:
         args.items, args.claude, args.codex, args.ops, args.goals, args.repeat = \
-            30, 10, 4, 200, 3, 1  # the reindexes embed every event: few sessions
+            30, 10, 4, 200, 2, 1  # the reindexes embed every event: few sessions; two goals
+        # (a specific and a broad one): each is four fresh processes, one a model load
     base = Path(tempfile.mkdtemp(prefix="looma-bench-retrieval-"))
     home = base / "home"
     home.mkdir()

@@ -52,18 +52,22 @@ def test_benchmark_runs_quick_and_ends_with_bench_json(name: str) -> None:
 def test_run_all_cli_prints_the_table_and_writes_the_summary(tmp_path: Path) -> None:
     doc = tmp_path / "performance.md"
     doc.write_text(DOC)
+    # The cheapest benchmark (ledger, ~1 CPU-s at --quick): what is checked is the table and
+    # the summary section; the benchmarks themselves are the smoke test's above.
     proc = subprocess.run([sys.executable, "-m", "tests.bench.run_all", "--quick", "--only",
-                           "hooks", "--write-docs", "--docs", str(doc)], cwd=REPO_ROOT,
+                           "ledger", "--write-docs", "--docs", str(doc)], cwd=REPO_ROOT,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     header = next(ln for ln in proc.stdout.splitlines() if ln.startswith("benchmark "))
     assert header.split() == ["benchmark", "measure", "value", "target", "ratio", "result",
                               "peak", "RSS"]
-    rows = [ln for ln in proc.stdout.splitlines() if ln.startswith("hooks ")]
-    assert rows and all("(quick)" in ln and "ERROR" not in ln for ln in rows)
+    rows = [ln for ln in proc.stdout.splitlines() if ln.startswith("ledger ")]
+    # a quick run is never judged: each row with a target says "(quick)", the others "info"
+    assert rows and all("ERROR" not in ln and ("(quick)" in ln or " info " in ln) for ln in rows)
+    assert any("(quick)" in ln for ln in rows)
     text = doc.read_text()
     assert text.startswith("# Performance\n\nIntro kept.\n\n## Summary\n")
-    assert "nproc=" in text and "| hooks |" in text
+    assert "nproc=" in text and "| ledger |" in text
     assert text.endswith("## Index\n\nindex details kept\n\n## Hooks\n\nhooks details kept\n")
 
 

@@ -1,6 +1,10 @@
-"""From the wheel, as pip/pipx/uv install it: `looma demo` works (its scenario is package data),
-the man pages land in <prefix>/share/man/man1 where `man` and `git looma --help` find them,
-and NO_COLOR is honoured."""
+"""From the wheel, as pip/pipx/uv install it: `looma demo` (the README's first command) runs
+offline and shows every step (its scenario is package data), the man pages land in
+<prefix>/share/man/man1 where `man` and `git looma --help` find them, and NO_COLOR is honoured.
+
+The demo runs once, from the wheel on a real terminal: the README's users run that command,
+and a second run from the source tree (tests/cli/test_demo.py until stop 30) ran the same
+code on the same scenario for ~9 CPU-s more."""
 
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO_ROOT, make_repo
+from tests.helpers import REPO_ROOT, git, make_repo, scrubbed_home
 
 pytestmark = pytest.mark.slow
 
@@ -43,29 +47,60 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return venv
 
 
-def _env(venv: Path, home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+def _env(venv: Path, home: Path, base: dict[str, str] | None = None) -> dict[str, str]:
+    env = {k: v for k, v in (base or os.environ).items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env.update(PATH=f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}", HOME=str(home),
                MANPAGER="cat", PAGER="cat", MANWIDTH="80")
     return env
 
 
-def test_the_wheel_runs_the_demo_without_colour(installed: Path, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def demo(installed: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[int | None, str, Path]:
+    """`looma demo --dir DIR` from the wheel, on a pty with NO_COLOR=1, once for the module:
+    (exit code, what the terminal showed, DIR). Module-scoped, so set up before the autouse
+    env scrub: its environment is the scrubbed one (`scrubbed_home`)."""
+    from tests.cli.ptyrun import PtyRun
+
+    base = tmp_path_factory.mktemp("demo")
+    env = _env(installed, base, scrubbed_home(base / "home"))
+    run = PtyRun(base, "demo", "--dir", str(base / "demo"), env=dict(env, NO_COLOR="1"),
+                 python=str(installed / "bin" / "python"))
+    rc = run.wait(timeout=600)
+    return rc, run.text, base / "demo"
+
+
+def test_the_wheel_runs_the_demo_without_colour(installed: Path, demo: tuple[int | None, str,
+                                                                             Path],
+                                                tmp_path: Path) -> None:
     looma = installed / "bin" / "looma"
     env = _env(installed, tmp_path)
     where = subprocess.run([str(installed / "bin" / "python"), "-c",
                             "import looma_git; print(looma_git.__file__)"], env=env, cwd=tmp_path,
                            capture_output=True, text=True, check=True).stdout
     assert str(installed) in where and str(REPO_ROOT) not in where  # the wheel, not the tree
-    from tests.cli.ptyrun import PtyRun
-
-    run = PtyRun(tmp_path, "demo", "--dir", str(tmp_path / "demo"),
-                 env=dict(env, NO_COLOR="1"), python=str(installed / "bin" / "python"))
-    rc = run.wait(timeout=600)
-    assert rc == 0, run.text[-3000:]
-    assert "Done. Explore:" in run.text and "(teammate) looma work" in run.text
-    assert "\x1b[" not in run.text.replace("\x1b[K", ""), "NO_COLOR=1 still printed colour"
+    rc, text, _ = demo
+    assert rc == 0, text[-3000:]
+    assert "Done. Explore:" in text and "(teammate) looma work" in text
+    assert "\x1b[" not in text.replace("\x1b[K", ""), "NO_COLOR=1 still printed colour"
     assert looma.exists()
+
+
+def test_demo_end_to_end(demo: tuple[int | None, str, Path]) -> None:
+    """Every step shown, the notes written, the repository sound, the ledger shared."""
+    rc, out, where = demo
+    assert rc == 0, out[-3000:]
+    for needle in ("$ looma ingest", "claude-code", "codex", "gemini-cli", "cursor", "opencode",
+                   "confident:", "ambiguous:", "renamed", "# looma-note v1",
+                   "(teammate) looma work", "Done. Explore:"):
+        assert needle in out, needle
+    repo = where / "repo"
+    assert git(repo, "notes", "--ref=looma", "list")
+    assert git(repo, "fsck", "--strict", check=True) == ""
+    clone = where / "teammate-clone"
+    assert git(clone, "rev-parse", "refs/looma/ledger") == git(repo, "rev-parse",
+                                                               "refs/looma/ledger")
+    teammate = out.split("(teammate) looma work")[1]
+    assert "[conf " in teammate and "Search ranking" in teammate
 
 
 def test_git_looma_help_opens_the_man_page(installed: Path, tmp_path: Path) -> None:
