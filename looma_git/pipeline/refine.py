@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import replace
 from typing import Any
 
@@ -24,6 +26,36 @@ from looma_git.pipeline.views import (
     WorkItemView,
 )
 from looma_git.store.gitfacts import CommitInfo
+
+# What the caller starts once a pass has segmented its sessions (`after_segmenting`).
+_AFTER_SEGMENTING: ContextVar[Callable[[], None] | None] = ContextVar("after_segmenting",
+                                                                      default=None)
+
+
+@contextlib.contextmanager
+def after_segmenting(start: Callable[[], None]) -> Iterator[None]:
+    """Within it, the first pass to have segmented its sessions calls `start()` (once): a cold
+    ingest starts its message indexing there, when the rest of the pass (resolution, derivation,
+    publishing) runs on one core and segmentation no longer keeps both busy (api/update.py)."""
+    fired = False
+
+    def once() -> None:
+        nonlocal fired
+        if not fired:
+            fired = True
+            start()
+
+    token = _AFTER_SEGMENTING.set(once)
+    try:
+        yield
+    finally:
+        _AFTER_SEGMENTING.reset(token)
+
+
+def _segmentation_done() -> None:
+    hook = _AFTER_SEGMENTING.get()
+    if hook is not None:
+        hook()
 
 
 def _windows(inp: RefineInput, extractor: Extractor
@@ -82,6 +114,7 @@ def refine(inp: RefineInput) -> RefineResult:
         from looma_git.pipeline.resolve_append import append_pass
 
         seg = _segmented(inp, extractor)
+        _segmentation_done()
         fast = append_pass(inp, seg)
         if fast is not None:
             return fast
@@ -91,6 +124,7 @@ def refine(inp: RefineInput) -> RefineResult:
         windows, cands_by_window, first_change, extracted = _with_prior(inp, seg)
     else:
         windows, cands_by_window, first_change, extracted = _windows(inp, extractor)
+        _segmentation_done()
     first_change = min(first_change, inp.dirty_from)
     prior = {sw.signal.key: sw for sw in inp.prior}
     # Which commits each window wrote, and where they landed: a new commit (or a moved
