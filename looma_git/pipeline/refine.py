@@ -17,6 +17,7 @@ from looma_git.pipeline.replay import Replay
 from looma_git.pipeline.resolve import Resolver
 from looma_git.pipeline.resolve_derive import derive
 from looma_git.pipeline.segment import SessionWindows, dropped_from, segment_session
+from looma_git.pipeline.segment_pool import Stream
 from looma_git.pipeline.signals import WorkSignal
 from looma_git.pipeline.views import (
     ClusterMemo,
@@ -86,6 +87,9 @@ def _segmented(inp: RefineInput, extractor: Extractor) -> Segmented:
     parts: Iterable[SessionWindows] = inp.segmented if inp.segmented is not None else (
         segment_session(s, inp.known_paths, inp.sha_lookup, prior, extractor)
         for s in inp.sessions)
+    if isinstance(parts, Stream):  # earliest first: the pass's order is its keys'
+        index = {k: i for i, k in enumerate(parts.keys)}
+        parts = sorted(parts, key=lambda p: index[p.key])
     for part in parts:
         changed.add(part.key)
         windows.extend(part.windows)
@@ -107,10 +111,70 @@ def _with_prior(inp: RefineInput, seg: Segmented
     return windows, cands, first_change, extracted
 
 
+class _Placer:
+    """Windows placed one at a time in `window_order`: replaying a stored decision where the
+    replay allows it (pipeline/replay.py), else resolving it."""
+
+    def __init__(self, inp: RefineInput, first_change: float) -> None:
+        self.prior = {sw.signal.key: sw for sw in inp.prior}
+        self.resolver = Resolver(list(inp.seeds))
+        self.replay = Replay(inp.seeds if inp.prior_seeds is None else inp.prior_seeds,
+                             inp.seeds, first_change, enabled=inp.replay)
+        self.placed: dict[str, tuple[str, tuple[tuple[str, float], ...]]] = {}
+        self.decided: dict[str, tuple[tuple[str, ...] | None, bool]] = {}  # (scored, founded)
+        self.same: set[str] = set()  # windows equal to their stored selves
+        self.rescored = 0
+
+    def place(self, w: WorkSignal) -> None:
+        resolver, replay = self.resolver, self.replay
+        old = self.prior.get(w.key)
+        if old is not None and old.signal == w:
+            self.same.add(w.key)
+        founding = resolver.routed_to(w) is None
+        if founding and replay.may_replay(w, old, resolver):
+            assert old is not None
+            founded = old.cluster not in resolver.by_id
+            resolver.assign(w, old.cluster, dict(old.related))
+            cid, related, scored = old.cluster, old.related, old.scored
+        else:
+            n = len(resolver.clusters)
+            cid, rel = resolver.add(w)
+            founded = len(resolver.clusters) > n
+            related, scored = tuple(sorted(rel.items())), resolver.last_scored
+            self.rescored += founding
+        self.placed[w.key] = (cid, related)
+        self.decided[w.key] = (scored, founded)
+        replay.placed(w, old, cid, resolver)
+
+
+def _streamed(inp: RefineInput) -> tuple[_Placer, list[WorkSignal], Segmented] | RefineInput:
+    """A full pass over sessions segmented by workers: resolved as they arrive
+    (pipeline/refine_stream.py); or `inp` with the parts it got, to resolve all at once."""
+    from looma_git.pipeline.refine_stream import Streamed, resolve_streaming
+
+    assert isinstance(inp.segmented, Stream)
+    placer = _Placer(inp, float("inf"))  # (no replay: the point does not matter)
+    got = resolve_streaming(inp, inp.segmented, placer.place, _segmentation_done)
+    if not isinstance(got, Streamed):
+        return replace(inp, segmented=got)
+    seg = _segmented(replace(inp, segmented=got.parts), HeuristicExtractor())
+    return placer, [got.authored[w.key] for w in seg[0]], seg
+
+
 def refine(inp: RefineInput) -> RefineResult:
     """One deterministic pass over all sessions, commits and ledger seeds."""
     extractor = inp.extractor if inp.extractor is not None else HeuristicExtractor()
-    if inp.state is not None and inp.load is not None:
+    placer = None
+    if (isinstance(inp.segmented, Stream) and inp.state is None and not inp.prior
+            and not inp.replay and inp.dirty_from == float("inf")):
+        got = _streamed(inp)
+        if isinstance(got, RefineInput):
+            inp = got
+        else:
+            placer, windows, (_, cands_by_window, first_change, extracted, _) = got
+    if placer is not None:
+        pass
+    elif inp.state is not None and inp.load is not None:
         from looma_git.pipeline.resolve_append import append_pass
 
         seg = _segmented(inp, extractor)
@@ -125,41 +189,22 @@ def refine(inp: RefineInput) -> RefineResult:
     else:
         windows, cands_by_window, first_change, extracted = _windows(inp, extractor)
         _segmentation_done()
-    first_change = min(first_change, inp.dirty_from)
-    prior = {sw.signal.key: sw for sw in inp.prior}
-    # Which commits each window wrote, and where they landed: a new commit (or a moved
-    # branch) changes an old window's evidence, and resolution is replayed only up to it.
-    windows = with_authorship(windows, inp.commits, inp.content)
-    for w in windows:
-        old = prior.get(w.key)
-        if old is not None and (old.signal.wrote, old.signal.landed) != (w.wrote, w.landed):
-            first_change = min(first_change, window_order(w)[0])
-    resolver = Resolver(list(inp.seeds))
-    replay = Replay(inp.seeds if inp.prior_seeds is None else inp.prior_seeds, inp.seeds,
-                    first_change, enabled=inp.replay)
-    placed: dict[str, tuple[str, tuple[tuple[str, float], ...]]] = {}
-    decided: dict[str, tuple[tuple[str, ...] | None, bool]] = {}  # key -> (scored, founded)
-    same: set[str] = set()  # windows equal to their stored selves
-    rescored = 0
-    for w in sorted(windows, key=window_order):
-        old = prior.get(w.key)
-        if old is not None and old.signal == w:
-            same.add(w.key)
-        founding = resolver.routed_to(w) is None
-        if founding and replay.may_replay(w, old, resolver):
-            assert old is not None
-            founded = old.cluster not in resolver.by_id
-            resolver.assign(w, old.cluster, dict(old.related))
-            cid, related, scored = old.cluster, old.related, old.scored
-        else:
-            n = len(resolver.clusters)
-            cid, rel = resolver.add(w)
-            founded = len(resolver.clusters) > n
-            related, scored = tuple(sorted(rel.items())), resolver.last_scored
-            rescored += founding
-        placed[w.key] = (cid, related)
-        decided[w.key] = (scored, founded)
-        replay.placed(w, old, cid, resolver)
+    if placer is None:
+        first_change = min(first_change, inp.dirty_from)
+        prior = {sw.signal.key: sw for sw in inp.prior}
+        # Which commits each window wrote, and where they landed: a new commit (or a moved
+        # branch) changes an old window's evidence, and resolution is replayed only up to it.
+        windows = with_authorship(windows, inp.commits, inp.content)
+        for w in windows:
+            old = prior.get(w.key)
+            if old is not None and (old.signal.wrote, old.signal.landed) != (w.wrote,
+                                                                               w.landed):
+                first_change = min(first_change, window_order(w)[0])
+        placer = _Placer(inp, first_change)
+        for w in sorted(windows, key=window_order):
+            placer.place(w)
+    resolver, placed, decided, same = placer.resolver, placer.placed, placer.decided, placer.same
+    rescored = placer.rescored
     clusters = resolver.result()
     keys = {c.id: _memo_key(c) for c in clusters}
     memo: Mapping[str, ClusterMemo] = inp.memo if inp.memo is not None else {}
