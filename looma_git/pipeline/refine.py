@@ -147,34 +147,34 @@ class _Placer:
         replay.placed(w, old, cid, resolver)
 
 
-def _streamed(inp: RefineInput) -> tuple[_Placer, list[WorkSignal], Segmented] | RefineInput:
+def _streamed(inp: RefineInput, extractor: Extractor
+              ) -> tuple[_Placer, list[WorkSignal], Segmented] | RefineInput:
     """A full pass over sessions segmented by workers: resolved as they arrive
     (pipeline/refine_stream.py); or `inp` with the parts it got, to resolve all at once."""
     from looma_git.pipeline.refine_stream import Streamed, resolve_streaming
 
     assert isinstance(inp.segmented, Stream)
-    placer = _Placer(inp, float("inf"))  # (no replay: the point does not matter)
+    placer = _Placer(inp, float("inf"))  # (no replay: its point does not matter)
     got = resolve_streaming(inp, inp.segmented, placer.place, _segmentation_done)
     if not isinstance(got, Streamed):
         return replace(inp, segmented=got)
-    seg = _segmented(replace(inp, segmented=got.parts), HeuristicExtractor())
+    seg = _segmented(replace(inp, segmented=got.parts), extractor)
     return placer, [got.authored[w.key] for w in seg[0]], seg
 
 
-def refine(inp: RefineInput) -> RefineResult:
-    """One deterministic pass over all sessions, commits and ledger seeds."""
-    extractor = inp.extractor if inp.extractor is not None else HeuristicExtractor()
-    placer = None
+def _placed(inp: RefineInput, extractor: Extractor
+            ) -> tuple[_Placer, list[WorkSignal], dict[str, Sequence[MemoryCandidate]], int,
+                       RefineInput] | RefineResult:
+    """Every window of the pass placed (and its candidates, how many were extracted and the
+    input as the pass ended up using it); or the appending pass's result."""
     if (isinstance(inp.segmented, Stream) and inp.state is None and not inp.prior
             and not inp.replay and inp.dirty_from == float("inf")):
-        got = _streamed(inp)
-        if isinstance(got, RefineInput):
-            inp = got
-        else:
-            placer, windows, (_, cands_by_window, first_change, extracted, _) = got
-    if placer is not None:
-        pass
-    elif inp.state is not None and inp.load is not None:
+        got = _streamed(inp, extractor)
+        if not isinstance(got, RefineInput):
+            placer, windows, (_, cands, _, extracted, _) = got
+            return placer, windows, cands, extracted, inp
+        inp = got  # (a session started before its bound: all of them at once)
+    if inp.state is not None and inp.load is not None:
         from looma_git.pipeline.resolve_append import append_pass
 
         seg = _segmented(inp, extractor)
@@ -185,24 +185,32 @@ def refine(inp: RefineInput) -> RefineResult:
         inp = replace(inp, prior=tuple(inp.load(None, None)), state=None,
                       content=inp.content if inp.content is not None or inp.content_of is None
                       else inp.content_of(None))
-        windows, cands_by_window, first_change, extracted = _with_prior(inp, seg)
+        windows, cands, first_change, extracted = _with_prior(inp, seg)
     else:
-        windows, cands_by_window, first_change, extracted = _windows(inp, extractor)
+        windows, cands, first_change, extracted = _windows(inp, extractor)
         _segmentation_done()
-    if placer is None:
-        first_change = min(first_change, inp.dirty_from)
-        prior = {sw.signal.key: sw for sw in inp.prior}
-        # Which commits each window wrote, and where they landed: a new commit (or a moved
-        # branch) changes an old window's evidence, and resolution is replayed only up to it.
-        windows = with_authorship(windows, inp.commits, inp.content)
-        for w in windows:
-            old = prior.get(w.key)
-            if old is not None and (old.signal.wrote, old.signal.landed) != (w.wrote,
-                                                                               w.landed):
-                first_change = min(first_change, window_order(w)[0])
-        placer = _Placer(inp, first_change)
-        for w in sorted(windows, key=window_order):
-            placer.place(w)
+    first_change = min(first_change, inp.dirty_from)
+    prior = {sw.signal.key: sw for sw in inp.prior}
+    # Which commits each window wrote, and where they landed: a new commit (or a moved
+    # branch) changes an old window's evidence, and resolution is replayed only up to it.
+    windows = with_authorship(windows, inp.commits, inp.content)
+    for w in windows:
+        old = prior.get(w.key)
+        if old is not None and (old.signal.wrote, old.signal.landed) != (w.wrote, w.landed):
+            first_change = min(first_change, window_order(w)[0])
+    placer = _Placer(inp, first_change)
+    for w in sorted(windows, key=window_order):
+        placer.place(w)
+    return placer, windows, cands, extracted, inp
+
+
+def refine(inp: RefineInput) -> RefineResult:
+    """One deterministic pass over all sessions, commits and ledger seeds."""
+    extractor = inp.extractor if inp.extractor is not None else HeuristicExtractor()
+    got = _placed(inp, extractor)
+    if isinstance(got, RefineResult):
+        return got
+    placer, windows, cands_by_window, extracted, inp = got
     resolver, placed, decided, same = placer.resolver, placer.placed, placer.decided, placer.same
     rescored = placer.rescored
     clusters = resolver.result()
