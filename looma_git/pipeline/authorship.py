@@ -12,6 +12,7 @@ from looma_git.pipeline.link_content import (
     GENERIC_FILES,
     WRITE_AFTER_S,
     Content,
+    Write,
     written_from,
 )
 from looma_git.pipeline.signals import WorkSignal, parse_ts
@@ -81,33 +82,41 @@ class Authors:
         for c in self.commits:
             for fk in set(content.added[c.sha]):
                 self.adds.setdefault(fk, []).append(parse_ts(c.ts))
+        self._found: dict[str, list[tuple[str, list[Write]]]] = {}
+
+    def _evidence(self, c: CommitInfo) -> list[tuple[str, list[Write]]]:
+        """Per line `c` adds (file, key): the writes that can make it a window's (into that
+        file, timed between `written_from(c)` and the commit, the line's first commit after
+        them), for lines not written into many files. Depends on the repository alone."""
+        content = self.content
+        ct, lo = parse_ts(c.ts), written_from(c)
+        out = []
+        for f, k in set(content.added[c.sha]):
+            writes = content.writes.get(k, ())
+            if len({w.file for w in writes if w.file}) > GENERIC_FILES:
+                continue  # a line written into many files says nothing about who wrote this
+            out.append((f, [w for w in writes if (w.file is None or w.file == f) and w.ts
+                            and lo <= w.ts <= ct + WRITE_AFTER_S
+                            and self._first_commit((f, k), w.ts) == ct]))
+        return out
 
     def sessions(self, c: CommitInfo) -> set[str]:
-        """Every session with a write of a line `c` adds (those its writers can be of)."""
-        writes = self.content.writes
-        return {w.session for _, k in self.content.added[c.sha] for w in writes.get(k, ())}
+        """The sessions whose windows can have written `c` (those `writers` asks `spans`
+        about): a commit's writers are known once they have all been segmented."""
+        return {w.session for _, ok in self._evidence(c) for w in ok}
 
     def _first_commit(self, fk: tuple[str, int], ts: float) -> float:
         return min((t for t in self.adds[fk] if t >= ts - WRITE_AFTER_S), default=-1.0)
 
     def writers(self, c: CommitInfo, spans: Spans) -> list[str]:
         """The windows that wrote `c` (`spans` has the windows of `sessions(c)` at least)."""
-        content = self.content
-        lines = content.added[c.sha]
-        ct, lo = parse_ts(c.ts), written_from(c)
         got: dict[str, int] = {}
-        for f, k in set(lines):
-            writes = content.writes.get(k, ())
-            if len({w.file for w in writes if w.file}) > GENERIC_FILES:
-                continue  # a line written into many files says nothing about who wrote this
-            ok = [w for w in writes if (w.file is None or w.file == f) and w.ts
-                  and lo <= w.ts <= ct + WRITE_AFTER_S
-                  and self._first_commit((f, k), w.ts) == ct]
+        for f, ok in self._evidence(c):
             authors = {spans.window(w.session, w.ts, f) for w in ok} - {None}
             if len(authors) == 1:  # a line two windows wrote (an edit's context) is no one's
                 key = str(authors.pop())
                 got[key] = got.get(key, 0) + 1
-        n = len({k for _, k in lines})
+        n = len({k for _, k in self.content.added[c.sha]})
         return [key for key, m in got.items() if m >= CONTENT_MIN and m >= CONTENT_SHARE * n]
 
 
