@@ -45,20 +45,27 @@ def update(paths: RepoPaths, env: DiscoveryEnv, *, agents: list[str] | None = No
         from looma_git.api.refine import refine_and_publish  # not imported by --no-refine
         from looma_git.index.message_index import start_beside
         from looma_git.pipeline.child import in_child
+        from looma_git.pipeline.refine import after_segmenting
 
-        # Many new messages (a cold ingest): a child indexes them meanwhile (index/message_index).
         new = report.events_added + report.events_updated
-        join = start_beside(paths, new)
-        try:
-            def work_model() -> Any:
-                return refine_and_publish(paths, by="backfill", settings=settings,
-                                          incremental=True)
 
-            # A pass over many new events (a cold ingest) runs in a child: the heap its
-            # work model grew is returned to the system before indexing, not kept under it.
-            result = in_child(work_model) if new >= WORK_MODEL_CHILD_FROM else work_model()
-        finally:
-            join()
+        def work_model() -> Any:
+            # Many new messages (a cold ingest): a child indexes them (index/message_index)
+            # once the pass has segmented its sessions. Segmenting keeps both cores busy (its
+            # workers); what follows runs on one, so the index is built on the other, not
+            # taken from the workers (started with the pass, it shared their cores).
+            joins: list[Callable[[], int | None]] = []
+            with after_segmenting(lambda: joins.append(start_beside(paths, new))):
+                try:
+                    return refine_and_publish(paths, by="backfill", settings=settings,
+                                              incremental=True)
+                finally:
+                    for join in joins:
+                        join()
+
+        # A pass over many new events (a cold ingest) runs in a child: the heap its
+        # work model grew is returned to the system before indexing, not kept under it.
+        result = in_child(work_model) if new >= WORK_MODEL_CHILD_FROM else work_model()
         _phase("indexing")
         # Keep the index fresh here, off the query path, so the next `resume` finds it ready:
         # vectors for what this run's new work added, and a bounded share of any backlog

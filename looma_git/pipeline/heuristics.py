@@ -137,18 +137,32 @@ _ANCHORS = tuple(sorted({lit for pats in _PATTERNS.values() for _, gate in pats
                          for lit in gate[0]}))
 
 
-# Every literal of every gate, each tested once per message (the gates share many: testing
-# them per pattern repeated the same substring searches).
-_LITERALS = tuple(sorted({lit for pats in _PATTERNS.values() for _, gate in pats
-                          for group in gate for lit in group}))
+
+def _behind(anchors: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """Per anchor, the other literals of the patterns whose first group it is in: only those
+    patterns can match once it occurs, so only their literals are worth testing."""
+    out: dict[str, set[str]] = {a: set() for a in anchors}
+    for pats in _PATTERNS.values():
+        for _, gate in pats:
+            others = {lit for group in gate[1:] for lit in group} - set(anchors)
+            for a in gate[0]:
+                out[a] |= others
+    return {a: tuple(sorted(v)) for a, v in out.items()}
+
+
+_BEHIND = _behind(_ANCHORS)
 
 
 def _open_patterns(text: str) -> tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]:
     """Per kind (in KINDS order), the patterns whose gates `text` opens; () for most text."""
     low = text.lower()
-    if not any(lit in low for lit in _ANCHORS):
+    present = [lit for lit in _ANCHORS if lit in low]
+    if not present:
         return ()
-    return _opened(frozenset(lit for lit in _LITERALS if lit in low))
+    # The literals of patterns whose first group is closed decide nothing: not tested (every
+    # literal of every gate was, 116 searches a message; the gates that open are the same).
+    return _opened(frozenset(present).union(
+        {lit for a in present for lit in _BEHIND[a] if lit in low}))
 
 
 @functools.lru_cache(maxsize=4096)

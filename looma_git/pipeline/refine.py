@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import replace
 from typing import Any
 
@@ -15,6 +17,7 @@ from looma_git.pipeline.replay import Replay
 from looma_git.pipeline.resolve import Resolver
 from looma_git.pipeline.resolve_derive import derive
 from looma_git.pipeline.segment import SessionWindows, dropped_from, segment_session
+from looma_git.pipeline.segment_pool import Stream
 from looma_git.pipeline.signals import WorkSignal
 from looma_git.pipeline.views import (
     ClusterMemo,
@@ -24,6 +27,36 @@ from looma_git.pipeline.views import (
     WorkItemView,
 )
 from looma_git.store.gitfacts import CommitInfo
+
+# What the caller starts once a pass has segmented its sessions (`after_segmenting`).
+_AFTER_SEGMENTING: ContextVar[Callable[[], None] | None] = ContextVar("after_segmenting",
+                                                                      default=None)
+
+
+@contextlib.contextmanager
+def after_segmenting(start: Callable[[], None]) -> Iterator[None]:
+    """Within it, the first pass to have segmented its sessions calls `start()` (once): a cold
+    ingest starts its message indexing there, when the rest of the pass (resolution, derivation,
+    publishing) runs on one core and segmentation no longer keeps both busy (api/update.py)."""
+    fired = False
+
+    def once() -> None:
+        nonlocal fired
+        if not fired:
+            fired = True
+            start()
+
+    token = _AFTER_SEGMENTING.set(once)
+    try:
+        yield
+    finally:
+        _AFTER_SEGMENTING.reset(token)
+
+
+def _segmentation_done() -> None:
+    hook = _AFTER_SEGMENTING.get()
+    if hook is not None:
+        hook()
 
 
 def _windows(inp: RefineInput, extractor: Extractor
@@ -54,6 +87,9 @@ def _segmented(inp: RefineInput, extractor: Extractor) -> Segmented:
     parts: Iterable[SessionWindows] = inp.segmented if inp.segmented is not None else (
         segment_session(s, inp.known_paths, inp.sha_lookup, prior, extractor)
         for s in inp.sessions)
+    if isinstance(parts, Stream):  # earliest first: the pass's order is its keys'
+        index = {k: i for i, k in enumerate(parts.keys)}
+        parts = sorted(parts, key=lambda p: index[p.key])
     for part in parts:
         changed.add(part.key)
         windows.extend(part.windows)
@@ -75,42 +111,25 @@ def _with_prior(inp: RefineInput, seg: Segmented
     return windows, cands, first_change, extracted
 
 
-def refine(inp: RefineInput) -> RefineResult:
-    """One deterministic pass over all sessions, commits and ledger seeds."""
-    extractor = inp.extractor if inp.extractor is not None else HeuristicExtractor()
-    if inp.state is not None and inp.load is not None:
-        from looma_git.pipeline.resolve_append import append_pass
+class _Placer:
+    """Windows placed one at a time in `window_order`: replaying a stored decision where the
+    replay allows it (pipeline/replay.py), else resolving it."""
 
-        seg = _segmented(inp, extractor)
-        fast = append_pass(inp, seg)
-        if fast is not None:
-            return fast
-        inp = replace(inp, prior=tuple(inp.load(None, None)), state=None,
-                      content=inp.content if inp.content is not None or inp.content_of is None
-                      else inp.content_of(None))
-        windows, cands_by_window, first_change, extracted = _with_prior(inp, seg)
-    else:
-        windows, cands_by_window, first_change, extracted = _windows(inp, extractor)
-    first_change = min(first_change, inp.dirty_from)
-    prior = {sw.signal.key: sw for sw in inp.prior}
-    # Which commits each window wrote, and where they landed: a new commit (or a moved
-    # branch) changes an old window's evidence, and resolution is replayed only up to it.
-    windows = with_authorship(windows, inp.commits, inp.content)
-    for w in windows:
-        old = prior.get(w.key)
-        if old is not None and (old.signal.wrote, old.signal.landed) != (w.wrote, w.landed):
-            first_change = min(first_change, window_order(w)[0])
-    resolver = Resolver(list(inp.seeds))
-    replay = Replay(inp.seeds if inp.prior_seeds is None else inp.prior_seeds, inp.seeds,
-                    first_change, enabled=inp.replay)
-    placed: dict[str, tuple[str, tuple[tuple[str, float], ...]]] = {}
-    decided: dict[str, tuple[tuple[str, ...] | None, bool]] = {}  # key -> (scored, founded)
-    same: set[str] = set()  # windows equal to their stored selves
-    rescored = 0
-    for w in sorted(windows, key=window_order):
-        old = prior.get(w.key)
+    def __init__(self, inp: RefineInput, first_change: float) -> None:
+        self.prior = {sw.signal.key: sw for sw in inp.prior}
+        self.resolver = Resolver(list(inp.seeds))
+        self.replay = Replay(inp.seeds if inp.prior_seeds is None else inp.prior_seeds,
+                             inp.seeds, first_change, enabled=inp.replay)
+        self.placed: dict[str, tuple[str, tuple[tuple[str, float], ...]]] = {}
+        self.decided: dict[str, tuple[tuple[str, ...] | None, bool]] = {}  # (scored, founded)
+        self.same: set[str] = set()  # windows equal to their stored selves
+        self.rescored = 0
+
+    def place(self, w: WorkSignal) -> None:
+        resolver, replay = self.resolver, self.replay
+        old = self.prior.get(w.key)
         if old is not None and old.signal == w:
-            same.add(w.key)
+            self.same.add(w.key)
         founding = resolver.routed_to(w) is None
         if founding and replay.may_replay(w, old, resolver):
             assert old is not None
@@ -122,10 +141,78 @@ def refine(inp: RefineInput) -> RefineResult:
             cid, rel = resolver.add(w)
             founded = len(resolver.clusters) > n
             related, scored = tuple(sorted(rel.items())), resolver.last_scored
-            rescored += founding
-        placed[w.key] = (cid, related)
-        decided[w.key] = (scored, founded)
+            self.rescored += founding
+        self.placed[w.key] = (cid, related)
+        self.decided[w.key] = (scored, founded)
         replay.placed(w, old, cid, resolver)
+
+
+def _streamed(inp: RefineInput, extractor: Extractor
+              ) -> tuple[_Placer, list[WorkSignal], Segmented] | RefineInput:
+    """A full pass over sessions segmented by workers: resolved as they arrive
+    (pipeline/refine_stream.py); or `inp` with the parts it got, to resolve all at once."""
+    from looma_git.pipeline.refine_stream import Streamed, resolve_streaming
+
+    assert isinstance(inp.segmented, Stream)
+    placer = _Placer(inp, float("inf"))  # (no replay: its point does not matter)
+    got = resolve_streaming(inp, inp.segmented, placer.place, _segmentation_done)
+    if not isinstance(got, Streamed):
+        return replace(inp, segmented=got)
+    seg = _segmented(replace(inp, segmented=got.parts), extractor)
+    return placer, [got.authored[w.key] for w in seg[0]], seg
+
+
+def _placed(inp: RefineInput, extractor: Extractor
+            ) -> tuple[_Placer, list[WorkSignal], dict[str, Sequence[MemoryCandidate]], int,
+                       RefineInput] | RefineResult:
+    """Every window of the pass placed (and its candidates, how many were extracted and the
+    input as the pass ended up using it); or the appending pass's result."""
+    if (isinstance(inp.segmented, Stream) and inp.state is None and not inp.prior
+            and not inp.replay and inp.dirty_from == float("inf")):
+        got = _streamed(inp, extractor)
+        if not isinstance(got, RefineInput):
+            placer, windows, (_, cands, _, extracted, _) = got
+            return placer, windows, cands, extracted, inp
+        inp = got  # (a session started before its bound: all of them at once)
+    if inp.state is not None and inp.load is not None:
+        from looma_git.pipeline.resolve_append import append_pass
+
+        seg = _segmented(inp, extractor)
+        _segmentation_done()
+        fast = append_pass(inp, seg)
+        if fast is not None:
+            return fast
+        inp = replace(inp, prior=tuple(inp.load(None, None)), state=None,
+                      content=inp.content if inp.content is not None or inp.content_of is None
+                      else inp.content_of(None))
+        windows, cands, first_change, extracted = _with_prior(inp, seg)
+    else:
+        windows, cands, first_change, extracted = _windows(inp, extractor)
+        _segmentation_done()
+    first_change = min(first_change, inp.dirty_from)
+    prior = {sw.signal.key: sw for sw in inp.prior}
+    # Which commits each window wrote, and where they landed: a new commit (or a moved
+    # branch) changes an old window's evidence, and resolution is replayed only up to it.
+    windows = with_authorship(windows, inp.commits, inp.content)
+    for w in windows:
+        old = prior.get(w.key)
+        if old is not None and (old.signal.wrote, old.signal.landed) != (w.wrote, w.landed):
+            first_change = min(first_change, window_order(w)[0])
+    placer = _Placer(inp, first_change)
+    for w in sorted(windows, key=window_order):
+        placer.place(w)
+    return placer, windows, cands, extracted, inp
+
+
+def refine(inp: RefineInput) -> RefineResult:
+    """One deterministic pass over all sessions, commits and ledger seeds."""
+    extractor = inp.extractor if inp.extractor is not None else HeuristicExtractor()
+    got = _placed(inp, extractor)
+    if isinstance(got, RefineResult):
+        return got
+    placer, windows, cands_by_window, extracted, inp = got
+    resolver, placed, decided, same = placer.resolver, placer.placed, placer.decided, placer.same
+    rescored = placer.rescored
     clusters = resolver.result()
     keys = {c.id: _memo_key(c) for c in clusters}
     memo: Mapping[str, ClusterMemo] = inp.memo if inp.memo is not None else {}

@@ -210,3 +210,21 @@ def test_the_refinery_marks_a_reversed_tool_choice_superseded() -> None:
     dram, rq = by_text["Let's use Dramatiq with the Redis broker"], by_text["Actually, let's use RQ"]
     assert dram.lifecycle == "superseded" and dram.superseded_by == rq.id
     assert rq.lifecycle == "active"
+
+
+def test_the_gates_opened_are_those_every_literal_would_open() -> None:
+    """Only the literals behind an anchor that occurs are tested: the patterns tried are the
+    ones testing every literal of every gate gives."""
+    import random
+
+    from looma_git.pipeline import heuristics as h
+
+    every = sorted({lit for pats in h._PATTERNS.values() for _, gate in pats
+                    for group in gate for lit in group})
+    rng = random.Random(14)
+    for _ in range(400):
+        text = " ".join([*rng.sample(every, rng.randint(0, 6)), "plain", "words"])
+        low = text.lower()
+        want = h._opened(frozenset(lit for lit in every if lit in low)) if any(
+            lit in low for lit in h._ANCHORS) else ()
+        assert h._open_patterns(text) == want, text

@@ -50,7 +50,12 @@ def test_workers_segment_every_session_as_one_process_does(repo: Path) -> None:
         lookup=lambda shas: gitfacts.existing_objects(repo, shas), known_paths=KNOWN,
         prior=(), extractor=ex, workers=2, min_sessions=1)
     assert pooled is not None
-    assert list(pooled) == alone
+    got = list(pooled)
+    # Earliest session first (a pass resolves while the rest is segmented), each as alone.
+    assert [p.key for p in got] == pooled.order != keys
+    starts = [min((w.start_ts for w in p.windows), default="") for p in got]
+    assert starts == sorted(starts)
+    assert sorted(got, key=lambda p: keys.index(p.key)) == alone
 
 
 def test_a_pass_with_workers_equals_the_pass_without(repo: Path,
