@@ -255,12 +255,25 @@ def _path_json(path: str) -> str:
 
 def extra_json(extra: tuple[tuple[str, str], ...]) -> str | None:
     """The stored form of NormalizedEvent.extra (None when empty): the text of
-    json.dumps(dict(extra), sort_keys=True, ensure_ascii=False)."""
+    json.dumps(dict(extra), sort_keys=True, ensure_ascii=False). The answer for the last
+    tuple asked about is kept for that very object (tuples are immutable)."""
     if not extra:
         return None
-    if _EXTRA_C is not None:
-        return "".join(_EXTRA_C(dict(extra), 0))
-    return _EXTRA.encode(dict(extra))
+    last, text = _LAST_EXTRA[0]
+    if extra is last:  # the Codex adapter hands every event of a session the same facts
+        return text
+    text = "".join(_EXTRA_C(dict(extra), 0)) if _EXTRA_C is not None \
+        else _EXTRA.encode(dict(extra))
+    _LAST_EXTRA[0] = (extra, text)  # one assignment: a concurrent caller sees a pair
+    return text
+    text = "".join(_EXTRA_C(dict(extra), 0)) if _EXTRA_C is not None \
+        else _EXTRA.encode(dict(extra))
+    # A Codex rollout gives every event the same facts (era, version, originator): the last
+    # answer is kept for the next call. Only for str pairs: a tuple equal to one of those is
+    # one (1 == True == 1.0 would make a memo of other values answer with another's text).
+    if all(type(k) is str and type(v) is str for k, v in extra):
+        _LAST_EXTRA[0] = (extra, text)  # one assignment: a concurrent caller sees a pair
+    return text
 
 
 def c_encoder(encoder: json.JSONEncoder) -> Callable[[Any, int], Any] | None:
@@ -287,3 +300,4 @@ def encoder_str(encoder: json.JSONEncoder) -> Callable[[str], str]:
 _STR_JSON = json.encoder.encode_basestring
 _EXTRA = json.JSONEncoder(sort_keys=True, ensure_ascii=False)
 _EXTRA_C = c_encoder(_EXTRA)
+_LAST_EXTRA: list[tuple[tuple[tuple[str, str], ...], str | None]] = [((), None)]

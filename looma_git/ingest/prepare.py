@@ -158,17 +158,17 @@ def _slug_root(ev: NormalizedEvent, attr: Attributor) -> NormalizedEvent:
     return dataclasses.replace(ev, project_root=root) if root else ev
 
 
-# looma_git.redact.redact, imported on first use: its rules compile on import (~0.3 CPU-s),
+# looma_git.redact.redact_into, imported on first use: its rules compile on import (~0.3 CPU-s),
 # and a run that finds nothing new (every hook drain after a commit) never needs them.
-_REDACT: list[Callable[[str], Any]] = []
+_REDACT: list[Callable[[str, dict[str, int]], str]] = []
 
 
 def warm() -> None:
     """Import the redactor now (before forking readers, so each does not import it)."""
     if not _REDACT:
-        from looma_git.redact import redact
+        from looma_git.redact import redact_into
 
-        _REDACT.append(redact)
+        _REDACT.append(redact_into)
 
 
 def _redact(text: str, hits: dict[str, int]) -> str:
@@ -176,10 +176,7 @@ def _redact(text: str, hits: dict[str, int]) -> str:
         return text
     if not _REDACT:
         warm()
-    red = _REDACT[0](text)
-    for kind, n in red.hits.items():
-        hits[kind] = hits.get(kind, 0) + n
-    return red.text
+    return _REDACT[0](text, hits)
 
 
 def _row(agent: str, ev: NormalizedEvent, resolver: PathResolver,

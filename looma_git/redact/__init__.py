@@ -12,7 +12,7 @@ from __future__ import annotations
 #   context            vendor names / credential words, a window, a key-material value
 #   vendors            vendor names from Kingfisher's rules (generated)
 #   rules_extra        prefix shapes the gitleaks port (rules) lacks
-#   api                redact / redact_text / redact_obj / family_of / Redaction
+#   api                redact / redact_into / redact_text / redact_obj / family_of / Redaction
 #   gate               redact_shared, the stricter gate for text bound for git
 # Callers import from here; every name below is re-exported for them and the benches.
 from looma_git.redact.api import (  # noqa: F401
@@ -23,6 +23,7 @@ from looma_git.redact.api import (  # noqa: F401
     family_of,
     has_suspect,
     redact,
+    redact_into,
     redact_obj,
     redact_text,
 )

@@ -1,4 +1,4 @@
-"""The public redaction API: `redact`, `redact_text`, `redact_obj`, `family_of` and `Redaction`."""
+"""The public redaction API: `redact`, `redact_into`, `redact_text`, `redact_obj`, `family_of`, `Redaction`."""
 
 from __future__ import annotations
 
@@ -84,6 +84,24 @@ def redact(text: str) -> Redaction:
     else:
         out, pairs = _redact_pairs(text)
     return _new(Redaction, (out, dict(pairs) if pairs else {}))
+
+
+def redact_into(text: str, hits: dict[str, int]) -> str:
+    """`redact(text).text`, its hits added to `hits` by kind (in the order `redact` reports
+    them). Ingest redacts every stored string this way: no Redaction and no hits dict of its
+    own per string (most have no hit)."""
+    n = len(text)
+    if n < _MIN_SECRET_LEN:
+        return text
+    if n <= _CACHE_MAX_LEN:
+        out, pairs = _redact_cached(text)
+    elif n <= _LONG_CACHE_MAX_LEN:
+        out, pairs = _redact_cached_long(text)
+    else:
+        out, pairs = _redact_pairs(text)
+    for kind, k in pairs:
+        hits[kind] = hits.get(kind, 0) + k
+    return out
 
 
 # bounded caches: at most 16k strings of up to 1 KB and 128 of up to 32 KB

@@ -98,6 +98,10 @@ class CodexSession:
         self.plain = False  # the record being fed: decoded without a float (ids.id_and_raw)
         self.era = "enveloped"
         self.facts: dict[str, str] = {}
+        # The facts tuple of the last event: the next one that states the same facts gets this
+        # very object (all str pairs, so equal means the same text), which extra_json has
+        # encoded already.
+        self.last_extra: tuple[tuple[str, str], ...] = ()
         self.texts: OrderedDict[str, list[int]] = OrderedDict()  # text key -> [item, event]
         self.turn = ""  # turn_id of the current turn (texts pair only within one turn)
         self.pending: OrderedDict[str, Any] = OrderedDict()  # call_id -> CallSpec json / stdin
@@ -430,6 +434,11 @@ class CodexSession:
             ts = self.last_ts
             if ts:
                 facts.append(("ts_inferred", "1"))  # bare/legacy eras have no per-line stamps
+        extra = tuple(facts)
+        if extra != self.last_extra:
+            self.last_extra = extra
+        else:  # the usual case: the one object event_writer.extra_json encoded last time
+            extra = self.last_extra
         spans = (self.span,) if self.span is not None else ()
         eid, raw = id_and_raw(AGENT, self.sid, seq, obj, need_raw=not spans, plain=self.plain)
         self.events.append(_new_event({
@@ -437,7 +446,7 @@ class CodexSession:
             "project_root": self.cwd, "git_remote": self.remote, "git_branch": self.branch,
             "seq": seq, "ts": ts, "role": role, "agent_model": self.model, "text": text,
             "tool_calls": calls, "raw_json": "" if spans else raw, "raw_spans": spans,
-            "extra": tuple(facts)}))
+            "extra": extra}))
 
 
 _new_event = builder(NormalizedEvent)  # NormalizedEvent(**values), cheaper (one per event)
