@@ -174,7 +174,7 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
                                              if want is None or c.sha in want])
     sha_lookup: dict[str, str] = {}
     chosen = extractor if extractor is not None else HeuristicExtractor()
-    # Many sessions (a cold ingest, reprocess): segmented by worker processes, in order.
+    # Many sessions (a cold ingest, reprocess): segmented by worker processes, earliest first.
     segmented = segment_all(
         keys, connect=workmodel_state.reader(paths),
         lookup=lambda shas: gitfacts.existing_objects(worktree, shas),

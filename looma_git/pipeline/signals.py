@@ -308,10 +308,18 @@ def _top(path: str) -> str:
     return path.rsplit("/", 1)[0] if "/" in path else ""
 
 
+# Every path match has a "/" or a "." before a lower-case letter (its extension): a text with
+# neither (half a history's messages) names none, found by two scans cheaper than the pattern's.
+_EXTENSION = re.compile(r"\.[a-z]")
+
+
 def mentioned_paths(text: str, known: frozenset[str]) -> set[str]:
     """Repository paths named in message text (validated against the repository)."""
+    head = text[:8000]
+    if "/" not in head and _EXTENSION.search(head) is None:
+        return set()
     # findall (no groups: whole matches) and a set test in C; same paths as a finditer loop.
-    return {c for c in (m.strip("./") for m in _PATHISH.findall(text[:8000])) if c in known}
+    return {c for c in (m.strip("./") for m in _PATHISH.findall(head)) if c in known}
 
 
 def sha_candidates(sessions: list[Session]) -> list[str]:

@@ -23,3 +23,10 @@ def test_mentions_are_the_repository_paths_named() -> None:
     known = frozenset({"app/x.py", "-y.md", "README.md"})
     text = "see app/x.py, then x.py-y.md and ./README.md."
     assert mentioned_paths(text, known) == {"app/x.py", "-y.md", "README.md"}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab_-./x pyZ9é", max_size=24))
+def test_a_text_skipped_unsearched_names_no_path(text: str) -> None:
+    every = frozenset(m.strip("./") for m in PLAIN.findall(text))
+    assert mentioned_paths(text, every) == set(every)
