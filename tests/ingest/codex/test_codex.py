@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 from pathlib import Path
@@ -319,7 +320,7 @@ def test_events_stating_the_same_facts_share_one_extra_tuple() -> None:
     from looma_git.index.event_writer import extra_json
 
     events = read(REAL_ROLLOUT).events
-    runs = [(a, b) for a, b in zip(events, events[1:], strict=False) if a.extra == b.extra]
+    runs = [(a, b) for a, b in itertools.pairwise(events) if a.extra == b.extra]
     assert len(runs) >= len(events) // 2
     assert all(a.extra is b.extra for a, b in runs)
     for ev in events:
