@@ -9,7 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from looma_git.redact import Redaction, redact, redact_obj, redact_text, shannon_entropy
+from looma_git.redact import (
+    Redaction,
+    redact,
+    redact_into,
+    redact_obj,
+    redact_text,
+    shannon_entropy,
+)
 
 CORPUS = json.loads((Path(__file__).parent / "redact_corpus.json").read_text())
 POSITIVE = CORPUS["positive"]
@@ -76,6 +83,20 @@ def test_many_secrets_counted_by_kind() -> None:
     for c in POSITIVE:
         assert c["secret"] not in r.text
     assert sum(r.hits.values()) >= len(POSITIVE)
+
+
+def test_redact_into_is_redact_with_hits_added_in_place() -> None:
+    # ingest's per-string call: the same text as redact, its hits summed into one dict
+    texts = [_planted(c) for c in POSITIVE] + NEGATIVE + ["", "short", " ".join(
+        _planted(c) for c in POSITIVE[:5]) * 40]  # the last one past the 1 KB cache
+    hits: dict[str, int] = {"high_entropy": 1}
+    want: dict[str, int] = {"high_entropy": 1}
+    for text in texts + texts:  # the second round from the caches
+        r = redact(text)
+        assert redact_into(text, hits) == r.text
+        for kind, n in r.hits.items():
+            want[kind] = want.get(kind, 0) + n
+    assert hits == want and sum(want.values()) > len(POSITIVE)
 
 
 @pytest.mark.parametrize("case", POSITIVE + [{"text": t, "secret": "", "kind": ""} for t in NEGATIVE])

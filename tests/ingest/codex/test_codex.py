@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 from pathlib import Path
@@ -312,3 +313,16 @@ def test_event_ids_are_the_canonical_dump_whatever_the_numbers(tmp_path: Path) -
         (start, length), = ev.raw_spans
         record = json.loads(data[start:start + length])
         assert ev.event_id == event_id("codex", ev.session_native_id, start + length, record)
+
+
+def test_events_stating_the_same_facts_share_one_extra_tuple() -> None:
+    # (one object per run of equal facts: event_writer.extra_json answers it from its memo)
+    from looma_git.index.event_writer import extra_json
+
+    events = read(REAL_ROLLOUT).events
+    runs = [(a, b) for a, b in itertools.pairwise(events) if a.extra == b.extra]
+    assert len(runs) >= len(events) // 2
+    assert all(a.extra is b.extra for a, b in runs)
+    for ev in events:
+        assert extra_json(ev.extra) == json.dumps(dict(ev.extra), sort_keys=True,
+                                                  ensure_ascii=False)
