@@ -67,17 +67,14 @@ _FREE_TEXT_KEYS = {"text", "quote", "quotes", "summary", "title", "aliases", "al
 def _redact_value(value: Any, key: str | None = None, strict: bool = False,
                   seen: dict[tuple[bool, str], str] | None = None) -> Any:
     """The single choke point for text written to git: every string of an op payload and
-    rationale (projections and notes are rendered from sealed ops) goes through here.
-    `seen`: what this batch already redacted (redaction is a pure function of the text and
-    the gate; a pass's batch repeats its paths, sessions and words thousands of times)."""
+    rationale (projections and notes are rendered from sealed ops) goes through here; `seen`:
+    what this batch redacted already (pure: a pass's batch repeats its texts thousands of times)."""
     if isinstance(value, str):
         if key in _ID_KEYS:
             return value
         gate = strict or key in _FREE_TEXT_KEYS
-        if seen is not None:
-            hit = seen.get((gate, value))
-            if hit is not None:
-                return hit
+        if seen is not None and (hit := seen.get((gate, value))) is not None:
+            return hit
         from looma_git.redact import redact_shared, redact_text
 
         out = redact_shared(value)[0] if gate else redact_text(value)
@@ -210,9 +207,8 @@ class LedgerStore:
         # the next process reading the ledger does not parse what this one just sealed
         self._cache_pending: list[tuple[bytes, Op, dict[str, Any]]] = []
         key = str(self.paths.common_dir)
-        # Sealing, rendering and folding a batch makes ~10 containers per op, most of them
-        # kept (the fold, the tree): with the collector on, a batch appended beside a large
-        # heap (a cold pass's 2,087 ops after its work model) walked that heap again and again.
+        # Sealing, rendering and folding a batch makes ~10 containers per op, most of them kept:
+        # collections walked the caller's heap (a cold pass's, at its 2,087 ops) again and again.
         with open_repo(self.paths) as repo, gcpause.paused():
             def build(old: bytes | None) -> bytes:
                 written.clear()
