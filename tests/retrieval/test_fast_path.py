@@ -3,7 +3,7 @@ records snapshot keyed by the ledger head."""
 
 from __future__ import annotations
 
-import json
+import pickle
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -79,18 +79,27 @@ def _record() -> ItemRecord:
 
 def test_snapshot_round_trip_and_invalidation(tmp_path: Path) -> None:
     rec = _record()
+    (tmp_path / "records-snapshot.json").write_text("{}")  # a format-5 JSON snapshot
     snapshot.save(tmp_path, "h1", [rec])
+    assert not (tmp_path / "records-snapshot.json").exists()  # replaced, not left behind
     assert snapshot.load(tmp_path, "h1") == [rec]
     assert snapshot.load(tmp_path, "h2") is None  # the ledger moved
     # ...told from the snapshot's first bytes: a head-mismatched file is not parsed (its
     # records part may be anything), a snapshot written otherwise is still read whole
     path = tmp_path / snapshot.SNAPSHOT_FILE
     good = path.read_bytes()
-    path.write_bytes(good[:good.index(b'"items"')] + b'"items": not json')
+    lead, _, body = good.partition(b"\n")
+    assert lead == b"looma-records %d h1" % snapshot.SNAPSHOT_FORMAT
+    path.write_bytes(lead + b"\n" + body[: len(body) // 2])  # truncated: fold again
     assert snapshot.load(tmp_path, "h2") is None and snapshot.load(tmp_path, "h1") is None
-    path.write_text(json.dumps(json.loads(good), indent=1))  # other spacing: no fast path
-    assert snapshot.load(tmp_path, "h1") == [rec] and snapshot.load(tmp_path, "h2") is None
+    path.write_bytes(b"looma-records 5 h1\n" + body)  # an older format is not read
+    assert snapshot.load(tmp_path, "h1") is None
     path.write_bytes(good)
+    assert snapshot.load(tmp_path, "h1") == [rec] and snapshot.load(tmp_path, "h2") is None
+    # A pickle of something else under the right lead (other code's records): fold again.
+    path.write_bytes(lead + b"\n" + pickle.dumps({"items": [{"id": 3}], "terms": [],
+                                                   "terms_probe": "", "fingerprints": {}}))
+    assert snapshot.load(tmp_path, "h1") is None
     (tmp_path / snapshot.SNAPSHOT_FILE).write_text('{"format": 1, "ledger_commit": "h1", '
                                                    '"items": [{"id": 3}]}')
     assert snapshot.load(tmp_path, "h1") is None  # damaged: fold again, never raise
@@ -112,8 +121,7 @@ def test_records_follow_the_ledger_head(repo: Path) -> None:
     first = _create(paths, "Implement OAuth Login")
     head1 = git(repo, "rev-parse", "refs/looma/ledger")
     assert [it.id for it in api_index.load_records(paths)] == [first]
-    saved = json.loads((paths.state_dir / snapshot.SNAPSHOT_FILE).read_text())
-    assert saved["ledger_commit"] == head1
+    assert snapshot.load_any(paths.state_dir)[0] == head1  # type: ignore[index]
     # A second process (no in-memory cache) reads the snapshot, not the fold.
     head_records._RECORDS.clear()
     assert [it.title for it in api_index.load_records(paths)] == ["Implement OAuth Login"]
@@ -121,8 +129,8 @@ def test_records_follow_the_ledger_head(repo: Path) -> None:
     ids = {it.id for it in api_index.load_records(paths)}
     assert ids == {first, second}
     assert query.resume(paths, "session timeout").candidates[0].id == second
-    saved = json.loads((paths.state_dir / snapshot.SNAPSHOT_FILE).read_text())
-    assert saved["ledger_commit"] == git(repo, "rev-parse", "refs/looma/ledger") != head1
+    assert snapshot.load_any(paths.state_dir)[0] == git(  # type: ignore[index]
+        repo, "rev-parse", "refs/looma/ledger") != head1
 
 
 def test_reindex_embeds_only_changed_texts(repo: Path, monkeypatch) -> None:
