@@ -19,13 +19,13 @@ from looma_git.gitrepo import RepoPaths
 
 EMBEDDED_FILE = "vectors-texts.json"
 BATCH = 64
-# Tokens (with [CLS] and [SEP]) a WorkItem's text is embedded from; other kinds keep the
-# model's 256. The model's cost is linear in tokens (~0.35 ms of CPU a token on 2 cores), and
-# a summary is ~150 of them: at 1,500 sessions the 250 WorkItems cost 13.7 CPU-s at 256 and
-# 4.9 at 64, the quality benchmarks' resume and ask scores unchanged. The first 64 are the
-# title and the sessions' own words (aliases), then the files; the commit subjects, decisions
-# and open items after them have vectors of their own (memories) or are matched by words.
-TOKENS_BY_KIND = {"workitem": 64}
+# Tokens (with [CLS] and [SEP]) a stored text is embedded from (queries keep the model's 256).
+# The model's cost is linear in tokens (~0.35 ms of CPU a token on 2 cores), and a WorkItem's
+# text is ~150 of them: at 1,500 sessions the 250 WorkItems cost 13.7 CPU-s at 256 and 4.9 at
+# 64, the quality benchmarks' resume and ask scores unchanged with every stored kind cut to 64
+# (the WorkItems alone cut to 64, 80 or 96 lost a paraphrase of holdout3 that ranks again with
+# its windows and memories cut the same way; 48 and 32 lost more: docs/performance.md).
+TOKENS_BY_KIND = {"workitem": 64, "window": 64, "memory": 64}
 
 Text = tuple[str, str, str]  # (doc id, kind, text)
 

@@ -82,7 +82,7 @@ def test_a_text_with_a_vector_is_never_left_pending_nor_embedded_again(
         assert vs.vector("mem_7") == vs.vector("mem_0") is not None
 
 
-def test_workitem_vectors_are_of_their_texts_first_tokens_and_older_ones_are_redone(
+def test_stored_vectors_are_of_their_texts_first_tokens_and_older_ones_are_redone(
         repo: Path, embedded: list[str]) -> None:
     import hashlib
     import json
@@ -94,21 +94,22 @@ def test_workitem_vectors_are_of_their_texts_first_tokens_and_older_ones_are_red
     paths = find_repo(repo)
     paths.state_dir.mkdir(parents=True, exist_ok=True)
     cap = vector_sync.TOKENS_BY_KIND["workitem"]
+    assert cap == vector_sync.TOKENS_BY_KIND["window"] == vector_sync.TOKENS_BY_KIND["memory"]
     summary = "Google sign-in. sso. " + " ".join(f"Changed: auth{i}.py, the login form."
                                                  for i in range(10))
     texts: list[vector_sync.Text] = [("wi_1", "workitem", summary),
-                                     ("mem_1", "memory", summary)]
+                                     ("win:s1", "window", summary)]
     assert vector_sync.sync(paths, texts, None).pending == 0
     emb = emb_mod.load_default()
     assert emb is not None
     with VectorStore(vector_sync.vectors_path(paths), emb.dim, emb.model_id) as vs:
-        wi, mem = (np.frombuffer(vs.vector(i), dtype="<f4") for i in ("wi_1", "mem_1"))
-    # The WorkItem's vector is its first `cap` tokens'; a memory with the same text is not cut.
+        wi, win = (np.frombuffer(vs.vector(i) or b"", dtype="<f4") for i in ("wi_1", "win:s1"))
+    # The vector is of the text's first `cap` tokens, not of its whole (256-token) text.
     assert np.allclose(wi, emb.embed([summary], max_tokens=cap)[0], atol=1e-6)
-    assert np.allclose(mem, emb.embed([summary])[0], atol=1e-6)
-    assert float(wi @ mem) < 0.999
-    # A record from before the cap (its hash without it): the WorkItem is embedded again,
-    # the memory (same text, same cut) is not.
+    assert np.allclose(win, wi, atol=1e-6)
+    assert float(wi @ emb.embed([summary])[0]) < 0.999
+    # A WorkItem recorded from before the cap (its hash without it) is embedded again,
+    # although the budget is spent; the window, recorded with the cap, is not.
     record_path = paths.state_dir / vector_sync.EMBEDDED_FILE
     record = json.loads(record_path.read_text())
     record["docs"]["wi_1"] = hashlib.sha1(f"workitem\0{summary}".encode()).hexdigest()
