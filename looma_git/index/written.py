@@ -59,12 +59,16 @@ def update_written(conn: sqlite3.Connection, full: bool = False) -> int:
             "('edit','write') OR (kind = 'shell' AND (command LIKE '%<<%' OR command LIKE "
             "'%rm %'))) " + fresh).fetchall()
     else:  # stored (or re-stored: a new ingested_at) since the last run
-        rows = conn.execute(
-            cols + "WHERE e.ingested_at >= ? AND (e.ingested_at > ? OR e.rowid > ?) AND EXISTS "
-            "(SELECT 1 FROM tool_calls t WHERE t.event_id = e.event_id AND (t.kind IN "
-            "('edit','write') OR (t.kind = 'shell' AND (t.command LIKE '%<<%' OR t.command "
-            "LIKE '%rm %')))) " + fresh
-            + " ORDER BY e.ingested_at, e.rowid", (mark[0], mark[0], mark[1])).fetchall()
+        # Two seeks, not `ingested_at >= ? AND (ingested_at > ? OR rowid > ?)`: a cold ingest
+        # stamps all its events with one ingested_at, and that form walked every one of them
+        # to test its rowid (36-65 ms at 5,000 sessions, the first ingest after a cold one);
+        # `ingested_at = ? AND rowid > ?` is one range of the index (rowid is its last key).
+        edits = ("AND EXISTS (SELECT 1 FROM tool_calls t WHERE t.event_id = e.event_id AND "
+                 "(t.kind IN ('edit','write') OR (t.kind = 'shell' AND (t.command LIKE '%<<%' "
+                 "OR t.command LIKE '%rm %')))) " + fresh + " ORDER BY e.ingested_at, e.rowid")
+        rows = conn.execute(cols + "WHERE e.ingested_at = ? AND e.rowid > ? " + edits,
+                            (mark[0], mark[1])).fetchall()
+        rows += conn.execute(cols + "WHERE e.ingested_at > ? " + edits, (mark[0],)).fetchall()
     if not rows:
         _set_mark(conn, top)
         return 0

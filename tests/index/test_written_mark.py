@@ -53,6 +53,37 @@ def test_only_events_stored_since_the_last_run_are_read(tmp_path: Path) -> None:
     assert update_written(conn, full=True) == 1 and _keys(conn, "e2")
 
 
+def _steps_of_an_update_after(tmp_path: Path, same_second: int) -> int:
+    """SQLite VM steps (in 100s) of the update that follows `same_second` events stored with
+    one ingested_at (a cold ingest stamps all its events so) and one edit stored after."""
+    conn = sqlite3.connect(tmp_path / f"steps{same_second}.db")
+    storedb.ensure_schema(conn)
+    conn.executemany("INSERT INTO events(event_id, agent, session_id, ts, raw_json, "
+                     "ingested_at) VALUES(?, 'codex', 's0', '2026-03-02T09:00:00Z', '{}', 100)",
+                     [(f"m{i}",) for i in range(same_second)])
+    conn.commit()
+    _edit(conn, "e1", "first_version_of_the_line = 1", 100)
+    assert update_written(conn) == 1
+    _edit(conn, "e2", "written_in_the_same_second = 2", 100)
+    steps = [0]
+
+    def count() -> int:
+        steps[0] += 1
+        return 0
+
+    conn.set_progress_handler(count, 100)
+    assert update_written(conn) == 1 and _keys(conn, "e2")
+    conn.set_progress_handler(None, 0)
+    return steps[0]
+
+
+def test_the_update_after_a_cold_ingest_seeks_past_its_events(tmp_path: Path) -> None:
+    # The old `ingested_at >= ? AND (ingested_at > ? OR rowid > ?)` walked every event of
+    # the mark's second: ~10x the steps after 10x the events. Now one index range.
+    few, many = _steps_of_an_update_after(tmp_path, 200), _steps_of_an_update_after(tmp_path, 4000)
+    assert many <= few * 1.5 + 5, (few, many)
+
+
 def test_workers_key_the_edit_events_as_one_process_does(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from looma_git.index import written
