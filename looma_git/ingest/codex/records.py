@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
-import re
 from collections import OrderedDict
 from typing import Any
 
@@ -16,6 +14,7 @@ from looma_git.ingest.agent_text import (
     command_test_outcome,
 )
 from looma_git.ingest.base import Skip, builder
+from looma_git.ingest.codex import session_state
 from looma_git.ingest.codex.ids import id_and_raw, ts_of
 from looma_git.ingest.codex.tools import (
     CallSpec,
@@ -26,50 +25,18 @@ from looma_git.ingest.codex.tools import (
     parse_arguments,
     running_process,
 )
+from looma_git.ingest.codex.vocabulary import (
+    CWD_RE,
+    NOISE_EVENTS,
+    QUIET_EVENTS,
+    QUIET_RECORDS,
+    TEXT_TYPES,
+    injected_reason,
+)
 from looma_git.model import NormalizedEvent, ToolCall
 
 AGENT = "codex"
 MAX_TRACKED = 512  # bound on remembered calls / texts / processes carried in the cursor state
-CWD_RE = re.compile(r"<cwd>(.*?)</cwd>", re.DOTALL)
-WRAPPER_RE = re.compile(r"^<([A-Za-z_][\w -]*)>.*</\1>$", re.DOTALL)
-INJECTED_PREFIXES = (
-    ("<environment_context>", "environment_context"),
-    ("<user_instructions>", "user_instructions"),
-    ("# AGENTS.md instructions", "agents_md"),
-    ("<INSTRUCTIONS>", "agents_md"),
-    ("<permissions instructions>", "permissions"),
-)
-TEXT_TYPES = {"input_text", "output_text", "text"}
-# event_msg types that carry nothing an event needs (metadata, lifecycle, UI echoes).
-QUIET_EVENTS = {
-    "token_count", "task_started", "task_complete", "turn_started", "turn_complete",
-    "turn_aborted", "context_compacted", "thread_rolled_back", "entered_review_mode",
-    "exited_review_mode", "collab_waiting_begin", "collab_waiting_end", "exec_command_begin",
-    "patch_apply_begin", "mcp_tool_call_begin", "web_search_begin", "session_configured",
-    "shutdown_complete", "plan_update", "turn_diff", "item_started", "item_completed",
-    "undo_started", "undo_completed", "view_image_tool_call", "mcp_list_tools_response",
-    "list_custom_prompts_response", "get_history_entry_response", "exec_approval_request",
-    "apply_patch_approval_request", "collab_agent_spawn_begin", "raw_response_item",
-    "thread_settings_applied", "thread_name_updated", "goal_updated",
-}
-# Top-level rollout record types that carry no conversation (0.16x+): consumed silently.
-QUIET_RECORDS = {"world_state", "token_usage_record", "inter_agent_communication_metadata"}
-NOISE_EVENTS = {"agent_reasoning": "reasoning", "agent_reasoning_raw_content": "reasoning",
-                "agent_reasoning_section_break": "reasoning", "background_event": "background",
-                "stream_error": "stream_error", "web_search_end": "duplicate_result"}
-
-
-def injected_reason(text: str) -> str | None:
-    """Why a user-role text is harness-injected context rather than something the user typed."""
-    stripped = text.strip()
-    for prefix, reason in INJECTED_PREFIXES:
-        if stripped.startswith(prefix):
-            return reason
-    if WRAPPER_RE.match(stripped):
-        return "wrapper_tag"
-    return None
-
-
 def _bounded_set(od: OrderedDict[str, Any], key: str, value: Any) -> None:
     od[key] = value
     od.move_to_end(key)
@@ -108,43 +75,12 @@ class CodexSession:
         self.resolved: OrderedDict[str, int] = OrderedDict()
         self.procs: OrderedDict[str, str] = OrderedDict()  # unified-exec process -> call_id
         if state:
-            self._load(state)
+            session_state.load(self, state)
 
-    # -- state -----------------------------------------------------------------------------
+    # -- state: codex/session_state.py --------------------------------------------------
     def to_state(self) -> str:
-        return json.dumps({
-            "sid": self.sid, "meta": self.meta_seen, "cwd": self.cwd, "branch": self.branch,
-            "remote": self.remote, "model": self.model, "ts": self.last_ts, "era": self.era,
-            "facts": self.facts, "texts": list(self.texts.items()),
-            "pending": list(self.pending.items()), "resolved": list(self.resolved),
-            "procs": list(self.procs.items()), "turn": self.turn,
-        }, separators=(",", ":"))
-
-    def _load(self, state: str) -> None:
-        try:
-            data = json.loads(state)
-        except (ValueError, RecursionError):
-            return
-        if not isinstance(data, dict):
-            return
-        self.sid = as_str(data.get("sid")) or self.sid
-        self.meta_seen = bool(data.get("meta"))
-        self.cwd, self.branch = as_str(data.get("cwd")), as_str(data.get("branch"))
-        self.remote, self.model = as_str(data.get("remote")), as_str(data.get("model"))
-        self.last_ts, self.era = as_str(data.get("ts")), as_str(data.get("era")) or self.era
-        self.facts = {k: v for k, v in as_dict(data.get("facts")).items() if isinstance(v, str)}
-        for pair in as_list(data.get("texts")):
-            if isinstance(pair, list) and len(pair) == 2 and isinstance(pair[1], list):
-                self.texts[str(pair[0])] = [int(x) for x in pair[1][:2]]
-        for pair in as_list(data.get("pending")):
-            if isinstance(pair, list) and len(pair) == 2:
-                self.pending[str(pair[0])] = pair[1]
-        for key in as_list(data.get("resolved")):
-            self.resolved[str(key)] = 1
-        self.turn = as_str(data.get("turn")) or ""
-        for pair in as_list(data.get("procs")):
-            if isinstance(pair, list) and len(pair) == 2:
-                self.procs[str(pair[0])] = str(pair[1])
+        """Everything a later read needs to resume after this record (the cursor's state)."""
+        return session_state.dump(self)
 
     # -- dispatch --------------------------------------------------------------------------
     def feed(self, obj: dict[str, Any], seq: int, loc: str, start: int | None = None, *,
