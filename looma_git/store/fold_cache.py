@@ -34,6 +34,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+# Loads and saves run with the cyclic collector paused: unpickling the fold (~100,000
+# containers at 5,000 sessions) otherwise triggers collections that traverse it as it grows
+# (~40% of the load: 0.10 -> 0.06 CPU-s); nothing it builds is garbage.
+from looma_git.store.gcpause import paused
+
 if TYPE_CHECKING:
     from looma_git.ledger import validate
     from looma_git.ledger.fold import Folder
@@ -117,15 +122,6 @@ def _header(head: bytes) -> bytes:
     return b"%s %s %s\n" % (_FORMAT, fingerprint(), head)
 
 
-def _no_gc() -> contextlib.AbstractContextManager[None]:
-    """The cyclic collector paused: unpickling the fold (~100,000 containers at 5,000
-    sessions) otherwise triggers collections that traverse it as it grows (~40% of the load:
-    0.10 -> 0.06 CPU-s); nothing it builds is garbage."""
-    from looma_git.store import gcpause
-
-    return gcpause.paused()
-
-
 def load(state_dir: Path) -> Entry | None:
     """The stored entry, or None (absent, damaged, from other code)."""
     path = state_dir / FILE_NAME
@@ -139,7 +135,7 @@ def load(state_dir: Path) -> Entry | None:
             if os.fstat(fh.fileno()).st_size > _MAX_BYTES:
                 return None
             pickle.load(fh)  # the commit facts (load_facts)
-            with _no_gc():
+            with paused():
                 entry = pickle.load(fh)
     except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError,
             IndexError, TypeError, ValueError):
@@ -148,7 +144,7 @@ def load(state_dir: Path) -> Entry | None:
         return None
     from looma_git.store import fold_delta
 
-    with _no_gc():
+    with paused():
         return fold_delta.replay(state_dir, entry)
 
 
@@ -242,5 +238,5 @@ def base_head(state_dir: Path) -> bytes | None:
 def copy_folder(folder: Any) -> Any:
     """A deep copy of a folder (one pickle round trip, faster than copy.deepcopy)."""
     data = pickle.dumps(folder, protocol=pickle.HIGHEST_PROTOCOL)
-    with _no_gc():
+    with paused():
         return pickle.loads(data)
