@@ -266,14 +266,6 @@ def extra_json(extra: tuple[tuple[str, str], ...]) -> str | None:
         else _EXTRA.encode(dict(extra))
     _LAST_EXTRA[0] = (extra, text)  # one assignment: a concurrent caller sees a pair
     return text
-    text = "".join(_EXTRA_C(dict(extra), 0)) if _EXTRA_C is not None \
-        else _EXTRA.encode(dict(extra))
-    # A Codex rollout gives every event the same facts (era, version, originator): the last
-    # answer is kept for the next call. Only for str pairs: a tuple equal to one of those is
-    # one (1 == True == 1.0 would make a memo of other values answer with another's text).
-    if all(type(k) is str and type(v) is str for k, v in extra):
-        _LAST_EXTRA[0] = (extra, text)  # one assignment: a concurrent caller sees a pair
-    return text
 
 
 def c_encoder(encoder: json.JSONEncoder) -> Callable[[Any, int], Any] | None:

@@ -73,32 +73,29 @@ def has_suspect(text: str) -> bool:
 
 def redact(text: str) -> Redaction:
     """Replace every secret in `text` by `[REDACTED:<kind>]`; report the hits by kind."""
-    if len(text) < _MIN_SECRET_LEN:
-        return _new(Redaction, (text, {}))
+    out, pairs = _pairs_of(text)
+    return _new(Redaction, (out, dict(pairs) if pairs else {}))
+
+
+def _pairs_of(text: str) -> tuple[str, tuple[tuple[str, int], ...]]:
+    """(redacted text, (kind, hits) pairs): the one dispatch `redact` and `redact_into` share."""
+    n = len(text)
+    if n < _MIN_SECRET_LEN:
+        return text, ()
     # transcripts repeat their strings (ids, tool names, quoted output): more than half of
     # the event strings of a real capture were seen before in it
-    if len(text) <= _CACHE_MAX_LEN:
-        out, pairs = _redact_cached(text)
-    elif len(text) <= _LONG_CACHE_MAX_LEN:
-        out, pairs = _redact_cached_long(text)
-    else:
-        out, pairs = _redact_pairs(text)
-    return _new(Redaction, (out, dict(pairs) if pairs else {}))
+    if n <= _CACHE_MAX_LEN:
+        return _redact_cached(text)
+    if n <= _LONG_CACHE_MAX_LEN:
+        return _redact_cached_long(text)
+    return _redact_pairs(text)
 
 
 def redact_into(text: str, hits: dict[str, int]) -> str:
     """`redact(text).text`, its hits added to `hits` by kind (in the order `redact` reports
     them). Ingest redacts every stored string this way: no Redaction and no hits dict of its
     own per string (most have no hit)."""
-    n = len(text)
-    if n < _MIN_SECRET_LEN:
-        return text
-    if n <= _CACHE_MAX_LEN:
-        out, pairs = _redact_cached(text)
-    elif n <= _LONG_CACHE_MAX_LEN:
-        out, pairs = _redact_cached_long(text)
-    else:
-        out, pairs = _redact_pairs(text)
+    out, pairs = _pairs_of(text)
     for kind, k in pairs:
         hits[kind] = hits.get(kind, 0) + k
     return out

@@ -40,12 +40,6 @@ def load(state_dir: Path, head: str) -> list[ItemRecord] | None:
     return None if found is None else found[1]
 
 
-def load_any(state_dir: Path) -> tuple[str, list[ItemRecord]] | None:
-    """(ledger commit, records) of the saved snapshot, whatever head it was saved for."""
-    found = load_prior(state_dir)
-    return None if found is None else (found[0], found[1])
-
-
 def load_prior(state_dir: Path) -> tuple[str, list[ItemRecord], dict[str, str]] | None:
     """(ledger commit, records, their fingerprints: `record_patch.fingerprints`) of the saved
     snapshot, whatever head it was saved for."""

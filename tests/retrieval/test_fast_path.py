@@ -121,7 +121,7 @@ def test_records_follow_the_ledger_head(repo: Path) -> None:
     first = _create(paths, "Implement OAuth Login")
     head1 = git(repo, "rev-parse", "refs/looma/ledger")
     assert [it.id for it in api_index.load_records(paths)] == [first]
-    assert snapshot.load_any(paths.state_dir)[0] == head1  # type: ignore[index]
+    assert snapshot.load_prior(paths.state_dir)[0] == head1  # type: ignore[index]
     # A second process (no in-memory cache) reads the snapshot, not the fold.
     head_records._RECORDS.clear()
     assert [it.title for it in api_index.load_records(paths)] == ["Implement OAuth Login"]
@@ -129,7 +129,7 @@ def test_records_follow_the_ledger_head(repo: Path) -> None:
     ids = {it.id for it in api_index.load_records(paths)}
     assert ids == {first, second}
     assert query.resume(paths, "session timeout").candidates[0].id == second
-    assert snapshot.load_any(paths.state_dir)[0] == git(  # type: ignore[index]
+    assert snapshot.load_prior(paths.state_dir)[0] == git(  # type: ignore[index]
         repo, "rev-parse", "refs/looma/ledger") != head1
 
 
