@@ -363,3 +363,16 @@ def test_has_suspect_false_means_nothing_to_redact(parts: list[str]) -> None:
     text = "".join(parts)
     if not has_suspect(text):
         assert redact_text(text) == text
+
+
+def test_a_redaction_that_exposes_another_secret_is_redacted_too() -> None:
+    # Found by test_idempotent_on_mixtures: a truncated PEM header before a complete escaped
+    # OpenSSH key left that key's body in the first pass's output.
+    text = ("output was truncated: -----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC"
+            "\nBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj "
+            '{"content": "-----BEGIN OPENSSH PRIVATE KEY-----\\nb3BlbnNzaC1rZXktdjEAAAAABG5vbm'
+            'UAAAAEbm9uZQ\\nAAAAMwAAAAtzc2gtZWQyNTUxOQAAACBd\\n-----END OPENSSH PRIVATE KEY-----'
+            '\\n", "ok": true}')
+    once = redact_text(text)
+    assert "AAAAMwAAAAtzc2gtZWQyNTUxOQAAACBd" not in once
+    assert redact_text(once) == once
