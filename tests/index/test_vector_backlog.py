@@ -117,3 +117,21 @@ def test_stored_vectors_are_of_their_texts_first_tokens_and_older_ones_are_redon
     embedded.clear()
     assert vector_sync.sync(paths, texts, 0.0).pending == 0
     assert embedded == [summary]
+
+
+def test_a_small_backlog_is_embedded_whole_whatever_the_budget(
+        repo: Path, embedded: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Which texts have vectors must not depend on how far a CPU budget got on this machine
+    when the whole backlog is small; a large backlog keeps the budget (0 s: none paid)."""
+    paths = find_repo(repo)
+    paths.state_dir.mkdir(parents=True, exist_ok=True)
+    assert len(_texts(20)) - 2 <= vector_sync.WHOLE_BACKLOG
+    out = vector_sync.sync(paths, _texts(20), 1e-9, embed_new=True)
+    assert out.pending == 0 and out.vectors == 27
+    assert vector_sync.pending_count(paths) == 0
+    monkeypatch.setattr(vector_sync, "WHOLE_BACKLOG", 10)
+    embedded.clear()
+    # 40 windows more than the (lowered) threshold: the budget decides, and it is nearly nil.
+    big = _texts(60)
+    more = vector_sync.sync(paths, big, 1e-9)
+    assert more.pending > 0 and len(embedded) <= 16
