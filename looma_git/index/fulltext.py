@@ -1,4 +1,5 @@
-"""The Tantivy full-text index over generic documents: schema, safe query building, writes, snippets."""
+"""The Tantivy full-text index over generic documents: opening, safe query building, writes, snippets
+(the documents, schema and analyzer are index/fulltext_docs)."""
 
 from __future__ import annotations
 
@@ -6,22 +7,27 @@ import re
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from looma_git.errors import InvalidDataError, LockError, ReadOnlyError
+from looma_git.index.fulltext_docs import (  # noqa: F401  (Doc, Hit, mark_ranges: the API)
+    DOC_TYPES,
+    Doc,
+    Hit,
+    build_analyzer,
+    build_schema,
+    mark_ranges,
+    to_tantivy,
+)
 from looma_git.index.meta import file_lock
 
 if TYPE_CHECKING:
     import tantivy
 
-DOC_TYPES = frozenset({"message", "workitem", "memory", "session"})
-
 TITLE_BOOST = 3.0
 BODY_BOOST = 1.0
 SNIPPET_CHARS = 160
-MARK_OPEN, MARK_CLOSE = "«", "»"
 
 # Tantivy needs >= 15 MB heap per writer thread; the heap bounds what a writer buffers before
 # it flushes a segment, so it bounds a bulk load's memory whatever the number of docs. At
@@ -43,106 +49,6 @@ QUERY_STOPWORDS = frozenset(
     "into is it it' it s its me my no not of on or our so than that the their them then there "
     "these thi they to us wa we were what whi when where which who whom will with would you "
     "your".split())
-
-
-@dataclass(frozen=True)
-class Doc:
-    """One document to index. `doc_id` is the unique key; `ts` is a Unix timestamp."""
-
-    doc_id: str
-    doc_type: str
-    title: str = ""
-    body: str = ""
-    ts: int = 0
-    workitem: str | None = None
-    agent: str | None = None
-    session: str | None = None
-
-
-@dataclass(frozen=True)
-class Hit:
-    """One search result; `snippet` is plain text with matched terms wrapped in «»."""
-
-    doc_id: str
-    doc_type: str
-    workitem: str | None
-    session: str | None
-    title: str
-    score: float
-    snippet: str
-    ts: int = 0
-    agent: str | None = None
-
-
-def _build_schema() -> tantivy.Schema:
-    import tantivy
-
-    sb = tantivy.SchemaBuilder()
-    sb.add_text_field("doc_id", stored=True, tokenizer_name="raw")
-    sb.add_text_field("doc_type", stored=True, tokenizer_name="raw")
-    sb.add_text_field("workitem", stored=True, tokenizer_name="raw")
-    sb.add_text_field("agent", stored=True, tokenizer_name="raw")
-    sb.add_text_field("session", stored=True, tokenizer_name="raw")
-    sb.add_text_field("title", stored=True, tokenizer_name="en_stem")
-    sb.add_text_field("body", stored=True, tokenizer_name="en_stem")
-    sb.add_integer_field("ts", stored=True, indexed=True, fast=True)
-    return sb.build()
-
-
-def _build_analyzer() -> tantivy.TextAnalyzer:
-    """The same pipeline as Tantivy's built-in `en_stem`, so query terms equal indexed terms."""
-    import tantivy
-
-    return (
-        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
-        .filter(tantivy.Filter.remove_long(40))
-        .filter(tantivy.Filter.lowercase())
-        .filter(tantivy.Filter.stemmer("english"))
-        .build()
-    )
-
-
-def _check_doc(doc: Doc) -> None:
-    if not isinstance(doc.doc_id, str) or not doc.doc_id:
-        raise InvalidDataError(f"document id must be a non-empty string, got {doc.doc_id!r}")
-    if doc.doc_type not in DOC_TYPES:
-        raise InvalidDataError(
-            f"document {doc.doc_id!r} has unknown type {doc.doc_type!r}",
-            hint=f"one of {', '.join(sorted(DOC_TYPES))}",
-        )
-
-
-def _to_tantivy(doc: Doc) -> tantivy.Document:
-    import tantivy
-
-    _check_doc(doc)
-    fields: dict[str, Any] = {
-        "doc_id": doc.doc_id,
-        "doc_type": doc.doc_type,
-        "title": doc.title or "",
-        "body": doc.body or "",
-        "ts": int(doc.ts),
-    }
-    # Absent keys stay absent (not ""), so a term filter on "" never matches them.
-    for key in ("workitem", "agent", "session"):
-        value = getattr(doc, key)
-        if value:
-            fields[key] = value
-    return tantivy.Document(**fields)
-
-
-def mark_ranges(text: str, ranges: Iterable[tuple[int, int]]) -> str:
-    """Wrap the UTF-8 byte ranges Tantivy reports as highlighted in «» (plain text out)."""
-    raw = text.encode("utf-8")
-    out: list[bytes] = []
-    pos = 0
-    for start, end in sorted(ranges):
-        if start < pos or end <= start or end > len(raw):
-            continue
-        out += [raw[pos:start], MARK_OPEN.encode(), raw[start:end], MARK_CLOSE.encode()]
-        pos = end
-    out.append(raw[pos:])
-    return b"".join(out).decode("utf-8", errors="replace")
 
 
 def _first(doc: tantivy.Document, field: str) -> Any:
@@ -167,8 +73,8 @@ class FullTextIndex:
         self.rebuilt = False
         self.created = False
         self.rebuild_reason: str | None = None
-        self._schema = _build_schema()
-        self._analyzer = _build_analyzer()
+        self._schema = build_schema()
+        self._analyzer = build_analyzer()
         self._index = self._open(reset)
 
     @property
@@ -287,7 +193,7 @@ class FullTextIndex:
             for doc_id in delete_ids:
                 writer.delete_documents_by_term("doc_id", doc_id)
             for doc in docs:
-                tdoc = _to_tantivy(doc)
+                tdoc = to_tantivy(doc)
                 if replace is True or (only is not None and doc.doc_id in only):
                     writer.delete_documents_by_term("doc_id", doc.doc_id)
                 writer.add_document(tdoc)
