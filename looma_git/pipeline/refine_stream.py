@@ -44,8 +44,12 @@ def resolve_streaming(inp: RefineInput, stream: Stream, place: Callable[[WorkSig
     open_commits: dict[str, int] = {}  # session -> its commits not yet authored
     by_sha = {c.sha: c for c in auth.commits} if auth is not None else {}
     if auth is not None:
+        # Only the pass's own sessions are waited for: one that wrote a commit's lines but is
+        # not in the pass never arrives (the batch pass has no window of it either), and
+        # waiting for it held every window the commit touches, and those after them, to the end.
+        mine = set(stream.keys)
         for c in auth.commits:
-            sessions = auth.sessions(c)
+            sessions = auth.sessions(c) & mine
             waiting[c.sha], touching[c.sha] = set(sessions), sessions
             for s in sessions:
                 needs.setdefault(s, []).append(c.sha)
@@ -106,7 +110,7 @@ def resolve_streaming(inp: RefineInput, stream: Stream, place: Callable[[WorkSig
     parts.sort(key=lambda p: index[p.key])
     if not ok:
         return parts
-    for sha, rest in waiting.items():  # sessions the pass does not have (as the batch pass)
+    for sha, rest in waiting.items():  # (a session of the pass that gave no part)
         if rest:
             commit_done(sha)
     for s in list(arrived):

@@ -205,3 +205,39 @@ def test_a_fold_in_batches_is_the_fold_of_all_ops() -> None:
     assert "Effort 7" in whole.workitems[w].aliases  # the replaced title stays findable
     assert whole.workitems[v].last_active == "2026-01-10T12:00:00Z"
     assert projection_files(batched.state) == projection_files(whole)
+
+
+def test_a_merge_keeps_the_absorbed_items_last_active() -> None:
+    """Only create/update ops set a WorkItem's own `last_active`; a merge must not drop the
+    absorbed one's (derive takes the latest of it and the evidence's times)."""
+    from looma_git.ledger.fold import Folder, effective_ops
+
+    led = Ledger()
+    old = led.create("Old", last_active="2026-01-02T00:00:00Z")
+    late = led.create("Late", last_active="2026-05-01T00:00:00Z")
+    seen = led.create("Seen", last_active="2026-02-01T00:00:00Z", observe={"sessions": [{
+        "agent": "codex", "id": "s1", "first": "2026-01-03T10:00:00Z",
+        "last": "2026-01-03T11:00:00Z", "files": {"a.py": 1}, "prompt": "fix the parser"}]})
+    led.add("workitem.merge", {"type": "workitem", "id": old}, {"from": [late]}, user=True)
+    led.add("workitem.merge", {"type": "workitem", "id": seen}, {"from": [old]})
+    whole = fold(led.ops)
+    assert whole.workitems[seen].last_active == "2026-05-01T00:00:00Z"
+    assert whole.workitems[seen].op_last_active == "2026-05-01T00:00:00Z"
+    batched = Folder()
+    for op in effective_ops(led.ops):
+        batched.apply([op])
+        batched.finish()
+    assert projection_files(batched.state) == projection_files(whole)
+
+
+def test_split_parts_inherit_the_sources_last_active() -> None:
+    led = Ledger()
+    w = led.create("big", files=["a.py", "b.py"], last_active="2026-04-01T00:00:00Z")
+    led.add("workitem.split", {"type": "workitem", "id": w},
+            {"by": "files", "parts": [{"title": "A part", "files": ["a.py"]},
+                                      {"title": "B part", "files": ["b.py"]}]}, user=True)
+    st = fold(led.ops)
+    parts = st.workitems[w].split_into
+    assert len(parts) == 2
+    assert [st.workitems[p].last_active for p in parts] == ["2026-04-01T00:00:00Z"] * 2
+    assert [st.workitems[p].op_last_active for p in parts] == ["2026-04-01T00:00:00Z"] * 2

@@ -5,6 +5,7 @@ a window whose commit another session co-wrote waits for that session."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -102,3 +103,25 @@ def test_a_session_that_starts_before_its_bound_makes_the_pass_wait_for_all(
     assert refine(_inp(_stream(log, late=60.0))) == batch
     assert log[:5] == [f"arrive {k}" for k in sorted(KEYS, key=lambda k: next(
         parse_ts(w.start_ts) for w in WINDOWS if w.session_key == k))]
+
+
+def test_a_commit_that_a_session_outside_the_pass_wrote_does_not_hold_the_stream(
+        log: list[str]) -> None:
+    # gemini-cli:s9 also wrote c1's queue lines but is not in this pass: it never arrives.
+    # The stream places as it did without it (not everything once the last session is in),
+    # and gives the batch pass's result (s9 has no window to author c1 in either).
+    content = _content({"c1": ("app/auth.py", AUTH + QUEUE)},
+                       [("claude-code:s1", "app/auth.py", AUTH, T0 - 9.5 * 3600),
+                        ("gemini-cli:s2", "app/auth.py", QUEUE, T0 - 1.5 * 3600),
+                        ("gemini-cli:s9", "app/auth.py", QUEUE, T0 - 1.4 * 3600),
+                        ("claude-code:s5", "app/auth.py", AUTH, T0 + 5.5 * 3600)],
+                       {"claude-code:s1", "gemini-cli:s2", "gemini-cli:s9", "claude-code:s5"})
+    by_key = {w.session_key: _part(w) for w in WINDOWS}
+    batch = refine(replace(_inp([by_key[k] for k in KEYS]), content=content))
+    log.clear()
+    streamed = refine(replace(_inp(_stream(log)), content=content))
+    assert streamed == batch
+    assert log == ["arrive claude-code:s1", "arrive claude-code:s3", "arrive gemini-cli:s2",
+                   "place claude-code:s1", "place claude-code:s3", "place gemini-cli:s2",
+                   "arrive claude-code:s4", "place claude-code:s4", "arrive claude-code:s5",
+                   "place claude-code:s5"]

@@ -44,6 +44,10 @@ def apply(f: Folder, op: Op) -> None:
         b.files = sorted_unique([*b.files, *a.files])
         b.aliases = sorted_unique([*b.aliases, *a.aliases, a.title])
         b.evidence = union_dicts(b.evidence, a.evidence)
+        # The ops' own dates move with the work: derive takes the latest of this and the
+        # evidence's times, and only create/update ops set it (a.last_active is settled).
+        b.op_last_active = max(b.op_last_active, a.op_last_active, a.last_active)
+        b.last_active = max(b.last_active, b.op_last_active)
         for key in [k for k in st.links if k[1] == a.id]:
             link = st.links.pop(key)
             if (key[0], b.id) not in st.links:

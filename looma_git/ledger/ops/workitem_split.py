@@ -45,6 +45,9 @@ def apply(f: Folder, op: Op) -> None:
             files=files, branch=w.branch, confidence=w.confidence, band=w.band,
             evidence=tuple(e for e in w.evidence if (e.get("agent"), e.get("session")) in skeys),
             sessions=sessions, pinned_title=True, split_from=w.id,
+            # the source's date (settled above): derive keeps the latest of it and what the
+            # part's own evidence says later
+            op_last_active=w.last_active, last_active=w.last_active,
             created_lamport=op.lamport, created_by_op=op.id)
         st.workitems[pid] = p
         cons.pinned_titles[pid] = title
