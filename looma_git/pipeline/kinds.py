@@ -34,6 +34,7 @@ files), so clones holding the same ops judge the same kind (ledger/derive.py).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -181,6 +182,8 @@ def _sentences(text: str) -> list[str]:
     return [s for s in out if s.strip()]
 
 
+# Every fold and pass judges a WorkItem's texts again (a cold ingest's, 3-4 times): pure.
+@functools.lru_cache(maxsize=8192)
 def cue_of(text: str) -> str | None:
     """The kind the text names (its first sentence first, then the rest), None if none."""
     sentences = _sentences(text)
@@ -206,6 +209,7 @@ def asks_inquiry(text: str) -> bool:
     return bool(_INQUIRY.search(_CODE_SPAN.sub(" ", text or "")))
 
 
+@functools.lru_cache(maxsize=8192)
 def asks_for_feature(text: str) -> bool:
     """The text asks for a capability ("Add ...", "we need ...") - read where cue_of is None."""
     sentences = _sentences(text)
@@ -381,7 +385,18 @@ def judge_kind(*, prompts: Sequence[str] = (), subjects: Sequence[str] = (),
                changed: bool = True) -> str | None:
     """The WorkItem's kind from all its evidence (module docstring); None when there is none
     at all (then the caller keeps what it has). `changed`: it edited files or links commits."""
-    files = list(files)
+    key = (tuple(prompts), tuple(subjects), tuple(branches), tuple(files), changed)
+    try:
+        hash(key)
+    except TypeError:  # (a malformed op's field: judged, not remembered)
+        return _judged.__wrapped__(*key)
+    return _judged(*key)
+
+
+@functools.lru_cache(maxsize=4096)
+def _judged(prompts: tuple[str, ...], subjects: tuple[str, ...],
+            branches: tuple[str | None, ...], files: tuple[str, ...],
+            changed: bool) -> str | None:
     score, votes, order = kind_scores(prompts=prompts, subjects=subjects, branches=branches,
                                       files=files)
     if not changed and (prompts or subjects):
