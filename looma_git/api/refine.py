@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
+
+from looma_git.api import refine_save
 
 # The drain's link step needs these without the refinery: they live with it (api/linking.py).
 from looma_git.api.linking import (  # noqa: F401
@@ -15,6 +16,7 @@ from looma_git.api.linking import (  # noqa: F401
     link_content,
     sessions_changed,
 )
+from looma_git.api.refine_save import LEDGER_AFTER
 from looma_git.api.seeds import seeds_from_state
 from looma_git.gitrepo import RepoPaths, require_worktree
 from looma_git.ledger.state import LedgerState
@@ -126,6 +128,15 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
     prior_seeds = workmodel_state.load_seeds(conn) if mode == "incremental" else None
     memo = refine_memo.load_memo(conn, memo_code()) if mode == "incremental" else {}
     actor = user_actor(paths)
+    sha_lookup: dict[str, str] = {}
+    chosen = extractor if extractor is not None else HeuristicExtractor()
+    # Many sessions (a cold ingest, reprocess): segmented by worker processes, earliest first;
+    # started before the content evidence is read (it needs none), so they run beside it.
+    segmented = segment_all(
+        keys, connect=workmodel_state.reader(paths),
+        lookup=lambda shas: gitfacts.existing_objects(worktree, shas),
+        known_paths=frozenset(known), prior=prior,
+        extractor=chosen)
     # An appending pass reads content evidence only for the commits it links again (and its
     # new sessions' writes), not every commit's lines: pipeline/resolve_links.py.
     content = None if kept is not None else link_content(conn, worktree, commits,
@@ -135,14 +146,6 @@ def run_pass(paths: RepoPaths, state: LedgerState, conn: Connection,
         want = None if shas is None else set(shas)
         return link_content(conn, worktree, [c for c in commits
                                              if want is None or c.sha in want])
-    sha_lookup: dict[str, str] = {}
-    chosen = extractor if extractor is not None else HeuristicExtractor()
-    # Many sessions (a cold ingest, reprocess): segmented by worker processes, earliest first.
-    segmented = segment_all(
-        keys, connect=workmodel_state.reader(paths),
-        lookup=lambda shas: gitfacts.existing_objects(worktree, shas),
-        known_paths=frozenset(known), prior=prior,
-        extractor=chosen)
 
     def load(clusters: set[str] | None, windows: set[str] | None) -> list[StoredWindow]:
         got = workmodel.windows_in(conn, clusters, windows)
@@ -218,7 +221,7 @@ def _publish_pass(paths: RepoPaths, by: str, commits_revs: tuple[str, ...], no_w
                   ) -> RefineReport:
     """One pass and what it publishes (`refine_and_publish`)."""
     from looma_git.api import ledger
-    from looma_git.index import link_targets, refine_memo, storedb, workmodel, workmodel_state
+    from looma_git.index import storedb, workmodel, workmodel_state
     from looma_git.ledger.ops import OpDraft
     from looma_git.pipeline.extractor import build_extractor, extractor_stats
     from looma_git.redact import redact_text as _redact_text
@@ -271,6 +274,10 @@ def _publish_pass(paths: RepoPaths, by: str, commits_revs: tuple[str, ...], no_w
         created = write(plan_workitems(planned, state.workitems, redact_text,
                                        observed_by_survivor(state)))
         id_map = _id_map(result, [op for op in created if op.op == "workitem.create"])
+        # The rows need only the published ids: a big pass stores them beside the appends.
+        saved = refine_save.start_saving(paths, conn, result, id_map, memo, versions,
+                                         frozenset(known), prior, seeds, redact_text,
+                                         memo_code())
         state = ledger.load_state(paths) if created else state
         live = set(state.links)
         titles = {wid: it.title for wid, it in state.workitems.items()}
@@ -289,36 +296,15 @@ def _publish_pass(paths: RepoPaths, by: str, commits_revs: tuple[str, ...], no_w
             write([d for d in plan_memories(planned.memories, id_map,
                                             state.memories, redact_text)
                    if d["op"] == "memory.update"])
-        with storedb.transaction(conn):  # one transaction, not one per row
-            reused = frozenset(k for k, v in (result.memo or {}).items()
-                               if memo.get(k) is v)
-            workmodel.save_graph(conn, result.workitems, result.memories, result.windows,
-                                 id_map, window_text, reused, partial=result.partial)
-            stored, _ = _published_names(result.stored, id_map)
-            workmodel.save_windows(conn, stored, versions, known, prior, partial=result.partial)
-            workmodel_state.save_kept(conn, result.state, result.state_changed, id_map)
-            workmodel_state.save_links(conn, result.links_memo, memo_code())
-            link_targets.save_targets(conn, result.targets, id_map,
-                                      _creates(result, id_map, redact_text, reused),
-                                      keep=reused)
-            # Windows stored under their published names: the next pass has those WorkItems
-            # as seeds (new ones, so whatever was compared with them is scored again).
-            workmodel_state.save_seeds(conn, seeds)
-            refine_memo.save_memo(conn, result.memo or {}, memo, memo_code())
-            workmodel.set_meta(conn, "pass", mode)
-            workmodel.set_meta(conn, PASS_INGEST_RUN, run_seen or "")
-            workmodel.set_meta(conn, LEDGER_AFTER, _ledger_head(paths) or "")
-            workmodel.set_meta(conn, "own_authors", json.dumps(
-                sorted(result.own_authors) if result.own_authors is not None else None))
+        with storedb.transaction(conn):  # after every append: the ledger is the pass's
+            saved()  # (one transaction with the meta; a child's rows are committed by now)
+            refine_save.save_meta(conn, mode, run_seen, _ledger_head(paths), result.own_authors)
         report.promoted = len(id_map)
         report.candidates = sum(1 for w in result.workitems if w.id not in id_map
                                 and not w.quarantined)
         report.memories = len(result.memories)
         report.links = len(result.links)
         return report
-
-
-LEDGER_AFTER = "ledger_after"  # refine_meta: the ledger head once the last pass published
 
 
 def _ledger_head(paths: RepoPaths) -> str | None:
@@ -336,47 +322,6 @@ def _recomputed(result: RefineResult) -> RefineResult:
                    else tuple(m for m in mems if m.workitem in fresh))
 
 
-def _published_names(stored: tuple[StoredWindow, ...], id_map: dict[str, str]
-                     ) -> tuple[tuple[StoredWindow, ...], bool]:
-    """The windows with each cluster this pass published named by its new ledger id (and
-    whether any was renamed). The next pass resolves against those WorkItems as seeds, which
-    places their windows under those ids: stored so, its rows are unchanged and not rewritten
-    (a pass after one that published WorkItems otherwise rewrote every window it placed)."""
-    fresh = {k: v for k, v in id_map.items() if k != v}
-    if not fresh:
-        return stored, False
-    out = []
-    for sw in stored:
-        related = tuple((fresh.get(c, c), s) for c, s in sw.related)
-        cluster = fresh.get(sw.cluster, sw.cluster)
-        scored = None if sw.scored is None else tuple(sorted(fresh.get(c, c)
-                                                             for c in sw.scored))
-        out.append(sw if (cluster, related, scored) == (sw.cluster, sw.related, sw.scored)
-                   else replace(sw, cluster=cluster, related=related, scored=scored))
-    return tuple(out), True
-
-
-def _creates(result: RefineResult, id_map: dict[str, str], redact: Any,
-             skip: frozenset[str] = frozenset()) -> dict[str, dict[str, Any]]:
-    """For unpublished clusters (but those in `skip`): the create op a commit link would
-    publish them with."""
-    out = {}
-    for w in result.workitems:
-        if w.id in id_map or w.quarantined or w.readonly or w.id in skip:
-            continue
-        drafts = plan_workitems(RefineResult(workitems=(w,), memories=(), links=(), windows=()),
-                                {}, redact)
-        if drafts:
-            out[w.id] = drafts[0]["payload"]
-        else:  # not eligible on its own: a commit link is what publishes it
-            forced = RefineResult(workitems=(replace(w, commits=("pending",)),), memories=(),
-                                  links=(), windows=())
-            drafts = plan_workitems(forced, {}, redact)
-            if drafts:
-                out[w.id] = drafts[0]["payload"]
-    return out
-
-
 def _ingest_run_idle(paths: RepoPaths, conn: Connection) -> str | None:
     """store.db's `ingest_run`, or None while an ingest runs (its events are still arriving:
     a pass that reads now must not claim to have seen that run)."""
@@ -389,9 +334,3 @@ def _ingest_run_idle(paths: RepoPaths, conn: Connection) -> str | None:
             return ingest_run(conn)
     except LockError:
         return None
-
-
-def window_text(w: Any) -> str:
-    """What a window was about, in a sentence or two."""
-    terms = " ".join(t for t, _ in w.terms[:12])
-    return f"{w.first_prompt[:400]} {terms}".strip()

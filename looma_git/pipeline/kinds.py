@@ -34,9 +34,17 @@ files), so clones holding the same ops judge the same kind (ledger/derive.py).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
+
+from looma_git.pipeline.kind_files import (
+    fragment_kinds,
+    module_masked,
+    module_names,
+    tooling_only,
+)
 
 KINDS = ("bugfix", "migration", "refactor", "investigation", "chore", "feature")
 
@@ -138,19 +146,6 @@ _BRANCH_KIND = {"feat": "feature", "feature": "feature", "features": "feature",
                 "investigation": "investigation", "research": "investigation"}
 TRUNK = frozenset({"main", "master", "trunk", "develop", "HEAD", ""})
 
-# Changelog fragments: towncrier (`changelog.d/123.bugfix.md`, `newsfragments/45.feature.rst`,
-# `changes/+orphan.fix.md`) and changie (`.changes/unreleased/Fixed-20240101-120000.yaml`).
-_TOWNCRIER = re.compile(
-    r"(?:^|/)(?:changelog\.d|changelog|changes|news|newsfragments|changelog_fragments|"
-    r"\.changelog)/(?:[^/]+/)*[^/]*?\.(?P<t>[A-Za-z]+)(?:\.\d+)?"
-    r"(?:\.(?:md|rst|txt|markdown))?$")
-_CHANGIE = re.compile(r"(?:^|/)\.changes/unreleased/(?P<t>[A-Za-z]+)[-_ ]")
-_FRAGMENT_KIND = {"feature": "feature", "features": "feature", "feat": "feature",
-                  "added": "feature", "enhancement": "feature", "bugfix": "bugfix",
-                  "bugfixes": "bugfix", "bug": "bugfix", "fix": "bugfix", "fixes": "bugfix",
-                  "fixed": "bugfix", "security": "bugfix", "refactor": "refactor",
-                  "refactoring": "refactor", "perf": "refactor", "performance": "refactor"}
-
 W_FRAGMENT, W_BRANCH_TYPE, W_REQUEST = 4.0, 3.0, 3.0
 W_FIRST_TYPED, W_REQUEST_ASK, W_FIRST_COMMIT, W_BRANCH_WORDS = 2.5, 2.0, 1.5, 1.5
 W_REQUEST_PLAIN = 1.0
@@ -181,6 +176,8 @@ def _sentences(text: str) -> list[str]:
     return [s for s in out if s.strip()]
 
 
+# Every fold and pass judges a WorkItem's texts again (a cold ingest's, 3-4 times): pure.
+@functools.lru_cache(maxsize=8192)
 def cue_of(text: str) -> str | None:
     """The kind the text names (its first sentence first, then the rest), None if none."""
     sentences = _sentences(text)
@@ -206,6 +203,7 @@ def asks_inquiry(text: str) -> bool:
     return bool(_INQUIRY.search(_CODE_SPAN.sub(" ", text or "")))
 
 
+@functools.lru_cache(maxsize=8192)
 def asks_for_feature(text: str) -> bool:
     """The text asks for a capability ("Add ...", "we need ...") - read where cue_of is None."""
     sentences = _sentences(text)
@@ -255,75 +253,10 @@ def branch_kind(branch: str) -> tuple[str | None, bool]:
     return (_BRANCH_KIND.get(first) or cue_of(_ERRORS.sub(" ", words))), False
 
 
-def fragment_kinds(files: Iterable[str]) -> set[str]:
-    """Kinds named by changelog fragments among `files` (towncrier and changie types)."""
-    out = set()
-    for f in files:
-        m = _TOWNCRIER.search(f) or _CHANGIE.search(f)
-        if m and (kind := _FRAGMENT_KIND.get(m.group("t").lower())):
-            out.add(kind)
-    return out
-
-
-# The project's tooling: how it is built, tested, linted and released, not what it does.
-_TOOLING = re.compile(
-    r"(?:^|/)(?:\.github/|\.gitlab-ci\.yml$|\.gitlab/|\.circleci/|\.azure-pipelines|"
-    r"azure-pipelines\.yml$|\.travis\.yml$|appveyor\.yml$|\.buildkite/|Jenkinsfile$|"
-    r"tox\.ini$|noxfile\.py$|\.pre-commit-config\.yaml$|\.pre-commit-hooks\.yaml$|"
-    r"pyproject\.toml$|setup\.cfg$|setup\.py$|MANIFEST\.in$|requirements[\w.\-]*\.txt$|"
-    r"constraints\.txt$|Pipfile(?:\.lock)?$|poetry\.lock$|uv\.lock$|package(?:-lock)?\.json$|"
-    r"yarn\.lock$|pnpm-lock\.yaml$|\.gitignore$|\.gitattributes$|\.editorconfig$|"
-    r"mypy\.ini$|\.flake8$|\.pylintrc$|ruff\.toml$|\.ruff\.toml$|\.coveragerc$|pytest\.ini$|"
-    r"\.readthedocs\.ya?ml$|renovate\.json5?$|\.yamllint(?:\.ya?ml)?$|codecov\.ya?ml$)")
-# Files that record the work (changelogs, authors, READMEs): neither tooling nor code.
-_RECORD = re.compile(r"(?:^|/)(?:changelog|changes|history|news|authors|contributors|readme)"
-                     r"(?:\.\w+)?$", re.I)
-
-
-def tooling_only(files: Iterable[str]) -> bool:
-    """The files changed are the project's tooling (and records of the work), no code,
-    tests or docs: upkeep, whatever the request called it."""
-    seen = False
-    for f in files:
-        if _TOOLING.search(f):
-            seen = True
-        elif not _RECORD.search(f):
-            return False
-    return seen
-
-
 def main_branch(branches: Iterable[str | None]) -> str:
     """The branch most of the evidence is on (ties: the smallest name); trunk never counts."""
     counts = Counter(b for b in branches if b and b not in TRUNK)
     return min(counts, key=lambda b: (-counts[b], b)) if counts else ""
-
-
-_WORD = re.compile(r"[A-Za-z]+")
-
-
-def _module_names(files: Iterable[str]) -> frozenset[str]:
-    """The names of the modules the work changed (`rich/traceback.py`: "traceback"): in its
-    requests and subjects such a word names the thing worked on, not the kind of work
-    ("rich's traceback only highlights the line" reports no bug)."""
-    names = set()
-    for f in files:
-        base = f.rsplit("/", 1)[-1]
-        stem = base.rsplit(".", 1)[0].lower() if "." in base else ""
-        if len(stem) >= 4 and stem.isalpha() and not _RECORD.search(base):
-            names.add(stem)
-    return frozenset(names)
-
-
-def _mask(text: str, names: frozenset[str]) -> str:
-    """`text` with the words in `names` (or their plurals) replaced by a neutral one."""
-    low = text.lower()
-    if not any(n in low for n in names):
-        return text  # (the common case, without a call per word)
-
-    def one(m: re.Match[str]) -> str:
-        w = m.group(0).lower()
-        return "module" if w in names or (w.endswith("s") and w[:-1] in names) else m.group(0)
-    return _WORD.sub(one, text)
 
 
 def kind_scores(*, prompts: Sequence[str] = (), subjects: Sequence[str] = (),
@@ -337,9 +270,9 @@ def kind_scores(*, prompts: Sequence[str] = (), subjects: Sequence[str] = (),
     score = dict.fromkeys(KINDS, 0.0)
     prefer: list[str] = []
     files = list(files)
-    if modules := _module_names(files):
-        prompts = [_mask(p, modules) for p in prompts]
-        subjects = [_mask(x, modules) for x in subjects]
+    if modules := module_names(files):
+        prompts = [module_masked(p, modules) for p in prompts]
+        subjects = [module_masked(x, modules) for x in subjects]
     for frag in fragment_kinds(files):
         score[frag] += W_FRAGMENT
     if tooling_only(files):
@@ -381,7 +314,18 @@ def judge_kind(*, prompts: Sequence[str] = (), subjects: Sequence[str] = (),
                changed: bool = True) -> str | None:
     """The WorkItem's kind from all its evidence (module docstring); None when there is none
     at all (then the caller keeps what it has). `changed`: it edited files or links commits."""
-    files = list(files)
+    key = (tuple(prompts), tuple(subjects), tuple(branches), tuple(files), changed)
+    try:
+        hash(key)
+    except TypeError:  # (a malformed op's field: judged, not remembered)
+        return _judged.__wrapped__(*key)
+    return _judged(*key)
+
+
+@functools.lru_cache(maxsize=4096)
+def _judged(prompts: tuple[str, ...], subjects: tuple[str, ...],
+            branches: tuple[str | None, ...], files: tuple[str, ...],
+            changed: bool) -> str | None:
     score, votes, order = kind_scores(prompts=prompts, subjects=subjects, branches=branches,
                                       files=files)
     if not changed and (prompts or subjects):

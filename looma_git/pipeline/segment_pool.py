@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -16,6 +17,9 @@ from looma_git.pipeline.views import StoredWindow
 # Below this many sessions forking costs more than it saves (a hook's pass reads a few).
 MIN_SESSIONS = 64
 BATCH = 50  # sessions a worker loads, validates shas for (one git call) and segments at once
+# The first task's sessions: the workers are forked when its result is asked for, and the
+# caller asks at once (`segment_all`), so that they segment while it reads content evidence.
+FIRST = 2
 
 
 class Stream:
@@ -87,7 +91,7 @@ def segment_all(keys: list[str], *, connect: Callable[[], Any],
     finally:
         first.close()
     order = sorted(keys, key=lambda k: (bounds[k], k))
-    batches = [order[i:i + BATCH] for i in range(0, len(order), BATCH)]
+    batches = [order[:FIRST]] + [order[i:i + BATCH] for i in range(FIRST, len(order), BATCH)]
     conns: dict[int, Any] = {}  # pid -> this worker's connection (opened on first use)
 
     def task(i: int) -> list[SessionWindows]:
@@ -102,4 +106,9 @@ def segment_all(keys: list[str], *, connect: Callable[[], Any],
         for _, part in parallel.ordered_map(task, range(len(batches)), n):
             yield from part
 
-    return Stream(keys, order, bounds, run())
+    # The workers start now (a generator forks them when first asked), not when the pass
+    # first reads a part: they segment ahead while the pass reads its commits' content
+    # evidence (api/refine.run_pass), which the segmentation does not need.
+    parts = run()
+    first = next(parts)
+    return Stream(keys, order, bounds, itertools.chain([first], parts))

@@ -202,14 +202,19 @@ def windows_of(session: Session, known: frozenset[str],
                     read.update(valid)
                 if tool.kind == "shell" and tool.command:
                     commands.append((tool.command[:300], tool.exit_code, tool.test_outcome))
-                    for sha in _SHA.findall(tool.command):
+                    if sha_lookup:
+                        for sha in _SHA.findall(tool.command):
+                            if sha in sha_lookup:
+                                commits.add(sha_lookup[sha])
+            if ev.role in ("user", "assistant"):
+                # (scans a text can skip: no sha of it can be valid when none is; a PR URL
+                # has "/pull" in it)
+                if sha_lookup:
+                    for sha in _SHA.findall(ev.text):
                         if sha in sha_lookup:
                             commits.add(sha_lookup[sha])
-            if ev.role in ("user", "assistant"):
-                for sha in _SHA.findall(ev.text):
-                    if sha in sha_lookup:
-                        commits.add(sha_lookup[sha])
-                prs.update(_PR_URL.findall(ev.text))
+                if "/pull" in ev.text:
+                    prs.update(_PR_URL.findall(ev.text))
                 prs.update(_PR_REF.findall(ev.text))
                 mentioned |= mentioned_paths(ev.text, known)
                 weight = USER_WEIGHT if ev.role == "user" else 1

@@ -7,7 +7,7 @@ import json
 import sqlite3
 from dataclasses import asdict, replace
 
-from looma_git.api.refine import _published_names
+from looma_git.api.refine_save import _published_names
 from looma_git.index import link_targets, storedb, workmodel
 from looma_git.pipeline.refine import RefineInput, refine
 from tests.pipeline.test_incremental import COMMITS, KNOWN, POOL
