@@ -122,7 +122,8 @@ def sync(paths: RepoPaths, texts: list[Text], memory_budget_s: float | None,
 
     try:
         with VectorStore(vectors_path(paths), embedder.dim, embedder.model_id) as vs:
-            record = _read_embedded(paths, embedder.model_id)
+            if embedder.model_id != DEFAULT_MODEL_ID:  # (else the record read above: one
+                record = _read_embedded(paths, embedder.model_id)  # parse of ~10^4 hashes)
             known, before = record if record is not None else ({}, None)
             if record is None or vs.needs_reembed or vs.count() != len(known):
                 known, before = {}, None

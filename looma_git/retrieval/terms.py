@@ -78,13 +78,29 @@ def _doc_terms(text: str) -> frozenset[str]:
     return got
 
 
+# ...and per record (frozen: its text is fixed), held with it so its id is not reused: a record
+# met again is not joined into its text (memories included, KBs) and that text hashed, which
+# was most of ranking's index at 5,000 sessions (833 WorkItems, every fresh resume).
+_BY_ITEM: dict[int, tuple[ItemRecord, frozenset[str]]] = {}
+
+
 def item_terms(it: ItemRecord) -> frozenset[str]:
     """Everything searchable about `it` (`text_fields`) as stemmed terms."""
-    return _doc_terms(it.text_fields())
+    got = _BY_ITEM.get(id(it))
+    if got is not None and got[0] is it:
+        return got[1]
+    ts = _doc_terms(it.text_fields())
+    _keep(it, ts)
+    return ts
+
+
+def _keep(it: ItemRecord, ts: frozenset[str]) -> None:
+    if len(_BY_ITEM) >= MAX_CACHED_TEXTS:
+        _BY_ITEM.clear()
+    _BY_ITEM[id(it)] = (it, ts)
 
 
 def prime_terms(items: list[ItemRecord], saved: list[list[str]]) -> None:
-    """Accept term sets computed before (the snapshot's) for these items' texts."""
+    """Accept term sets computed before (the snapshot's) for these records."""
     for it, ts in zip(items, saved, strict=False):
-        if len(_TERMS) < MAX_CACHED_TEXTS:
-            _TERMS.setdefault(it.text_fields(), frozenset(ts))
+        _keep(it, frozenset(ts))

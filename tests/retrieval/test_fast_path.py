@@ -222,3 +222,14 @@ def test_a_new_heads_records_reuse_the_unchanged_and_equal_a_full_projection(rep
         assert set(fps) == {it.id for it in got}
         again = {k for k in fps if prior_fps.get(k) != fps[k]}
         assert again <= {w, other, wids[-1]} and len(again) < len(fps), (kind, again)
+
+
+def test_snapshot_of_other_record_shape_is_folded_again(tmp_path: Path, monkeypatch) -> None:
+    rec = _record()
+    snapshot.save(tmp_path, "h1", [rec])
+    assert snapshot.load(tmp_path, "h1") == [rec]
+    # Saved by code whose records had other fields (one more on ItemRecord): not read.
+    monkeypatch.setattr(snapshot, "_SHAPE", (snapshot._SHAPE[0] + ("extra",), snapshot._SHAPE[1]))
+    assert snapshot.load(tmp_path, "h1") is None
+    snapshot.save(tmp_path, "h1", [rec])
+    assert snapshot.load(tmp_path, "h1") == [rec]

@@ -151,12 +151,14 @@ def test_ranking_uses_the_snapshot_terms_and_stays_the_same(tmp_path) -> None:
             for g in goals}
     snapshot.save(tmp_path, "h1", ITEMS)
     terms_mod._TERMS.clear()
+    terms_mod._BY_ITEM.clear()
     match._INDEX.clear()
     items = snapshot.load(tmp_path, "h1")
     assert items == ITEMS
-    assert len(terms_mod._TERMS) == len(ITEMS)  # primed, not tokenised
+    assert all(terms_mod._BY_ITEM[id(it)][0] is it for it in items)  # primed per record
     for g in goals:
         assert [(m.item.id, m.score, m.matched_terms) for m in match.rank(g, items)] == want[g]
+    assert terms_mod._TERMS == {}  # no item text was tokenised
 
 
 def test_snapshot_terms_of_another_tokeniser_are_not_used(tmp_path, monkeypatch) -> None:
@@ -164,9 +166,11 @@ def test_snapshot_terms_of_another_tokeniser_are_not_used(tmp_path, monkeypatch)
 
     snapshot.save(tmp_path, "h1", ITEMS)
     terms_mod._TERMS.clear()
+    terms_mod._BY_ITEM.clear()
     monkeypatch.setattr(snapshot, "TERMS_PROBE", snapshot.TERMS_PROBE + " changed")
     assert snapshot.load(tmp_path, "h1") == ITEMS
-    assert terms_mod._TERMS == {}  # re-tokenised on the next rank, never mis-ranked
+    # re-tokenised on the next rank, never mis-ranked
+    assert terms_mod._TERMS == {} and terms_mod._BY_ITEM == {}
 
 
 def test_a_file_goal_is_about_the_workitems_that_have_the_file() -> None:
