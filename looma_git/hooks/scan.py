@@ -9,49 +9,68 @@ source (its size and mtime when last read):
   directory newer than the last ingest that stored a cursor beneath it (a cursor's
   `updated_at`, the start of that run, or the source's mtime when later: file times may be
   set back, as Codex's rollouts are by some tools and by the scale benchmark's generator);
-- the names in each directory holding sources: a transcript-like file without a cursor (one
-  that was empty or unreadable when last scanned) means a scan;
+- the names in each directory holding sources: a file the agent's discovery would list that
+  has no cursor (one that was empty or unreadable when last scanned) means a scan; files it
+  never lists (a subagent's `.meta.json`, `history.jsonl`, an index file) do not;
 - every source's size and mtime (a few microseconds each: 5,000 sources cost ~25 ms, far
   less than the ingest machinery a scan starts), so an old session appended to is seen too.
 When all of that is unchanged the step skips the scan; it misses nothing a full scan would
 find. Agents whose sources are databases or directories (Cursor, Windsurf, OpenCode) change
 without a new file: with any of those known the step always scans.
+
+What the cursors say is kept in `<git-common-dir>/looma/scan-cursors` (a marshal of the
+directories, names and signatures above), keyed by store.db's `ingest_run`, the cursor table's
+largest rowid and store.db's inode: only an ingest run writes cursors, and every write moves the
+rowid (INSERT OR REPLACE; a run rewriting the newest row moves `ingest_run`). Reading 5,000 cursor rows cost ~15 ms, the file ~1 ms. A key that
+matches stale rows can only make the check fail (a source differs from what the file says: a
+scan), never pass.
 """
 
 from __future__ import annotations
 
+import contextlib
+import marshal
 import os
 
 from looma_git.gitrepo import RepoPaths
 
 QUIET_AGENTS = frozenset({"claude-code", "codex", "gemini-cli"})  # plain files: size + mtime
 LEVELS = 3
-_SUFFIXES = (".jsonl", ".json", ".zst")
+CACHE = "scan-cursors"
+_FORMAT = 1
+# What each agent's discovery lists (ingest/claude/discovery.py, ingest/codex, ingest/gemini):
+# a file in a source directory that none of them would list is no new source.
+_CLAUDE_SKIPPED = frozenset({"journal.jsonl", "history.jsonl"})
+_CODEX_SUFFIXES = (".jsonl.zst", ".jsonl", ".json")
 
 
-def unchanged(paths: RepoPaths) -> str | None:
-    """A one-line account of what was checked when no source can have new lines, else None."""
-    from looma_git.index import storedb
+def listed(agent: str, name: str) -> bool:
+    """Whether `agent`'s discovery lists a file of this name (in a directory it scans)."""
+    if agent == "claude-code":
+        return name.endswith(".jsonl") and name not in _CLAUDE_SKIPPED
+    if agent == "codex":
+        return name.startswith("rollout-") and name.endswith(_CODEX_SUFFIXES)
+    if agent == "gemini-cli":
+        return name.endswith(".jsonl") or name == "logs.json" \
+            or (name.startswith("session-") and name.endswith(".json"))
+    return True
 
-    if not paths.store_db.exists():
-        return None
-    conn = storedb.connect(paths)
-    try:
-        cur = conn.cursor()
-        cur.row_factory = None  # plain tuples: 5,000 sqlite3.Row objects cost more than the stats
-        rows = cur.execute(
-            "SELECT agent, path, size, mtime_ns, updated_at FROM cursors").fetchall()
-    except Exception:  # an older or damaged store: the full ingest reports it
-        return None
-    finally:
-        conn.close()
-    if not rows:
-        return None
+
+# (directory -> newest ref, directory -> (agents, names), [(path, size, mtime_ns)])
+View = tuple[dict[str, int], dict[str, tuple[tuple[str, ...], frozenset[str]]],
+             list[tuple[str, int, int]]]
+
+
+def _view(rows: list[tuple[object, ...]]) -> View | None:
+    """What the check compares against, from the cursor rows; None when some source is not a
+    plain file of a quiet agent (then every drain scans)."""
     held: dict[str, int] = {}  # directory holding sources -> the newest of their refs
     names: dict[str, set[str]] = {}  # directory holding sources -> their file names
+    agents: dict[str, set[str]] = {}
+    sources: list[tuple[str, int, int]] = []
     for agent, path, size, mtime, seen in rows:
-        if agent not in QUIET_AGENTS or not isinstance(path, str) or size is None \
-                or mtime is None:
+        if agent not in QUIET_AGENTS or not isinstance(path, str) or not isinstance(size, int) \
+                or not isinstance(mtime, int):
             return None
         # `updated_at` has whole seconds: a file created in that second after the run's
         # discovery is caught by the name check below
@@ -62,6 +81,8 @@ def unchanged(paths: RepoPaths) -> str | None:
         if held.get(d, -1) < ref:
             held[d] = ref
         names.setdefault(d, set()).add(name)
+        agents.setdefault(d, set()).add(str(agent))
+        sources.append((path, size, mtime))
     dirname = os.path.dirname
     newest: dict[str, int] = {}  # each holding directory and LEVELS - 1 above it (few)
     for d, ref in held.items():
@@ -70,19 +91,87 @@ def unchanged(paths: RepoPaths) -> str | None:
                 d = dirname(d)
             if newest.get(d, -1) < ref:
                 newest[d] = ref
+    return newest, {d: (tuple(sorted(agents[d])), frozenset(n)) for d, n in names.items()}, \
+        sources
+
+
+def _load(paths: RepoPaths) -> View | None:
+    """The view of store.db's cursors: from the state dir's file when its key still holds,
+    else read (and the file written)."""
+    from looma_git.index import storedb
+
+    if not paths.store_db.exists():
+        return None
+    conn = storedb.connect(paths)
+    try:
+        cur = conn.cursor()
+        cur.row_factory = None  # plain tuples: 5,000 sqlite3.Row objects cost more than the stats
+        meta = cur.execute("SELECT value FROM meta WHERE key='ingest_run'").fetchone()
+        top = cur.execute("SELECT max(rowid) FROM cursors").fetchone()
+        key = [_FORMAT, str(meta[0]) if meta else "", int(top[0] or 0),
+               os.stat(paths.store_db).st_ino]
+        cached = _read_cache(paths, key)
+        if cached is not None:
+            return cached
+        rows = cur.execute(
+            "SELECT agent, path, size, mtime_ns, updated_at FROM cursors").fetchall()
+    except Exception:  # an older or damaged store: the full ingest reports it
+        return None
+    finally:
+        conn.close()
+    if not rows:
+        return None
+    view = _view(rows)
+    if view is not None:
+        _write_cache(paths, key, view)
+    return view
+
+
+def _read_cache(paths: RepoPaths, key: list[object]) -> View | None:
+    try:
+        data = marshal.loads((paths.state_dir / CACHE).read_bytes())
+        if not isinstance(data, tuple) or len(data) != 4 or data[0] != key:
+            return None
+        newest, names, sources = data[1], data[2], data[3]
+        return newest, {d: (tuple(a), frozenset(n)) for d, (a, n) in names.items()}, sources
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+
+
+def _write_cache(paths: RepoPaths, key: list[object], view: View) -> None:
+    """Best effort (a cache that cannot be written costs the query next time)."""
+    newest, names, sources = view
+    sd = paths.state_dir
+    if not sd.is_dir():
+        return
+    tmp = sd / f"{CACHE}.{os.getpid()}.tmp"
+    with contextlib.suppress(OSError, ValueError):
+        tmp.write_bytes(marshal.dumps(
+            (key, newest, {d: (list(a), set(n)) for d, (a, n) in names.items()}, sources)))
+        os.replace(tmp, sd / CACHE)
+    with contextlib.suppress(OSError):
+        tmp.unlink(missing_ok=True)
+
+
+def unchanged(paths: RepoPaths) -> str | None:
+    """A one-line account of what was checked when no source can have new lines, else None."""
+    view = _load(paths)
+    if view is None:
+        return None
+    newest, names, sources = view
     stat = os.stat
     try:
         for d, mtime in newest.items():
             if stat(d).st_mtime_ns > mtime:
                 return None
-        for d, known in names.items():
+        for d, (agents, known) in names.items():
             for name in os.listdir(d):
-                if name.endswith(_SUFFIXES) and name not in known:
+                if name not in known and any(listed(a, name) for a in agents):
                     return None
-        for _, path, size, mtime, _ in rows:
+        for path, size, mtime in sources:
             st = stat(path)
             if st.st_size != size or st.st_mtime_ns != mtime:
                 return None
     except OSError:  # a source or directory went away: the full scan handles it
         return None
-    return f"{len(newest)} directories and {len(rows)} sources unchanged"
+    return f"{len(newest)} directories and {len(sources)} sources unchanged"

@@ -20,6 +20,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from looma_git.gitrepo import RepoPaths
@@ -29,8 +30,11 @@ LOCK = "vectors-background.lock"
 # cold ingest, a large backlog); a hook's ingest of a few dozen embeds its few texts inline.
 BESIDE_FROM = 20_000
 # How long a query waits for the background top-up before ranking on what is there (at 1,500
-# sessions it ended 14-38 s after the command returned on this stop's loaded 2-core machine).
-WAIT_S = 120.0
+# sessions it ended 14-38 s after the command returned on this stop's loaded 2-core machine;
+# at 5,000, 18 s quiet). A `resume` that blocked silently for minutes looked hung: the wait is
+# said on stderr, and after this long the query ranks on the vectors written so far (words
+# still rank every WorkItem; the rest are embedded by then or by the next run).
+WAIT_S = 20.0
 # How long the detached process waits for the index writer lock (the ingest that started it
 # still holds it while it writes the stamp; another reindex may hold it next).
 _WRITER_WAIT_S = 300.0
@@ -82,12 +86,21 @@ def running(paths: RepoPaths) -> bool:
     return not _try_shared(paths)
 
 
-def wait(paths: RepoPaths, timeout: float = WAIT_S) -> bool:
+def wait(paths: RepoPaths, timeout: float = WAIT_S,
+         say: Callable[[str], None] | None = None) -> bool:
     """Wait until no background top-up runs (at most `timeout` s); True when none does. One
-    open and one flock when none runs (the usual case)."""
+    open and one flock when none runs (the usual case). `say`: told once when the wait
+    starts and once when it gives up (what a person at the terminal sees)."""
+    if _try_shared(paths):
+        return True
+    if say is not None:
+        say(f"looma: waiting for the background embedding of the last ingest (at most "
+            f"{timeout:.0f} s)")
     deadline = time.monotonic() + timeout
     while not _try_shared(paths):
         if time.monotonic() >= deadline:
+            if say is not None:
+                say("looma: still embedding; ranking on the vectors written so far")
             return False
         time.sleep(_POLL_S)
     return True

@@ -244,10 +244,13 @@ def _write_embedded(paths: RepoPaths, model_id: str, docs: dict[str, str],
 
 def counts(paths: RepoPaths, texts: list[Text]) -> tuple[int, int]:
     """(texts with a vector of their current text, texts without) per the record of the last
-    top-up, the model not loaded (what a deferred top-up starts from)."""
+    top-up, the model not loaded (what a deferred top-up starts from): the record of the
+    model vectors.db is stamped with, which need not be the default one."""
     from looma_git.index.embedder import DEFAULT_MODEL_ID
+    from looma_git.index.vectors import stamp
 
-    record = _read_embedded(paths, DEFAULT_MODEL_ID)
+    stamped = stamp(vectors_path(paths))
+    record = _read_embedded(paths, stamped[0] if stamped else DEFAULT_MODEL_ID)
     known = record[0] if record is not None else {}
     have = sum(1 for i, k, t in texts if known.get(i) == _text_hash(k, t))
     return have, len(texts) - have

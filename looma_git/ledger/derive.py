@@ -236,7 +236,9 @@ def derive_all(state: LedgerState, obs: dict[str, dict[str, Obs]],
     # the ids whose survivor is being derived (few when `only` is): a set test per memory
     members = set(grouped) | {w for w, wi in state.workitems.items()
                               if wi.merged_into and state.survivor(w) in grouped}
-    for m in state.memories.values():
+    # the fold cache's memories unpickle only the groups asked for (store/fold_lazy.py)
+    of = getattr(state.memories, "of_workitems", None)
+    for m in (of(members) if of is not None else state.memories.values()):
         if isinstance(m.workitem, str) and m.workitem in members:
             mems.setdefault(state.survivor(m.workitem), []).append(m)
     changed = set()

@@ -3,6 +3,7 @@ and the query-vector cache (words decide first; see retrieval/match.py)."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from looma_git.gitrepo import RepoPaths
@@ -22,6 +23,13 @@ def _embedder() -> Any:
 
         _EMBEDDER = load_default()
     return _EMBEDDER
+
+
+def _say(line: str) -> None:
+    import sys
+
+    with contextlib.suppress(OSError, ValueError):
+        print(line, file=sys.stderr, flush=True)
 
 
 def rank_goal(paths: RepoPaths, goal: str, items: list[ItemRecord]) -> list[match.Match]:
@@ -63,8 +71,9 @@ def query_cosines(paths: RepoPaths, text: str, kinds: tuple[str, ...], k: int = 
     from looma_git.index.vector_sync import vectors_path
 
     # Right after a cold ingest a detached process is still embedding: rank on the vectors
-    # it writes, not on none or some of them (one flock when none runs).
-    vector_background.wait(paths)
+    # it writes, not on none or some of them (one flock when none runs); a wait is said on
+    # stderr (stdout may be JSON or the MCP stream) and bounded (vector_background.WAIT_S).
+    vector_background.wait(paths, say=_say)
     path = vectors_path(paths)
     found = vectors.stamp(path)
     if found is None:

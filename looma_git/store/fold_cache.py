@@ -11,8 +11,10 @@ next reader folds in full and replaces the entry.
 
 The file is `<git-common-dir>/looma/fold-cache`: a header line (format, code fingerprint,
 head), a small pickle of what the fold says of the commits it constrains (`CommitFacts`: all
-the drain's link step asks, read without the entry) and a pickle of the entry. It is local
-like store.db (never shared, outside every ref) and written atomically (temp file + rename).
+the drain's link step asks, read without the entry), a pickle of the entry without its
+memories, and the memories (`store/fold_lazy.py`: pickled per WorkItem, unpickled when
+read). It is local like store.db (never shared, outside every ref) and written atomically
+(temp file + rename).
 An entry written by another version of looma's code (the fold's rules may differ) is
 ignored: the fingerprint covers the package's source files. Pickle is safe here for the same
 reason store.db and .git/hooks are: only this user's own processes write the state dir.
@@ -45,7 +47,7 @@ if TYPE_CHECKING:
     from looma_git.store.ledger_tree import LedgerTree
 
 FILE_NAME = "fold-cache"
-_FORMAT = b"looma-fold 3"
+_FORMAT = b"looma-fold 4"
 _MAX_BYTES = 1024 * 1024 * 1024
 
 
@@ -137,10 +139,15 @@ def load(state_dir: Path) -> Entry | None:
             pickle.load(fh)  # the commit facts (load_facts)
             with paused():
                 entry = pickle.load(fh)
+            memories = pickle.load(fh)
+        if not isinstance(entry, Entry) or entry.head != parts[3] \
+                or not isinstance(memories, bytes):
+            return None
+        from looma_git.store import fold_lazy
+
+        entry.folder.state.memories = fold_lazy.load(memories)
     except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError,
             IndexError, TypeError, ValueError):
-        return None
-    if not isinstance(entry, Entry) or entry.head != parts[3]:
         return None
     from looma_git.store import fold_delta
 
@@ -152,13 +159,21 @@ def save(state_dir: Path, entry: Entry) -> None:
     """Replace the stored entry (best effort: a cache that cannot be written costs a re-fold)."""
     if not state_dir.is_dir():
         return  # never create the state dir just for a cache
+    from looma_git.store import fold_lazy
+
     tmp = state_dir / f"{FILE_NAME}.{os.getpid()}.tmp"
+    state = entry.folder.state
+    memories = state.memories
     try:
         with open(tmp, "wb") as fh:
             fh.write(_header(entry.head))
-            pickle.dump(commit_facts_of(entry.folder.state), fh,
-                        protocol=pickle.HIGHEST_PROTOCOL)
-            pickle.dump(entry, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump(commit_facts_of(state), fh, protocol=pickle.HIGHEST_PROTOCOL)
+            state.memories = {}  # stored apart, after the entry
+            try:
+                pickle.dump(entry, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            finally:
+                state.memories = memories
+            pickle.dump(fold_lazy.dump(memories), fh, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, state_dir / FILE_NAME)
         from looma_git.store import fold_delta
 

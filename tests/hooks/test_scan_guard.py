@@ -111,3 +111,54 @@ def test_database_backed_agents_always_scan(repo: Path, scrubbed_env: Path) -> N
         conn.execute("UPDATE cursors SET agent='cursor'")
     conn.close()
     assert scan.unchanged(paths) is None
+
+
+def test_files_no_discovery_lists_do_not_mean_a_scan(repo: Path, scrubbed_env: Path) -> None:
+    """A subagent's `.meta.json`, Claude Code's `history.jsonl` or an index file beside the
+    transcripts are never sources: the check passes with them (and a new transcript still
+    fails it), and a full discovery agrees that they add no source."""
+    from looma_git.ingest.claude.discovery import discover
+
+    cli(repo, "init")
+    home = scrubbed_env
+    f = _session(home, repo, "s0")
+    cli(repo, "ingest")
+    paths = find_repo(repo)
+    assert scan.unchanged(paths) is not None
+    st = os.stat(f)
+    for name in ("agent-a1.meta.json", "sessions-index.json", "history.jsonl", "notes.txt"):
+        (f.parent / name).write_text("{}\n")
+    os.utime(f.parent, ns=(st.st_atime_ns, st.st_mtime_ns))  # the names are what is checked
+    env = DiscoveryEnv(home=home, environ={}, platform=sys.platform)
+    assert [s.path for s in discover(env, [])] == [f]
+    assert scan.unchanged(paths) is not None
+    (f.parent / "s1.jsonl").write_text(_line("s1", 0, repo, "more"))
+    os.utime(f.parent, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert scan.unchanged(paths) is None
+
+
+def test_the_cursor_view_file_follows_every_cursor_write(repo: Path, scrubbed_env: Path,
+                                                          monkeypatch) -> None:
+    """The check reads its view of the cursors from `scan-cursors` while store.db's key holds;
+    an ingest that stores a cursor moves the key, so a grown session is judged against its
+    new cursor, not the cached one."""
+    monkeypatch.setenv("LOOMA_DRAIN_SETTLE_S", "0")
+    cli(repo, "init")
+    home = scrubbed_env
+    f = _session(home, repo, "s0")
+    cli(repo, "ingest")
+    paths = find_repo(repo)
+    assert scan.unchanged(paths) is not None
+    cache = paths.state_dir / scan.CACHE
+    assert cache.is_file()
+    before = cache.read_bytes()
+    assert scan.unchanged(paths) is not None and cache.read_bytes() == before
+    with f.open("a") as fh:
+        fh.write(_line("s0", 2, repo, "and the tokenizer"))
+    assert scan.unchanged(paths) is None
+    got = _drain(repo, home, commit_file(repo, "a.txt", "1", "one"))["ingest"]
+    assert "events_added=1" in got, got
+    assert scan.unchanged(paths) is not None  # against the new cursor
+    assert cache.read_bytes() != before
+    cache.write_bytes(b"not marshal")  # a damaged file is read around
+    assert scan.unchanged(paths) is not None

@@ -125,3 +125,28 @@ def test_an_ingest_of_many_new_events_leaves_the_vectors_to_the_detached_process
             got = vs.vector(doc)
             assert got is not None and bytes(got) == vec.astype("<f4").tobytes()
     assert sorted(semantic.item_cosines(paths, "oauth login", set(ids))) == sorted(ids)
+
+
+def test_a_query_says_that_it_waits_and_the_wait_is_bounded(repo: Path, capsys,
+                                                          monkeypatch) -> None:
+    """A `resume` right after a cold ingest used to block up to two minutes without a word:
+    the wait is said on stderr (never stdout: JSON or the MCP stream), and when the top-up
+    outlasts the bound the query ranks on what is there and says so."""
+    paths = find_repo(repo)
+    assert vector_background.WAIT_S <= 30
+    held = _Held(paths)
+    try:
+        said: list[str] = []
+        t0 = time.monotonic()
+        assert not vector_background.wait(paths, timeout=0.2, say=said.append)
+        assert time.monotonic() - t0 >= 0.2 and len(said) == 2
+        assert "waiting" in said[0] and "so far" in said[1]
+        monkeypatch.setattr(vector_background, "WAIT_S", 0.1)
+        monkeypatch.setattr(vector_background.wait, "__defaults__", (0.1, None))
+        semantic.query_cosines(paths, "oauth login", ("workitem",))
+        out = capsys.readouterr()
+        assert out.out == "" and "waiting for the background embedding" in out.err
+    finally:
+        held.release()
+    said.clear()
+    assert vector_background.wait(paths, say=said.append) and said == []

@@ -135,3 +135,18 @@ def test_a_small_backlog_is_embedded_whole_whatever_the_budget(
     big = _texts(60)
     more = vector_sync.sync(paths, big, 1e-9)
     assert more.pending > 0 and len(embedded) <= 16
+
+
+def test_counts_read_the_record_of_the_stores_own_model(repo: Path) -> None:
+    """`counts` (what `reindex` reports without loading a model) follows the model vectors.db
+    is stamped with, not the default one: vectors of another model are still counted."""
+    from looma_git.index.vectors import VectorStore
+
+    paths = find_repo(repo)
+    paths.state_dir.mkdir(parents=True, exist_ok=True)
+    texts = _texts(2)
+    with VectorStore(vector_sync.vectors_path(paths), 4, "another-model-v1"):
+        pass
+    done = {i: vector_sync._text_hash(k, t) for i, k, t in texts[:3]}
+    vector_sync._write_embedded(paths, "another-model-v1", done, [])
+    assert vector_sync.counts(paths, texts) == (3, len(texts) - 3)
