@@ -89,10 +89,28 @@ def test_commit_returns_while_the_drainer_is_still_running(twins: Twins, tmp_pat
         assert rc == 0
         wait_for(marker.exists, "the detached drainer to start")
     finally:
-        fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK) if marker.exists() else None
-        if fd is not None:
-            os.write(fd, b"go\n")
-            os.close(fd)
+        if marker.exists():
+            _release(fifo)
+
+
+def _release(fifo: Path, timeout: float = 30.0) -> None:
+    """Let the fake drainer end: it writes its marker before it opens the FIFO, so a writer
+    may find no reader yet (ENXIO) for a moment on a loaded machine; retry until it has one."""
+    import errno
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as exc:
+            if exc.errno != errno.ENXIO or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+            continue
+        os.write(fd, b"go\n")
+        os.close(fd)
+        return
 
 
 def test_looma_gone_everywhere(twins: Twins) -> None:
