@@ -35,6 +35,11 @@ class Staged(NamedTuple):
     withdrawn: tuple[str, ...]  # ids the rows supersede or retract (not among their own)
 
 
+# Python's sqlite3 has serialize/deserialize only where SQLite was built with them (the
+# default since 3.36): elsewhere readers ship their rows pickled, as before.
+AVAILABLE = hasattr(sqlite3.Connection, "serialize") and hasattr(sqlite3.Connection,
+                                                                 "deserialize")
+
 # Per process: a forked reader must not use a connection its parent opened.
 _CONN: list[tuple[int, sqlite3.Connection, bytes]] = []
 

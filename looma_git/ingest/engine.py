@@ -245,11 +245,13 @@ class _Runner:
         self.items = items
         par = [i for i, it in enumerate(items) if not it.unchanged and it.agent in _PARALLEL]
         pooled = workers > 1 and len(par) >= _MIN_PARALLEL and parallel.fork_available()
+        task = self.prepare_item
         if pooled:
             warm_redactor()
-            event_stage.attach(self.conn)
-        results = parallel.ordered_map(self.prepare_staged, par, workers, close_fds) \
-            if pooled else None
+            if event_stage.AVAILABLE:
+                event_stage.attach(self.conn)
+                task = self.prepare_staged
+        results = parallel.ordered_map(task, par, workers, close_fds) if pooled else None
         with contextlib.ExitStack() as stack:
             if results is not None:
                 stack.callback(results.close)
