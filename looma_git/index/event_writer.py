@@ -9,6 +9,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from looma_git.index import event_stage
+
 
 class EventRow(NamedTuple):
     """One event ready for storage: already filtered, attributed and redacted.
@@ -48,6 +50,16 @@ _INSERTED = 14
 _INSERT = ("INSERT OR IGNORE INTO events(event_id, agent, session_id, seq, ts, role, model,"
            " branch, text, raw_json, schema_version, extra, content_sig, raw_ref, ingested_at)"
            " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,%d)")
+# The same rows from a staged image (index/event_stage), in the order they were staged.
+_INSERT_STAGED = (f"INSERT OR IGNORE INTO events({event_stage.EVENT_COLS}, ingested_at)"
+                  f" SELECT {event_stage.EVENT_COLS}, %d FROM {event_stage.SCHEMA}.ev"
+                  " ORDER BY rowid")
+_INSERT_STAGED_TOOLS = (f"INSERT OR REPLACE INTO tool_calls({event_stage.TOOL_COLS})"
+                        f" SELECT {event_stage.TOOL_COLS} FROM {event_stage.SCHEMA}.tc"
+                        " ORDER BY rowid")
+_INSERT_STAGED_FILES = (f"INSERT INTO tool_files({event_stage.FILE_COLS})"
+                        f" SELECT {event_stage.FILE_COLS} FROM {event_stage.SCHEMA}.tf"
+                        " ORDER BY rowid")
 
 
 @dataclass(frozen=True)
@@ -120,7 +132,8 @@ def _stored_before(conn: sqlite3.Connection, ids: Sequence[str], top: int
 
 def write_batch(conn: sqlite3.Connection, rows: Sequence[Sequence[Any]],
                 sessions: list[SessionUpsert], cursor: CursorRow, counts: list[tuple[int, str, str, int]],
-                now: int, *, own_transaction: bool = True) -> WriteResult:
+                now: int, *, own_transaction: bool = True,
+                staged: event_stage.Staged | None = None) -> WriteResult:
     """Store a source's events and its new cursor atomically (BEGIN IMMEDIATE ... COMMIT).
 
     With `own_transaction=False` the caller has already begun a transaction and commits it
@@ -128,87 +141,30 @@ def write_batch(conn: sqlite3.Connection, rows: Sequence[Sequence[Any]],
 
     New ids are inserted, ids whose content_sig changed (a streaming reply completed in a later
     run) are updated with their tool rows replaced, unchanged ids are left alone. `rows` are
-    EventRows or plain tuples in EventRow's field order.
+    EventRows or plain tuples in EventRow's field order. `staged` (then `rows` is empty): the
+    rows as a reader process staged them (index/event_stage, the schema attached with
+    event_stage.attach); copied by SQLite itself when every id is new, the common case.
     """
     res = WriteResult()
     if own_transaction:
         conn.execute("BEGIN IMMEDIATE")
     try:
-        # Last occurrence of an id in the batch wins (a merged reply re-emitted later).
-        by_id: dict[str, Sequence[Any]] = {r[_ID]: r for r in rows}
         # Insert every id not stored yet in one statement; only when some were already there
         # (a re-read, a replayed continuation file) is it worth asking which. New rows get
         # rowids above the largest one before this insert (no AUTOINCREMENT, and this
         # transaction holds the write lock), which is how they are told from the old ones.
         top = conn.execute("SELECT max(rowid) FROM events").fetchone()[0] or 0
-        before = conn.total_changes
-        # The columns are a prefix of the row; `now` is an int, written into the statement.
-        conn.executemany(_INSERT % int(now), [r[:_INSERTED] for r in by_id.values()])
-        if conn.total_changes - before == len(by_id):
-            inserts, updates = list(by_id.values()), []
-        else:
-            have = _stored_before(conn, list(by_id), top)
-            inserts = [r for r in by_id.values() if r[_ID] not in have]
-            updates = [r for r in by_id.values()
-                       if r[_ID] in have and have[r[_ID]] != r[_SIG]]
-        if updates:
-            conn.executemany(
-                "UPDATE events SET ts=?, role=?, model=?, branch=?, text=?, raw_json=?,"
-                " schema_version=?, ingested_at=?, extra=?, content_sig=?, raw_ref=?"
-                " WHERE event_id=?",
-                [(r[_TS], r[_ROLE], r[_MODEL], r[_BRANCH], r[_TEXT], r[_RAW], r[_SCHEMA], now,
-                  r[_EXT], r[_SIG], r[_REF], r[_ID]) for r in updates])
-            conn.executemany("DELETE FROM tool_calls WHERE event_id=?",
-                             [(r[_ID],) for r in updates])
-            conn.executemany("DELETE FROM tool_files WHERE event_id=?",
-                             [(r[_ID],) for r in updates])
-        changed = inserts + updates
-        withdrawn = _withdrawn(changed) - set(by_id)
-        if withdrawn:
-            # An adapter re-emitted an edited message (extra.supersedes) or a rewind dropped
-            # messages (extra.retracts): the old versions must not linger in the store.
-            for table in ("events", "tool_calls", "tool_files"):
-                conn.executemany(f"DELETE FROM {table} WHERE event_id=?",
-                                 [(x,) for x in sorted(withdrawn)])
-        conn.executemany(
-            "INSERT OR REPLACE INTO tool_calls(event_id, idx, name, kind, command, exit_code,"
-            " is_error, test_outcome) VALUES(?,?,?,?,?,?,?,?)",
-            [(r[_ID], *t) for r in changed if r[_TOOLS] for t in r[_TOOLS]])
-        conn.executemany(
-            "INSERT INTO tool_files(event_id, idx, raw_path, relpath, op) VALUES(?,?,?,?,?)",
-            [(r[_ID], *f) for r in changed if r[_FILES] for f in r[_FILES]])
-        res.added, res.updated = len(inserts), len(updates)
-        res.sessions_with_new = {(r[_AGENT], r[_SESSION]) for r in inserts}
-        touched = {(r[_AGENT], r[_SESSION]) for r in changed}
-        for s in sessions:
-            if (s.agent, s.session_id) not in touched:
-                continue
-            conn.execute(
-                "INSERT INTO sessions(agent, session_id, project_root, git_remote, git_branch,"
-                " source_path, parent_session, is_subagent, event_count) VALUES(?,?,?,?,?,?,?,?,0)"
-                " ON CONFLICT(agent, session_id) DO UPDATE SET"
-                " project_root=coalesce(sessions.project_root, excluded.project_root),"
-                " git_remote=coalesce(excluded.git_remote, sessions.git_remote),"
-                " git_branch=coalesce(excluded.git_branch, sessions.git_branch),"
-                " source_path=coalesce(sessions.source_path, excluded.source_path),"
-                " parent_session=coalesce(sessions.parent_session, excluded.parent_session),"
-                " is_subagent=max(sessions.is_subagent, excluded.is_subagent)",
-                (s.agent, s.session_id, s.project_root, s.git_remote, s.git_branch,
-                 s.source_path, s.parent_session, int(s.is_subagent)))
-            conn.execute(
-                "UPDATE sessions SET (first_ts, last_ts, event_count) = (SELECT min(ts), max(ts),"
-                " count(*) FROM events WHERE agent=? AND session_id=?)"
-                " WHERE agent=? AND session_id=?",
-                (s.agent, s.session_id, s.agent, s.session_id))
-        c = cursor
-        conn.execute(
-            'INSERT OR REPLACE INTO cursors(source_id, agent, path, "offset", head_fp,'
-            " content_hash, state, size, mtime_ns, updated_at) VALUES(?,?,?,?,?,?,?,?,?,?)",
-            (c.source_id, c.agent, c.path, c.offset, c.head_fp, c.content_hash, c.state, c.size,
-             c.mtime_ns, now))
-        if counts:
-            conn.executemany("INSERT INTO ingest_counts(run_id, kind, key, n) VALUES(?,?,?,?)",
-                             counts)
+        touched: set[tuple[str, str]] | None = None
+        if staged is not None:
+            touched = _write_staged(conn, staged, now)
+            if touched is None:  # some ids were stored before: sorted out row by row below
+                rows = event_stage.rows_of(conn)
+            else:
+                res.added = staged.n
+                res.sessions_with_new = set(touched)
+        if touched is None:
+            touched = _write_rows(conn, rows, now, top, res)
+        _write_rest(conn, sessions, touched, cursor, counts, now)
         if own_transaction:
             conn.execute("COMMIT")
     except BaseException:
@@ -218,7 +174,108 @@ def write_batch(conn: sqlite3.Connection, rows: Sequence[Sequence[Any]],
     return res
 
 
-def _withdrawn(rows: Sequence[Sequence[Any]]) -> set[str]:
+def _write_staged(conn: sqlite3.Connection, staged: event_stage.Staged, now: int
+                  ) -> set[tuple[str, str]] | None:
+    """Insert a staged batch; its sessions when every id was new (then it is all written
+    but sessions and cursor), None when some were stored before (nothing but the new events
+    is written then)."""
+    event_stage.load(conn, staged)
+    before = conn.total_changes
+    conn.execute(_INSERT_STAGED % int(now))
+    if conn.total_changes - before != staged.n:
+        return None
+    # What _write_rows does when every row is an insert, in the same order.
+    _delete_withdrawn(conn, staged.withdrawn)
+    conn.execute(_INSERT_STAGED_TOOLS)
+    conn.execute(_INSERT_STAGED_FILES)
+    return set(staged.sessions)
+
+
+def _write_rows(conn: sqlite3.Connection, rows: Sequence[Sequence[Any]], now: int, top: int,
+                res: WriteResult) -> set[tuple[str, str]]:
+    """Insert or update the events of `rows` with their tool rows; the sessions touched."""
+    # Last occurrence of an id in the batch wins (a merged reply re-emitted later).
+    by_id: dict[str, Sequence[Any]] = {r[_ID]: r for r in rows}
+    before = conn.total_changes
+    # The columns are a prefix of the row; `now` is an int, written into the statement.
+    conn.executemany(_INSERT % int(now), [r[:_INSERTED] for r in by_id.values()])
+    if conn.total_changes - before == len(by_id):
+        inserts, updates = list(by_id.values()), []
+    else:
+        have = _stored_before(conn, list(by_id), top)
+        inserts = [r for r in by_id.values() if r[_ID] not in have]
+        updates = [r for r in by_id.values()
+                   if r[_ID] in have and have[r[_ID]] != r[_SIG]]
+    if updates:
+        conn.executemany(
+            "UPDATE events SET ts=?, role=?, model=?, branch=?, text=?, raw_json=?,"
+            " schema_version=?, ingested_at=?, extra=?, content_sig=?, raw_ref=?"
+            " WHERE event_id=?",
+            [(r[_TS], r[_ROLE], r[_MODEL], r[_BRANCH], r[_TEXT], r[_RAW], r[_SCHEMA], now,
+              r[_EXT], r[_SIG], r[_REF], r[_ID]) for r in updates])
+        conn.executemany("DELETE FROM tool_calls WHERE event_id=?",
+                         [(r[_ID],) for r in updates])
+        conn.executemany("DELETE FROM tool_files WHERE event_id=?",
+                         [(r[_ID],) for r in updates])
+    changed = inserts + updates
+    _delete_withdrawn(conn, sorted(withdrawn_of(changed) - set(by_id)))
+    conn.executemany(
+        "INSERT OR REPLACE INTO tool_calls(event_id, idx, name, kind, command, exit_code,"
+        " is_error, test_outcome) VALUES(?,?,?,?,?,?,?,?)",
+        [(r[_ID], *t) for r in changed if r[_TOOLS] for t in r[_TOOLS]])
+    conn.executemany(
+        "INSERT INTO tool_files(event_id, idx, raw_path, relpath, op) VALUES(?,?,?,?,?)",
+        [(r[_ID], *f) for r in changed if r[_FILES] for f in r[_FILES]])
+    res.added, res.updated = len(inserts), len(updates)
+    res.sessions_with_new = {(r[_AGENT], r[_SESSION]) for r in inserts}
+    return {(r[_AGENT], r[_SESSION]) for r in changed}
+
+
+def _delete_withdrawn(conn: sqlite3.Connection, withdrawn: Sequence[str]) -> None:
+    if withdrawn:
+        # An adapter re-emitted an edited message (extra.supersedes) or a rewind dropped
+        # messages (extra.retracts): the old versions must not linger in the store.
+        for table in ("events", "tool_calls", "tool_files"):
+            conn.executemany(f"DELETE FROM {table} WHERE event_id=?",
+                             [(x,) for x in withdrawn])
+
+
+def _write_rest(conn: sqlite3.Connection, sessions: list[SessionUpsert],
+                touched: set[tuple[str, str]], cursor: CursorRow,
+                counts: list[tuple[int, str, str, int]], now: int) -> None:
+    """The sessions a batch touched, its cursor and its counts."""
+    for s in sessions:
+        if (s.agent, s.session_id) not in touched:
+            continue
+        conn.execute(
+            "INSERT INTO sessions(agent, session_id, project_root, git_remote, git_branch,"
+            " source_path, parent_session, is_subagent, event_count) VALUES(?,?,?,?,?,?,?,?,0)"
+            " ON CONFLICT(agent, session_id) DO UPDATE SET"
+            " project_root=coalesce(sessions.project_root, excluded.project_root),"
+            " git_remote=coalesce(excluded.git_remote, sessions.git_remote),"
+            " git_branch=coalesce(excluded.git_branch, sessions.git_branch),"
+            " source_path=coalesce(sessions.source_path, excluded.source_path),"
+            " parent_session=coalesce(sessions.parent_session, excluded.parent_session),"
+            " is_subagent=max(sessions.is_subagent, excluded.is_subagent)",
+            (s.agent, s.session_id, s.project_root, s.git_remote, s.git_branch,
+             s.source_path, s.parent_session, int(s.is_subagent)))
+        conn.execute(
+            "UPDATE sessions SET (first_ts, last_ts, event_count) = (SELECT min(ts), max(ts),"
+            " count(*) FROM events WHERE agent=? AND session_id=?)"
+            " WHERE agent=? AND session_id=?",
+            (s.agent, s.session_id, s.agent, s.session_id))
+    c = cursor
+    conn.execute(
+        'INSERT OR REPLACE INTO cursors(source_id, agent, path, "offset", head_fp,'
+        " content_hash, state, size, mtime_ns, updated_at) VALUES(?,?,?,?,?,?,?,?,?,?)",
+        (c.source_id, c.agent, c.path, c.offset, c.head_fp, c.content_hash, c.state, c.size,
+         c.mtime_ns, now))
+    if counts:
+        conn.executemany("INSERT INTO ingest_counts(run_id, kind, key, n) VALUES(?,?,?,?)",
+                         counts)
+
+
+def withdrawn_of(rows: Sequence[Sequence[Any]]) -> set[str]:
     """Event ids that rows declare superseded or retracted."""
     out: set[str] = set()
     for r in rows:

@@ -13,13 +13,13 @@ from pathlib import Path
 
 from looma_git.errors import LockError
 from looma_git.gitrepo import RepoPaths
-from looma_git.index import storedb
+from looma_git.index import event_stage, storedb
 from looma_git.index.event_writer import write_batch
 from looma_git.ingest import parallel
 from looma_git.ingest.attribution import Attributor, load_identity
 from looma_git.ingest.base import Adapter, Cursor, DiscoveryEnv, Skip, Source
 from looma_git.ingest.paths import PathResolver
-from looma_git.ingest.prepare import MAX_SAMPLES, Prepared, prepare
+from looma_git.ingest.prepare import MAX_SAMPLES, Prepared, prepare, staged
 from looma_git.ingest.prepare import warm as warm_redactor
 from looma_git.ingest.registry import AdapterUnavailable, all_adapters, get_adapter
 
@@ -245,10 +245,13 @@ class _Runner:
         self.items = items
         par = [i for i, it in enumerate(items) if not it.unchanged and it.agent in _PARALLEL]
         pooled = workers > 1 and len(par) >= _MIN_PARALLEL and parallel.fork_available()
+        task = self.prepare_item
         if pooled:
             warm_redactor()
-        results = parallel.ordered_map(self.prepare_item, par, workers, close_fds) \
-            if pooled else None
+            if event_stage.AVAILABLE:
+                event_stage.attach(self.conn)
+                task = self.prepare_staged
+        results = parallel.ordered_map(task, par, workers, close_fds) if pooled else None
         with contextlib.ExitStack() as stack:
             if results is not None:
                 stack.callback(results.close)
@@ -281,6 +284,10 @@ class _Runner:
         return prepare(it.agent, it.source, it.sig, rr, self.attr, self.resolver,
                        lambda agent, sid: (agent, sid) in self.known)
 
+    def prepare_staged(self, i: int) -> Prepared:
+        """`prepare_item` with the rows staged: what a reader process ships."""
+        return staged(self.prepare_item(i))
+
     def _apply(self, it: _Item, p: Prepared, stats: AgentStats) -> None:
         """Count one prepared source and store its rows and cursor together."""
         if p.error is not None:
@@ -307,8 +314,8 @@ class _Runner:
         if not self.conn.in_transaction:
             self.conn.execute("BEGIN IMMEDIATE")
         wr = write_batch(self.conn, p.rows, list(p.sessions.values()), p.cursor, count_rows,
-                         self.now, own_transaction=False)
-        self.txn_events += len(p.rows)
+                         self.now, own_transaction=False, staged=p.staged)
+        self.txn_events += p.staged.rows if p.staged is not None else len(p.rows)
         self.txn_sources += 1
         if self.txn_events >= _TXN_EVENTS or self.txn_sources >= _TXN_SOURCES:
             self.commit()

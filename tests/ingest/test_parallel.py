@@ -8,7 +8,10 @@ import os
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from looma_git.gitrepo import find_repo
+from looma_git.index import event_stage
 from looma_git.ingest import parallel
 from looma_git.ingest.base import DiscoveryEnv
 from looma_git.ingest.engine import RunResult, run_ingest
@@ -72,7 +75,8 @@ def _snapshot(repo: Path) -> dict[str, list[tuple]]:
             cols = [r[1] for r in db.execute(f"PRAGMA table_info({table})")
                     if r[1] not in ("ingested_at", "updated_at")]
             sel = ",".join(f'"{c}"' for c in cols)
-            out[table] = sorted(tuple(r) for r in db.execute(f"SELECT {sel} FROM {table}"))
+            # In rowid order: workers must store the same rows in the same order.
+            out[table] = [tuple(r) for r in db.execute(f"SELECT {sel} FROM {table} ORDER BY rowid")]
         return out
     finally:
         db.close()
@@ -84,7 +88,12 @@ def _summary(r: RunResult) -> dict:
     return d
 
 
-def test_workers_store_exactly_what_a_sequential_run_stores(repo, scrubbed_env, tmp_path):
+@pytest.mark.parametrize("staged", [True, False])
+def test_workers_store_exactly_what_a_sequential_run_stores(repo, scrubbed_env, tmp_path,
+                                                            monkeypatch, staged):
+    # Workers ship rows as SQLite images (index/event_stage), or pickled where SQLite
+    # cannot serialize.
+    monkeypatch.setattr(event_stage, "AVAILABLE", staged)
     home = scrubbed_env
     _corpus(repo, home, tmp_path)
     paths = find_repo(repo)
