@@ -20,10 +20,13 @@ without a new file: with any of those known the step always scans.
 
 What the cursors say is kept in `<git-common-dir>/looma/scan-cursors` (a marshal of the
 directories, names and signatures above), keyed by store.db's `ingest_run`, the cursor table's
-largest rowid and store.db's inode: only an ingest run writes cursors, and every write moves the
-rowid (INSERT OR REPLACE; a run rewriting the newest row moves `ingest_run`). Reading 5,000 cursor rows cost ~15 ms, the file ~1 ms. A key that
-matches stale rows can only make the check fail (a source differs from what the file says: a
-scan), never pass.
+largest rowid and row count and store.db's inode: only an ingest run writes cursors, and every
+write moves the rowid (INSERT OR REPLACE; a run rewriting the newest row moves `ingest_run`).
+After an ingest only the rows from the cached largest rowid on are read and folded in (a new
+session's few of 5,000); a row count other than what that gives means a full read. Reading
+5,000 cursor rows and building the view cost ~30 ms, the file ~3 ms. A key that matches stale
+rows can only make the check fail (a source differs from what the file says: a scan), never
+pass.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from looma_git.gitrepo import RepoPaths
 QUIET_AGENTS = frozenset({"claude-code", "codex", "gemini-cli"})  # plain files: size + mtime
 LEVELS = 3
 CACHE = "scan-cursors"
-_FORMAT = 1
+_FORMAT = 2
 # What each agent's discovery lists (ingest/claude/discovery.py, ingest/codex, ingest/gemini):
 # a file in a source directory that none of them would list is no new source.
 _CLAUDE_SKIPPED = frozenset({"journal.jsonl", "history.jsonl"})
@@ -56,48 +59,66 @@ def listed(agent: str, name: str) -> bool:
     return True
 
 
-# (directory -> newest ref, directory -> (agents, names), [(path, size, mtime_ns)])
-View = tuple[dict[str, int], dict[str, tuple[tuple[str, ...], frozenset[str]]],
-             list[tuple[str, int, int]]]
+# What the check compares against: directory -> the newest ref of its sources, directory ->
+# (agents, file names) of its sources, source path -> (size, mtime_ns, ref).
+Base = tuple[dict[str, int], dict[str, tuple[list[str], set[str]]],
+             dict[str, tuple[int, int, int]]]
 
 
-def _view(rows: list[tuple[object, ...]]) -> View | None:
-    """What the check compares against, from the cursor rows; None when some source is not a
-    plain file of a quiet agent (then every drain scans)."""
-    held: dict[str, int] = {}  # directory holding sources -> the newest of their refs
-    names: dict[str, set[str]] = {}  # directory holding sources -> their file names
-    agents: dict[str, set[str]] = {}
-    sources: list[tuple[str, int, int]] = []
+def _merge(base: Base, rows: list[tuple[object, ...]], *, later: bool = False) -> bool:
+    """Fold these cursor rows into `base` (new sources, or newer cursors of known ones);
+    False when one is not a plain file of a quiet agent (then every drain scans) or, for
+    rows written `later` than the base, would make a source's ref older (a full build
+    decides then)."""
+    held, names, sources = base
     for agent, path, size, mtime, seen in rows:
         if agent not in QUIET_AGENTS or not isinstance(path, str) or not isinstance(size, int) \
                 or not isinstance(mtime, int):
-            return None
+            return False
         # `updated_at` has whole seconds: a file created in that second after the run's
         # discovery is caught by the name check below
         ref = max(mtime, (seen + 1) * 1_000_000_000 if isinstance(seen, int) else 0)
+        old = sources.get(path)
+        if old is not None and old[2] > ref:
+            if later:
+                return False
+            continue
+        sources[path] = (size, mtime, ref)
         d, _, name = path.rpartition(os.sep)  # os.path.dirname, for a file's absolute path
         if not d:
             d = os.path.dirname(path)
         if held.get(d, -1) < ref:
             held[d] = ref
-        names.setdefault(d, set()).add(name)
-        agents.setdefault(d, set()).add(str(agent))
-        sources.append((path, size, mtime))
+        known = names.get(d)
+        if known is None:
+            names[d] = ([str(agent)], {name})
+        else:
+            if agent not in known[0]:
+                known[0].append(str(agent))
+            known[1].add(name)
+    return True
+
+
+def _newest(held: dict[str, int]) -> dict[str, int]:
+    """Each directory holding sources and LEVELS - 1 above it (few), with its newest ref."""
     dirname = os.path.dirname
-    newest: dict[str, int] = {}  # each holding directory and LEVELS - 1 above it (few)
+    newest: dict[str, int] = {}
     for d, ref in held.items():
         for level in range(LEVELS):
             if level:
                 d = dirname(d)
             if newest.get(d, -1) < ref:
                 newest[d] = ref
-    return newest, {d: (tuple(sorted(agents[d])), frozenset(n)) for d, n in names.items()}, \
-        sources
+    return newest
 
 
-def _load(paths: RepoPaths) -> View | None:
-    """The view of store.db's cursors: from the state dir's file when its key still holds,
-    else read (and the file written)."""
+_COLUMNS = "agent, path, size, mtime_ns, updated_at"
+
+
+def _load(paths: RepoPaths) -> Base | None:
+    """The view of store.db's cursors: the state dir's file while its key holds, the cursors
+    written since folded into it when only rows were added or replaced (an ingest after a
+    session: a few rows of 5,000), else read whole (and the file written)."""
     from looma_git.index import storedb
 
     if not paths.store_db.exists():
@@ -107,47 +128,61 @@ def _load(paths: RepoPaths) -> View | None:
         cur = conn.cursor()
         cur.row_factory = None  # plain tuples: 5,000 sqlite3.Row objects cost more than the stats
         meta = cur.execute("SELECT value FROM meta WHERE key='ingest_run'").fetchone()
-        top = cur.execute("SELECT max(rowid) FROM cursors").fetchone()
-        key = [_FORMAT, str(meta[0]) if meta else "", int(top[0] or 0),
+        # the largest rowid moves with every INSERT OR REPLACE (a replaced newest row keeps
+        # it, and its run moves `ingest_run`); the count tells a row removed
+        top, count = cur.execute("SELECT max(rowid), count(*) FROM cursors").fetchone()
+        key = [_FORMAT, str(meta[0]) if meta else "", int(top or 0), int(count or 0),
                os.stat(paths.store_db).st_ino]
-        cached = _read_cache(paths, key)
-        if cached is not None:
-            return cached
-        rows = cur.execute(
-            "SELECT agent, path, size, mtime_ns, updated_at FROM cursors").fetchall()
+        cached = _read_cache(paths)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        base: Base | None = None
+        since = cached[0][2] if cached is not None else None
+        if cached is not None and cached[0][4] == key[4] and isinstance(since, int) \
+                and since <= int(top or 0):
+            base = cached[1]
+            rows = cur.execute(f"SELECT {_COLUMNS} FROM cursors WHERE rowid >= ?",
+                               (since,)).fetchall()
+            if not _merge(base, rows, later=True) or len(base[2]) != key[3]:
+                base = None
+        if base is None:
+            rows = cur.execute(f"SELECT {_COLUMNS} FROM cursors").fetchall()
+            if not rows:
+                return None
+            base = ({}, {}, {})
+            if not _merge(base, rows):
+                return None
     except Exception:  # an older or damaged store: the full ingest reports it
         return None
     finally:
         conn.close()
-    if not rows:
-        return None
-    view = _view(rows)
-    if view is not None:
-        _write_cache(paths, key, view)
-    return view
+    _write_cache(paths, key, base)
+    return base
 
 
-def _read_cache(paths: RepoPaths, key: list[object]) -> View | None:
+def _read_cache(paths: RepoPaths) -> tuple[list[object], Base] | None:
     try:
         data = marshal.loads((paths.state_dir / CACHE).read_bytes())
-        if not isinstance(data, tuple) or len(data) != 4 or data[0] != key:
+        if not isinstance(data, tuple) or len(data) != 4 or not isinstance(data[0], list) \
+                or len(data[0]) != 5 or data[0][0] != _FORMAT:
             return None
-        newest, names, sources = data[1], data[2], data[3]
-        return newest, {d: (tuple(a), frozenset(n)) for d, (a, n) in names.items()}, sources
+        held, names, sources = data[1], data[2], data[3]
+        if not (isinstance(held, dict) and isinstance(names, dict)
+                and isinstance(sources, dict)):
+            return None
+        return data[0], (held, {d: (list(a), set(n)) for d, (a, n) in names.items()}, sources)
     except (OSError, EOFError, ValueError, TypeError):
         return None
 
 
-def _write_cache(paths: RepoPaths, key: list[object], view: View) -> None:
+def _write_cache(paths: RepoPaths, key: list[object], base: Base) -> None:
     """Best effort (a cache that cannot be written costs the query next time)."""
-    newest, names, sources = view
     sd = paths.state_dir
     if not sd.is_dir():
         return
     tmp = sd / f"{CACHE}.{os.getpid()}.tmp"
     with contextlib.suppress(OSError, ValueError):
-        tmp.write_bytes(marshal.dumps(
-            (key, newest, {d: (list(a), set(n)) for d, (a, n) in names.items()}, sources)))
+        tmp.write_bytes(marshal.dumps((key, *base)))
         os.replace(tmp, sd / CACHE)
     with contextlib.suppress(OSError):
         tmp.unlink(missing_ok=True)
@@ -155,10 +190,11 @@ def _write_cache(paths: RepoPaths, key: list[object], view: View) -> None:
 
 def unchanged(paths: RepoPaths) -> str | None:
     """A one-line account of what was checked when no source can have new lines, else None."""
-    view = _load(paths)
-    if view is None:
+    base = _load(paths)
+    if base is None:
         return None
-    newest, names, sources = view
+    held, names, sources = base
+    newest = _newest(held)
     stat = os.stat
     try:
         for d, mtime in newest.items():
@@ -168,7 +204,7 @@ def unchanged(paths: RepoPaths) -> str | None:
             for name in os.listdir(d):
                 if name not in known and any(listed(a, name) for a in agents):
                     return None
-        for path, size, mtime in sources:
+        for path, (size, mtime, _) in sources.items():
             st = stat(path)
             if st.st_size != size or st.st_mtime_ns != mtime:
                 return None

@@ -221,7 +221,12 @@ def derive_all(state: LedgerState, obs: dict[str, dict[str, Obs]],
     if not obs or only == set():
         return set()
     grouped: dict[str, dict[str, Obs]] = {}
+    wis = state.workitems
     for wid, per in obs.items():
+        if only is not None and wid not in only:
+            w = wis.get(wid)
+            if w is None or not w.merged_into:
+                continue  # its own survivor (`survivor`'s rule), not asked for: no call
         canon = state.survivor(wid)
         if only is not None and canon not in only:
             continue

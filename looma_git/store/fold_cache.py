@@ -140,8 +140,7 @@ def load(state_dir: Path) -> Entry | None:
             with paused():
                 entry = pickle.load(fh)
             memories = pickle.load(fh)
-        if not isinstance(entry, Entry) or entry.head != parts[3] \
-                or not isinstance(memories, bytes):
+        if not isinstance(entry, Entry) or entry.head != parts[3]:
             return None
         from looma_git.store import fold_lazy
 

@@ -25,19 +25,24 @@ def _key(workitem: object) -> str:
     return workitem if isinstance(workitem, str) else ""
 
 
-def dump(memories: dict[str, Any]) -> bytes:
-    """The memories as stored: their ids in order and one pickle per WorkItem."""
+Section = tuple[list[str], dict[str, bytes]]
+
+
+def dump(memories: dict[str, Any]) -> Section:
+    """The memories as stored (one more pickle of the fold cache's file): their ids in order
+    and one pickle per WorkItem."""
     if isinstance(memories, LazyMemories) and not memories.filled:
-        return pickle.dumps((memories.order, memories.chunks), protocol=_PROTOCOL)
+        return memories.order, memories.chunks
     groups: dict[str, list[Any]] = {}
     for m in memories.values():
         groups.setdefault(_key(m.workitem), []).append(m)
-    chunks = {k: pickle.dumps(v, protocol=_PROTOCOL) for k, v in groups.items()}
-    return pickle.dumps((list(memories), chunks), protocol=_PROTOCOL)
+    return list(memories), {k: pickle.dumps(v, protocol=_PROTOCOL) for k, v in groups.items()}
 
 
-def load(data: bytes) -> LazyMemories:
-    order, chunks = pickle.loads(data)
+def load(section: object) -> LazyMemories:
+    if not isinstance(section, tuple) or len(section) != 2:
+        raise ValueError("not a memories section")
+    order, chunks = section
     if not isinstance(order, list) or not isinstance(chunks, dict):
         raise ValueError("not a memories section")
     return LazyMemories(order, chunks)

@@ -162,3 +162,38 @@ def test_the_cursor_view_file_follows_every_cursor_write(repo: Path, scrubbed_en
     assert cache.read_bytes() != before
     cache.write_bytes(b"not marshal")  # a damaged file is read around
     assert scan.unchanged(paths) is not None
+
+
+def test_after_an_ingest_the_view_folds_in_only_the_cursors_it_wrote(
+        repo: Path, scrubbed_env: Path, monkeypatch) -> None:
+    """The first drain after an ingest reads only the cursor rows written since the view was
+    kept, and ends with the view a full read builds; a removed cursor means a full read."""
+    import sqlite3
+
+    cli(repo, "init")
+    home = scrubbed_env
+    for i in range(4):
+        _session(home, repo, f"s{i}")
+    cli(repo, "ingest")
+    paths = find_repo(repo)
+    assert scan.unchanged(paths) is not None
+    merged: list[int] = []
+    real = scan._merge
+    monkeypatch.setattr(scan, "_merge", lambda base, rows, **kw: (
+        merged.append(len(rows)), real(base, rows, **kw))[1])
+    _session(home, repo, "s4")
+    with (home / ".claude" / "projects").iterdir().__next__().joinpath("s0.jsonl").open("a") as fh:
+        fh.write(_line("s0", 2, repo, "one more"))
+    cli(repo, "ingest")
+    assert scan.unchanged(paths) is not None
+    assert merged and max(merged) < 5  # the new and the grown session's rows, not all five
+    got = scan._load(paths)
+    (paths.state_dir / scan.CACHE).unlink()
+    assert scan._load(paths) == got and merged[-1] == 5  # what a full read builds
+    conn = sqlite3.connect(paths.store_db)
+    with conn:
+        conn.execute("DELETE FROM cursors WHERE path LIKE '%s1.jsonl'")
+    conn.close()
+    merged.clear()
+    assert scan.unchanged(paths) is None  # s1 has no cursor now: a scan reads it again
+    assert merged[-1] == 4  # (the rows since, then the count disagrees: all of them)

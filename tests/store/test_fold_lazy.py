@@ -87,6 +87,7 @@ def test_every_way_in_fills_in_the_folds_order() -> None:
     lazy = fresh()
     assert sorted(m.id for m in lazy.of_workitems(["wi_2"])) == ["mem_2", "mem_5"]
     assert not lazy.filled and fold_lazy.dump(lazy) == data  # never filled: stored as read
+    assert fold_lazy.dump(lazy)[1] is lazy.chunks
     lazy["mem_9"] = MemoryState(id="mem_9")
     assert lazy.filled and list(lazy)[-1] == "mem_9" and len(lazy) == 7
     assert sorted(m.id for m in lazy.of_workitems(["wi_2"])) == ["mem_2", "mem_5"]
