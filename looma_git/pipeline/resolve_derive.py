@@ -213,7 +213,8 @@ def derive(inp: RefineInput, clusters: list[Cluster], keys: dict[str, tuple[Any,
         prompt_title = title_from_prompt(prompt) if prompt else ""
         title = from_commit or (c.seed.title if c.seed else "") or prompt_title or "Untitled work"
         # The judgement the ledger fold makes (ledger/derive.py), on the same evidence.
-        obs = sorted(observations(c), key=lambda o: (o["first"] or "~", o["agent"], o["id"]))
+        observed = observations(c)  # (pure: once per cluster, also for the view below)
+        obs = sorted(observed, key=lambda o: (o["first"] or "~", o["agent"], o["id"]))
         kind = judge_kind(prompts=[o["prompt"] for o in obs if o["prompt"]],
                           subjects=[x.subject for x in real],
                           branches=[o["branch"] for o in obs],
@@ -242,7 +243,7 @@ def derive(inp: RefineInput, clusters: list[Cluster], keys: dict[str, tuple[Any,
             evidence=tuple(quotes), terms=tuple(c.terms.most_common(20)),
             last_active=max([w.end_ts[:19] + "Z" for w in c.windows if w.end_ts]
                             + [x.ts for x in commit_objs], default=""),
-            observed=observations(c),
+            observed=observed,
             corroborated=c.readonly and _corroborated(c)))
         target = None if (c.seed and c.seed.quarantined) or c.readonly else targets_by[c.id]
         fresh_memo[c.id] = ClusterMemo(key=keys[c.id], target=target, full=full,
