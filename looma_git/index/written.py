@@ -2,9 +2,10 @@
 
 `written_lines` holds, for every stored event with an edit/write tool call, the keys of the
 lines its tools wrote (pipeline/content.py), with the files the call named, the session and
-the time. `commit_lines` holds the keys of the lines each commit adds, per file (commits are
-immutable, so a commit is read from git once). Both are filled incrementally; the linker asks
-only for the keys of the commits it scores."""
+the time (keyed by the ingest's readers as the events are stored, `keyed_at_read`; what they
+did not key, by `update_written`). `commit_lines` holds the keys of the lines each commit
+adds, per file (commits are immutable, so a commit is read from git once). Both are filled
+incrementally; the linker asks only for the keys of the commits it scores."""
 
 from __future__ import annotations
 
@@ -218,7 +219,15 @@ def store_read(conn: sqlite3.Connection, keyed: dict[str, ReadKeys], ids: Any, n
     want = [eid for eid in ids if eid in keyed]
     if not want:
         return
-    conn.executemany("DELETE FROM written_lines WHERE event_id=?", [(e,) for e in want])
+    # Only an event seen before has old lines (as in `_store`): a cold ingest's have none,
+    # and one lookup per chunk is cheaper than a delete per event.
+    seen: list[str] = []
+    for i in range(0, len(want), _CHUNK):
+        part = want[i:i + _CHUNK]
+        seen += [r[0] for r in conn.execute(
+            f"SELECT event_id FROM written_seen WHERE event_id IN ({','.join('?' * len(part))})",
+            part)]
+    conn.executemany("DELETE FROM written_lines WHERE event_id=?", [(e,) for e in seen])
     conn.executemany(
         "INSERT INTO written_lines(h, file, session, ts, event_id) VALUES (?,?,?,?,?)",
         [(k, f, keyed[e][0], keyed[e][1], e) for e in want for k in keyed[e][2]
