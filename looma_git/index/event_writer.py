@@ -133,7 +133,8 @@ def _stored_before(conn: sqlite3.Connection, ids: Sequence[str], top: int
 def write_batch(conn: sqlite3.Connection, rows: Sequence[Sequence[Any]],
                 sessions: list[SessionUpsert], cursor: CursorRow, counts: list[tuple[int, str, str, int]],
                 now: int, *, own_transaction: bool = True,
-                staged: event_stage.Staged | None = None) -> WriteResult:
+                staged: event_stage.Staged | None = None,
+                written: dict[str, Any] | None = None) -> WriteResult:
     """Store a source's events and its new cursor atomically (BEGIN IMMEDIATE ... COMMIT).
 
     With `own_transaction=False` the caller has already begun a transaction and commits it
@@ -144,6 +145,8 @@ def write_batch(conn: sqlite3.Connection, rows: Sequence[Sequence[Any]],
     EventRows or plain tuples in EventRow's field order. `staged` (then `rows` is empty): the
     rows as a reader process staged them (index/event_stage, the schema attached with
     event_stage.attach); copied by SQLite itself when every id is new, the common case.
+    `written`: the reader's line keys of the rows' edit events (index/written.keyed_at_read),
+    stored for the events inserted or updated here (then `update_written` has nothing left).
     """
     res = WriteResult()
     if own_transaction:
@@ -155,6 +158,7 @@ def write_batch(conn: sqlite3.Connection, rows: Sequence[Sequence[Any]],
         # transaction holds the write lock), which is how they are told from the old ones.
         top = conn.execute("SELECT max(rowid) FROM events").fetchone()[0] or 0
         touched: set[tuple[str, str]] | None = None
+        changed: Iterable[str] | None = None
         if staged is not None:
             touched = _write_staged(conn, staged, now)
             if touched is None:  # some ids were stored before: sorted out row by row below
@@ -162,8 +166,13 @@ def write_batch(conn: sqlite3.Connection, rows: Sequence[Sequence[Any]],
             else:
                 res.added = staged.n
                 res.sessions_with_new = set(touched)
+                changed = list(written or ())  # every id was new
         if touched is None:
-            touched = _write_rows(conn, rows, now, top, res)
+            touched, changed = _write_rows(conn, rows, now, top, res)
+        if written:
+            from looma_git.index import written as written_index
+
+            written_index.store_read(conn, written, changed or (), now)
         _write_rest(conn, sessions, touched, cursor, counts, now)
         if own_transaction:
             conn.execute("COMMIT")
@@ -192,8 +201,9 @@ def _write_staged(conn: sqlite3.Connection, staged: event_stage.Staged, now: int
 
 
 def _write_rows(conn: sqlite3.Connection, rows: Sequence[Sequence[Any]], now: int, top: int,
-                res: WriteResult) -> set[tuple[str, str]]:
-    """Insert or update the events of `rows` with their tool rows; the sessions touched."""
+                res: WriteResult) -> tuple[set[tuple[str, str]], list[str]]:
+    """Insert or update the events of `rows` with their tool rows; the sessions touched and
+    the ids inserted or updated."""
     # Last occurrence of an id in the batch wins (a merged reply re-emitted later).
     by_id: dict[str, Sequence[Any]] = {r[_ID]: r for r in rows}
     before = conn.total_changes
@@ -228,14 +238,15 @@ def _write_rows(conn: sqlite3.Connection, rows: Sequence[Sequence[Any]], now: in
         [(r[_ID], *f) for r in changed if r[_FILES] for f in r[_FILES]])
     res.added, res.updated = len(inserts), len(updates)
     res.sessions_with_new = {(r[_AGENT], r[_SESSION]) for r in inserts}
-    return {(r[_AGENT], r[_SESSION]) for r in changed}
+    return {(r[_AGENT], r[_SESSION]) for r in changed}, [r[_ID] for r in changed]
 
 
 def _delete_withdrawn(conn: sqlite3.Connection, withdrawn: Sequence[str]) -> None:
     if withdrawn:
         # An adapter re-emitted an edited message (extra.supersedes) or a rewind dropped
         # messages (extra.retracts): the old versions must not linger in the store.
-        for table in ("events", "tool_calls", "tool_files"):
+        # Their written lines go too: a withdrawn version wrote nothing a commit can show.
+        for table in ("events", "tool_calls", "tool_files", "written_lines", "written_seen"):
             conn.executemany(f"DELETE FROM {table} WHERE event_id=?",
                              [(x,) for x in withdrawn])
 

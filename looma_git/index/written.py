@@ -2,9 +2,10 @@
 
 `written_lines` holds, for every stored event with an edit/write tool call, the keys of the
 lines its tools wrote (pipeline/content.py), with the files the call named, the session and
-the time. `commit_lines` holds the keys of the lines each commit adds, per file (commits are
-immutable, so a commit is read from git once). Both are filled incrementally; the linker asks
-only for the keys of the commits it scores."""
+the time (keyed by the ingest's readers as the events are stored, `keyed_at_read`; what they
+did not key, by `update_written`). `commit_lines` holds the keys of the lines each commit
+adds, per file (commits are immutable, so a commit is read from git once). Both are filled
+incrementally; the linker asks only for the keys of the commits it scores."""
 
 from __future__ import annotations
 
@@ -168,6 +169,72 @@ def _keys_of(rows: list[Any], files: dict[str, set[str]],
         lines.extend((k, f, session, t, eid) for k in sorted(keys) for f in where)
         seen.append((eid, ingested, session, len(keys)))
     return lines, seen
+
+
+# A reader's keys of one event (`keyed_at_read`): (session, time, line keys, files).
+ReadKeys = tuple[str, float, tuple[int, ...], tuple[str, ...]]
+_EDITS = frozenset({"edit", "write"})
+
+
+def _shell_writes(command: str | None) -> bool:
+    # What `command LIKE '%<<%' OR command LIKE '%rm %'` picks (LIKE folds ASCII case only).
+    return command is not None and ("<<" in command or "rm " in command.lower())
+
+
+def keyed_at_read(rows: list[Any]) -> dict[str, ReadKeys]:
+    """What `update_written` would store for each edit event of one source's rows (event id:
+    session, time, keys, files), computed by the reader that made the rows, so a cold store's
+    work model does not read every edit record back: the same keys from the same records
+    (read back and parsed by `stored_records_many`; the stored, redacted
+    `raw_json` of an event kept inline) and the same stored commands. The last row of an id
+    wins, as the store keeps it."""
+    picked: dict[str, tuple[Any, tuple[str, ...], tuple[str, ...]]] = {}
+    for r in rows:
+        tools = r[14] or ()
+        picked.pop(r[0], None)
+        if not any(t[2] in _EDITS or (t[2] == "shell" and _shell_writes(t[3])) for t in tools):
+            continue
+        edits = {t[0] for t in tools if t[2] in _EDITS}
+        files = tuple(sorted({f[2] for f in r[15] or () if f[2] is not None and f[0] in edits}))
+        cmds = tuple(t[3] for t in tools if t[2] == "shell" and _shell_writes(t[3]))
+        picked[r[0]] = (r, files, cmds)
+    refs = [(eid, r[13]) for eid, (r, _, _) in picked.items() if r[13]]
+    by_id = dict(zip([e for e, _ in refs], stored_records_many([x for _, x in refs]),
+                     strict=True))
+    out: dict[str, ReadKeys] = {}
+    for eid, (r, files, cmds) in picked.items():
+        if r[13]:
+            keys = records_keys(by_id.get(eid) or (), cmds)
+        else:
+            keys = written_keys(r[9] or "", cmds)
+        out[eid] = (f"{r[1]}:{r[2]}", parse_ts(r[4] or ""), tuple(sorted(keys)), files or ("",))
+    return out
+
+
+def store_read(conn: sqlite3.Connection, keyed: dict[str, ReadKeys], ids: Any, now: int
+               ) -> None:
+    """Store the reader's keys (`keyed_at_read`) of these events, just stored or re-stored
+    with `ingested_at` `now`, as `update_written` stores them (an event's old lines
+    replaced), so it finds them current."""
+    want = [eid for eid in ids if eid in keyed]
+    if not want:
+        return
+    # Only an event seen before has old lines (as in `_store`): a cold ingest's have none,
+    # and one lookup per chunk is cheaper than a delete per event.
+    seen: list[str] = []
+    for i in range(0, len(want), _CHUNK):
+        part = want[i:i + _CHUNK]
+        seen += [r[0] for r in conn.execute(
+            f"SELECT event_id FROM written_seen WHERE event_id IN ({','.join('?' * len(part))})",
+            part)]
+    conn.executemany("DELETE FROM written_lines WHERE event_id=?", [(e,) for e in seen])
+    conn.executemany(
+        "INSERT INTO written_lines(h, file, session, ts, event_id) VALUES (?,?,?,?,?)",
+        [(k, f, keyed[e][0], keyed[e][1], e) for e in want for k in keyed[e][2]
+         for f in keyed[e][3]])
+    conn.executemany("INSERT OR REPLACE INTO written_seen(event_id, ingested_at, session, n) "
+                     "VALUES (?,?,?,?)",
+                     [(e, now, keyed[e][0], len(keyed[e][2])) for e in want])
 
 
 def _store(conn: sqlite3.Connection, rows: list[Any], lines: list[tuple[int, str, str, float, str]],

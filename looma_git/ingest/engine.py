@@ -314,7 +314,8 @@ class _Runner:
         if not self.conn.in_transaction:
             self.conn.execute("BEGIN IMMEDIATE")
         wr = write_batch(self.conn, p.rows, list(p.sessions.values()), p.cursor, count_rows,
-                         self.now, own_transaction=False, staged=p.staged)
+                         self.now, own_transaction=False, staged=p.staged,
+                         written=p.written)
         self.txn_events += p.staged.rows if p.staged is not None else len(p.rows)
         self.txn_sources += 1
         if self.txn_events >= _TXN_EVENTS or self.txn_sources >= _TXN_SOURCES:

@@ -55,6 +55,7 @@ class Prepared:
     cursor: CursorRow | None = None
     error: Skip | None = None  # adapter.read raised: nothing else is set
     staged: Staged | None = None  # the rows staged by a reader process (`rows` is empty then)
+    written: dict[str, Any] | None = None  # the rows' written-line keys (index/written)
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         # Shipped from a reader process: rows as plain tuples (unpickling a NamedTuple calls
@@ -64,7 +65,8 @@ class Prepared:
         return (_unpickle, (self.skip_counts, self.skip_samples, self.noise, self.notes,
                             self.filter_noise, self.counts, [tuple(r) for r in self.rows],
                             self.redactions, self.sessions, self.ours, self.not_ours,
-                            self.unattributed, self.cursor, self.error, self.staged))
+                            self.unattributed, self.cursor, self.error, self.staged,
+                            self.written))
 
 
 def _unpickle(skip_counts: dict[str, int], skip_samples: dict[str, list[str]],
@@ -72,10 +74,11 @@ def _unpickle(skip_counts: dict[str, int], skip_samples: dict[str, list[str]],
               counts: dict[tuple[str, str], int], rows: list[Row],
               redactions: dict[str, int], sessions: dict[str, SessionUpsert], ours: set[str],
               not_ours: set[str], unattributed: int, cursor: CursorRow | None,
-              error: Skip | None, staged: Staged | None) -> Prepared:
+              error: Skip | None, staged: Staged | None,
+              written: dict[str, Any] | None) -> Prepared:
     return Prepared(skip_counts, skip_samples, noise_, notes, filter_noise, counts,
                     rows, redactions, sessions, ours, not_ours,
-                    unattributed, cursor, error, staged)
+                    unattributed, cursor, error, staged, written)
 
 
 def staged(p: Prepared) -> Prepared:
@@ -125,6 +128,12 @@ def prepare(agent: str, source: Source, sig: tuple[int, int] | None, rr: ReadRes
         p.rows.append(_row(agent, ev, resolver, p.redactions, source))
         p.sessions[ev.session_native_id] = _session(agent, source, ev,
                                                     p.sessions.get(ev.session_native_id))
+    if p.rows:
+        # Keyed here, by the reader that has the rows (in parallel, the records just read
+        # and in the page cache), not re-read by the work model (index/written.py).
+        from looma_git.index.written import keyed_at_read
+
+        p.written = keyed_at_read(p.rows)
     c = rr.cursor
     p.cursor = CursorRow(source.source_id, agent, str(source.path), c.offset, c.head_fp,
                          c.content_hash, c.state, sig[0] if sig else None,
