@@ -8,6 +8,7 @@ import os
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 from looma_git.api import hooks as api
 from looma_git.gitrepo import find_repo
@@ -113,18 +114,24 @@ def test_database_backed_agents_always_scan(repo: Path, scrubbed_env: Path) -> N
     assert scan.unchanged(paths) is None
 
 
+
+def _one_session_ingested(repo: Path, home: Path) -> tuple[Path, Any]:
+    """An initialised repo with one ingested session: the check passes."""
+    cli(repo, "init")
+    f = _session(home, repo, "s0")
+    cli(repo, "ingest")
+    paths = find_repo(repo)
+    assert scan.unchanged(paths) is not None
+    return f, paths
+
 def test_files_no_discovery_lists_do_not_mean_a_scan(repo: Path, scrubbed_env: Path) -> None:
     """A subagent's `.meta.json`, Claude Code's `history.jsonl` or an index file beside the
     transcripts are never sources: the check passes with them (and a new transcript still
     fails it), and a full discovery agrees that they add no source."""
     from looma_git.ingest.claude.discovery import discover
 
-    cli(repo, "init")
     home = scrubbed_env
-    f = _session(home, repo, "s0")
-    cli(repo, "ingest")
-    paths = find_repo(repo)
-    assert scan.unchanged(paths) is not None
+    f, paths = _one_session_ingested(repo, home)
     st = os.stat(f)
     for name in ("agent-a1.meta.json", "sessions-index.json", "history.jsonl", "notes.txt"):
         (f.parent / name).write_text("{}\n")
@@ -143,12 +150,8 @@ def test_the_cursor_view_file_follows_every_cursor_write(repo: Path, scrubbed_en
     an ingest that stores a cursor moves the key, so a grown session is judged against its
     new cursor, not the cached one."""
     monkeypatch.setenv("LOOMA_DRAIN_SETTLE_S", "0")
-    cli(repo, "init")
     home = scrubbed_env
-    f = _session(home, repo, "s0")
-    cli(repo, "ingest")
-    paths = find_repo(repo)
-    assert scan.unchanged(paths) is not None
+    f, paths = _one_session_ingested(repo, home)
     cache = paths.state_dir / scan.CACHE
     assert cache.is_file()
     before = cache.read_bytes()
