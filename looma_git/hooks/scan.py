@@ -36,27 +36,12 @@ import marshal
 import os
 
 from looma_git.gitrepo import RepoPaths
+from looma_git.ingest.names import listed
 
 QUIET_AGENTS = frozenset({"claude-code", "codex", "gemini-cli"})  # plain files: size + mtime
 LEVELS = 3
 CACHE = "scan-cursors"
 _FORMAT = 2
-# What each agent's discovery lists (ingest/claude/discovery.py, ingest/codex, ingest/gemini):
-# a file in a source directory that none of them would list is no new source.
-_CLAUDE_SKIPPED = frozenset({"journal.jsonl", "history.jsonl"})
-_CODEX_SUFFIXES = (".jsonl.zst", ".jsonl", ".json")
-
-
-def listed(agent: str, name: str) -> bool:
-    """Whether `agent`'s discovery lists a file of this name (in a directory it scans)."""
-    if agent == "claude-code":
-        return name.endswith(".jsonl") and name not in _CLAUDE_SKIPPED
-    if agent == "codex":
-        return name.startswith("rollout-") and name.endswith(_CODEX_SUFFIXES)
-    if agent == "gemini-cli":
-        return name.endswith(".jsonl") or name == "logs.json" \
-            or (name.startswith("session-") and name.endswith(".json"))
-    return True
 
 
 # What the check compares against: directory -> the newest ref of its sources, directory ->

@@ -7,10 +7,10 @@ import stat
 from pathlib import Path
 
 from looma_git.ingest.base import DiscoveryEnv, Skip, Source
+from looma_git.ingest.names import CLAUDE_NOT_TRANSCRIPTS
 
 AGENT = "claude-code"
 _MAX_DEPTH = 6  # projects/<slug>/<sid>/subagents/workflows/<wf>/agent-x.jsonl
-_NOT_TRANSCRIPTS = frozenset({"journal.jsonl", "history.jsonl"})
 
 
 def project_roots(env: DiscoveryEnv) -> list[Path]:
@@ -72,7 +72,7 @@ def _walk(root: Path, skips: list[Skip]) -> list[Path]:
             dirnames[:] = []
         dirnames.sort()
         for name in sorted(filenames):
-            if not name.endswith(".jsonl") or name in _NOT_TRANSCRIPTS:
+            if not name.endswith(".jsonl") or name in CLAUDE_NOT_TRANSCRIPTS:
                 continue
             path = Path(dirpath) / name
             try:

@@ -23,9 +23,10 @@ from looma_git.ingest.base import (
 from looma_git.ingest.codex.ids import DECODE, floats_decoded
 from looma_git.ingest.codex.records import AGENT, CodexSession
 from looma_git.ingest.jsonl import iter_jsonl
+from looma_git.ingest.names import CODEX_SUFFIXES
 
 UUID_RE = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})", re.I)
-SUFFIXES = (".jsonl.zst", ".jsonl", ".json")
+SUFFIXES = CODEX_SUFFIXES
 MAX_JSON_BYTES = 256 * 1024 * 1024  # a legacy single-JSON rollout larger than this is skipped
 MAX_ZST_OUTPUT = 4 * 1024 * 1024 * 1024  # decompression bomb guard
 CHUNK = 1024 * 1024
