@@ -267,13 +267,14 @@ PHASE_ROWS = {"reading transcripts": "reading", "building the work model": "work
               "indexing": "indexing"}
 
 
-def _history(n: int, base: Path, work: Path | None) -> tuple[History, float, bool]:
+def _history(n: int, base: Path, work: Path | None, varied: bool = False
+             ) -> tuple[History, float, bool]:
     """The history of `n` sessions: generated, or restored from `work`'s pristine copy."""
     import pickle
 
-    root = (work or base) / f"h{n}"
-    pristine = root.with_name(f"h{n}.pristine")
-    handle = root.with_name(f"h{n}.history.pickle")
+    root = (work or base) / f"h{n}{'v' if varied else ''}"
+    pristine = root.with_name(f"{root.name}.pristine")
+    handle = root.with_name(f"{root.name}.history.pickle")
     t0 = time.perf_counter()
     if work is not None and pristine.is_dir() and handle.is_file():
         shutil.rmtree(root, ignore_errors=True)
@@ -281,7 +282,7 @@ def _history(n: int, base: Path, work: Path | None) -> tuple[History, float, boo
         h: History = pickle.loads(handle.read_bytes())
         return h, time.perf_counter() - t0, True
     shutil.rmtree(root, ignore_errors=True)
-    h = build_history(root, n)
+    h = build_history(root, n, varied=varied)
     gen_s = time.perf_counter() - t0
     if work is not None:
         shutil.rmtree(pristine, ignore_errors=True)
@@ -337,9 +338,9 @@ def _differences(a: dict[str, str], b: dict[str, str]) -> int:
 
 def measure(n: int, base: Path, reaps: bool, only: frozenset[str] = frozenset(GROUPS),
             work: Path | None = None, code: Path | None = None, resumes: int = 10,
-            burst: int = 20) -> SizeResult:
+            burst: int = 20, varied: bool = False) -> SizeResult:
     res = SizeResult(n)
-    h, gen_s, restored = _history(n, base, work)
+    h, gen_s, restored = _history(n, base, work, varied)
     print(f"[{n}] {'restored' if restored else 'generated'} "
           f"{h.claude} Claude Code + {h.codex} Codex sessions, {h.records:,} "
           f"records, {h.bytes / 1e6:.0f} MB, {h.commits} commits in {gen_s:.1f} s", flush=True)
@@ -596,6 +597,9 @@ def main() -> None:
                     help="measure this checkout of looma (first on PYTHONPATH) instead")
     ap.add_argument("--burst", type=int, default=20,
                     help="quick commits in the burst after the drain row (rows say 20)")
+    ap.add_argument("--varied", action="store_true",
+                    help="every prompt, reply and thought says something of its own, as in real "
+                         "transcripts (the templates alone repeat: a per-text memo hides costs)")
     ap.add_argument("--resumes", type=int, default=10,
                     help="fresh `looma resume` processes (distinct goals) per size")
     args = ap.parse_args()
@@ -616,9 +620,10 @@ def main() -> None:
         for n in sizes:
             with _work_lock(args.work, n):
                 results.append(measure(n, base, reaps, only, args.work, args.code, args.resumes,
-                                       args.burst))
+                                       args.burst, args.varied))
                 if not args.keep:
-                    shutil.rmtree((args.work or base) / f"h{n}", ignore_errors=True)
+                    shutil.rmtree((args.work or base) / f"h{n}{'v' if args.varied else ''}",
+                                  ignore_errors=True)
     finally:
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)

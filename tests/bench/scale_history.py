@@ -158,9 +158,35 @@ _CODE = ("import logging\nfrom dataclasses import dataclass\n\nlog = logging.get
          "@dataclass(frozen=True)\nclass Config:\n    limit: int = 100\n    window_s: float = 1.0\n\n")
 
 
-def _fmt(t: str, e: Effort) -> str:
-    return t.format(verb_l=e.verb.lower(), topic=e.topic, area=e.area, f0=e.files[0],
-                    f1=e.files[1])
+# `build_history(..., varied=True)`: each prompt, reply and thought also says something of
+# its own, as real ones do (a real project's transcripts in shared/fixtures-real repeat 2 of
+# 110 texts; the templates alone give ~2,300 distinct texts for 100k assistant messages), so
+# a cost that a per-text memo hides shows in the bench. Forked writers inherit the flag.
+VARIED = False
+_WORDS = ("amber", "basin", "cobalt", "drift", "ember", "fjord", "granite", "harbor", "indigo",
+          "juniper", "kestrel", "lagoon", "meadow", "nimbus", "orchid", "pebble", "quartz",
+          "raven", "saffron", "tundra", "umber", "valley", "willow", "yarrow", "zephyr",
+          "anchor", "beacon", "canyon", "delta", "estuary", "falcon", "glacier", "heron",
+          "island", "jasper", "kelp", "lantern", "mesa", "nectar", "oasis", "prairie", "quill",
+          "ridge", "summit", "thistle", "upland", "vapor", "wren", "yonder", "zinnia")
+# (fragments, not sentences of their own: a clause the extractors took for a decision or a
+# todo would add memories a real session does not have)
+_CLAUSES = ("({0} {1}, run {2})", "(cf. {0} {1} {2})", "(seen with {0} and {1}, {2} times)")
+
+
+def _vary(text: str, rng: random.Random | None) -> str:
+    """`text` with a clause of its own when the history is VARIED (short acknowledgements
+    repeat in real transcripts too: they stay as they are)."""
+    if not VARIED or rng is None or len(text) < 16:
+        return text
+    w = _WORDS
+    return text + " " + rng.choice(_CLAUSES).format(rng.choice(w), rng.choice(w),
+                                                    rng.randint(2, 400))
+
+
+def _fmt(t: str, e: Effort, rng: random.Random | None = None) -> str:
+    return _vary(t.format(verb_l=e.verb.lower(), topic=e.topic, area=e.area, f0=e.files[0],
+                          f1=e.files[1]), rng)
 
 
 def written_line(e: Effort, k: int) -> str:
@@ -249,7 +275,7 @@ def claude_session(e: Effort, cwd: str, seed: int, t: float) -> tuple[str, list[
         c.raw(f'{{"type":"summary","summary":{js(e.title + " work")},"leafUuid":"{_uuid(rng)}"}}')
     turns = rng.randint(11, 15)
     for turn in range(turns):
-        prompt = _fmt(rng.choice(_PROMPTS), e)
+        prompt = _fmt(rng.choice(_PROMPTS), e, rng)
         if turn == 0 and rng.random() < 0.2:
             c.user("<command-name>/clear</command-name>\n<command-message>clear</command-message>")
         c.user(prompt)
@@ -260,13 +286,14 @@ def claude_session(e: Effort, cwd: str, seed: int, t: float) -> tuple[str, list[
             c.user(f"<system-reminder>The user opened {f0} in the IDE. This may or may not be "
                    "related to the current task.</system-reminder>", ',"isMeta":true')
         body = _file_body(e, rng)
-        think = js(f"The user wants {e.topic} handled in {e.area}. I should read {f0} and the "
-                   f"tests, then change the smallest thing. " * rng.randint(1, 3))
+        think = js(_vary(f"The user wants {e.topic} handled in {e.area}. I should read {f0} "
+                         f"and the tests, then change the smallest thing. " * rng.randint(1, 3),
+                         rng))
         sig = "E" + base64.b64encode(rng.randbytes(72)).decode()
         # Read
         tid = c.tool_id()
         c.assistant([f'{{"type":"thinking","thinking":{think},"signature":"{sig}"}}',
-                     f'{{"type":"text","text":{js(_fmt(_SAYS[0], e))}}}',
+                     f'{{"type":"text","text":{js(_fmt(_SAYS[0], e, rng))}}}',
                      f'{{"type":"tool_use","id":"{tid}","name":"Read","input":'
                      f'{{"file_path":{js(cwd + "/" + f0)}}}}}'])
         nb = len(body.split("\n"))
@@ -284,7 +311,7 @@ def claude_session(e: Effort, cwd: str, seed: int, t: float) -> tuple[str, list[
         for k in range(edits):
             tid = c.tool_id()
             old, new = f"    value_{k} = payload.get('{e.area}_{k}', limit) * {k}", written_line(e, k)
-            c.assistant([f'{{"type":"text","text":{js(_fmt(_SAYS[3], e))}}}',
+            c.assistant([f'{{"type":"text","text":{js(_fmt(_SAYS[3], e, rng))}}}',
                          f'{{"type":"tool_use","id":"{tid}","name":"Edit","input":{{"file_path":'
                          f'{js(cwd + "/" + f0)},"old_string":{js(old)},"new_string":{js(new)}}}}}'])
             if rng.random() < 0.05:
@@ -310,7 +337,7 @@ def claude_session(e: Effort, cwd: str, seed: int, t: float) -> tuple[str, list[
         c.raw(f'{{"parentUuid":{c.parent},{c.head},"type":"progress","data":{{"type":'
               f'"hook_progress","hookEvent":"PostToolUse","hookName":"PostToolUse:Bash"}},'
               f'"toolUseID":"{tid}","uuid":"{_uuid(rng)}","timestamp":"{iso(c.t)}"}}')
-        c.assistant([f'{{"type":"text","text":{js(_fmt(rng.choice(_FINALS), e))}}}'])
+        c.assistant([f'{{"type":"text","text":{js(_fmt(rng.choice(_FINALS), e, rng))}}}'])
         c.raw(f'{{"parentUuid":{c.parent},{c.head},"type":"system","subtype":"turn_duration",'
               f'"durationMs":{rng.randint(4000, 90000)},"isMeta":false,"uuid":"{_uuid(rng)}",'
               f'"timestamp":"{iso(c.t)}"}}')
@@ -355,14 +382,14 @@ def codex_session(e: Effort, cwd: str, seed: int, t: float) -> tuple[str, list[s
         rec("turn_context", f'{{"turn_id":"t{turn}","cwd":{js(cwd)},"model":"gpt-5-codex",'
                             f'"effort":"medium","approval_policy":"on-request","sandbox_policy":'
                             f'{{"type":"workspace-write"}},"summary":"auto"}}')
-        prompt = js(_fmt(rng.choice(_PROMPTS), e))
+        prompt = js(_fmt(rng.choice(_PROMPTS), e, rng))
         rec("response_item", f'{{"type":"message","role":"user","content":[{{"type":"input_text",'
                              f'"text":{prompt}}}]}}')
         rec("event_msg", f'{{"type":"user_message","message":{prompt},"images":[]}}')
         rec("response_item", f'{{"type":"reasoning","summary":[{{"type":"summary_text","text":'
                              f'{js("**Planning the " + e.topic + " change**")}}}],"content":null,'
                              f'"encrypted_content":"gAAAA{rng.getrandbits(2048):0512x}"}}')
-        say = js(_fmt(rng.choice(_SAYS), e))
+        say = js(_fmt(rng.choice(_SAYS), e, rng))
         rec("response_item", f'{{"type":"message","role":"assistant","content":[{{"type":'
                              f'"output_text","text":{say}}}]}}')
         rec("event_msg", f'{{"type":"agent_message","message":{say}}}')
@@ -393,7 +420,7 @@ def codex_session(e: Effort, cwd: str, seed: int, t: float) -> tuple[str, list[s
         res = ("Process exited with code 1\nOutput:\nF...........\n1 failed, 11 passed"
                if failed else "Process exited with code 0\nOutput:\n............\n12 passed")
         rec("response_item", f'{{"type":"function_call_output","call_id":"{cid}","output":{js(res)}}}')
-        final = js(_fmt(rng.choice(_FINALS), e))
+        final = js(_fmt(rng.choice(_FINALS), e, rng))
         rec("response_item", f'{{"type":"message","role":"assistant","content":[{{"type":'
                              f'"output_text","text":{final}}}]}}')
         rec("event_msg", f'{{"type":"agent_message","message":{final}}}')
@@ -545,8 +572,11 @@ def make_repo(repo: Path, efforts: list[Effort], plans: list[Plan], env: dict[st
 
 
 def build_history(root: Path, sessions: int, *, seed: int = 0,
-                  workers: int | None = None) -> History:
-    """Repository + HOME with `sessions` sessions (see the module docstring)."""
+                  workers: int | None = None, varied: bool = False) -> History:
+    """Repository + HOME with `sessions` sessions (see the module docstring); `varied`: every
+    prompt, reply and thought also says something of its own (VARIED)."""
+    global VARIED
+    VARIED = varied
     repo, home = root / "repo", root / "home"
     home.mkdir(parents=True, exist_ok=True)
     (home / ".gitconfig").write_text("[user]\n\tname = Heavy User\n\temail = heavy@example.com\n")

@@ -123,3 +123,33 @@ def test_scale_history_is_read_as_real_sessions(tmp_path: Path) -> None:
         assert set(s.skipped) <= {"non_message", "encrypted"}, s.skipped
         assert s.noise  # the generated noise is recognised as noise
     assert run.unattributed_events == 0
+
+
+def test_varied_history_says_each_text_once_and_plain_stays_the_same(tmp_path: Path) -> None:
+    """`varied=True` gives every prompt, reply and thought a fragment of its own (the bench's
+    --varied: a cost a per-text memo hides shows); the plain history is unchanged by it."""
+    import json
+
+    from tests.bench import scale_history
+    from tests.bench.scale_history import build_history
+
+    def texts(h: scale_history.History) -> list[str]:
+        out = []
+        for f in h.session_files:
+            for line in f.read_text().splitlines():
+                msg = json.loads(line).get("message")
+                if isinstance(msg, dict) and isinstance(msg.get("content"), list):
+                    out += [b.get("text") or b.get("thinking") for b in msg["content"]
+                            if isinstance(b, dict) and (b.get("text") or b.get("thinking"))]
+        return out
+
+    plain = build_history(tmp_path / "a", 6, workers=1)
+    varied = build_history(tmp_path / "b", 6, workers=1, varied=True)
+    again = build_history(tmp_path / "c", 6, workers=1)
+    assert not scale_history.VARIED
+    long_varied = [t for t in texts(varied) if len(t) >= 16]
+    assert len(set(long_varied)) == len(long_varied) > 100
+    assert len(set(texts(plain))) < len(texts(plain)) / 2  # the templates repeat
+    root = str(tmp_path)
+    assert [f.read_text().replace(f"{root}/a", "R") for f in plain.session_files] == \
+        [f.read_text().replace(f"{root}/c", "R") for f in again.session_files]
