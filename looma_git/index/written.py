@@ -264,6 +264,20 @@ def store_read(conn: sqlite3.Connection, keyed: dict[str, ReadKeys], ids: Any, n
                      [(e, now, keyed[e][0], len(keyed[e][2])) for e in want])
 
 
+def store_staged(conn: sqlite3.Connection, now: int) -> None:
+    """`store_read` of the keys staged with a batch whose every id was new (index/event_stage:
+    loaded, all of them stored), copied by SQLite in the order `store_read` takes them."""
+    from looma_git.index.event_stage import LINE_COLS
+    from looma_git.index.event_stage import SCHEMA as STAGE
+
+    conn.execute(f"DELETE FROM written_lines WHERE event_id IN (SELECT s.event_id FROM "
+                 f"{STAGE}.ws s JOIN written_seen w ON w.event_id = s.event_id)")
+    conn.execute(f"INSERT INTO written_lines(h, file, session, ts, event_id) SELECT {LINE_COLS}"
+                 f" FROM {STAGE}.wl ORDER BY rowid")
+    conn.execute("INSERT OR REPLACE INTO written_seen(event_id, ingested_at, session, n) "
+                 f"SELECT event_id, {int(now)}, session, n FROM {STAGE}.ws ORDER BY rowid")
+
+
 def _store(conn: sqlite3.Connection, rows: list[Any], lines: list[tuple[int, str, str, float, str]],
            seen: list[tuple[str, int, str, int]]) -> None:
     conn.executemany("DELETE FROM written_lines WHERE event_id=?", [(r[0],) for r in rows if r[7]])

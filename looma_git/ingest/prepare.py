@@ -86,8 +86,11 @@ def staged(p: Prepared) -> Prepared:
     storing process then copies them with one INSERT ... SELECT per table instead of
     unpickling and binding every value (a cold ingest: ~145k events and 145k tool rows)."""
     if p.rows:
-        p.staged = stage(p.rows, withdrawn_of(p.rows))
+        # The written-line keys go in the image too (one INSERT ... SELECT each, not a
+        # Python loop binding ~50,000 rows per cold history in the storing process).
+        p.staged = stage(p.rows, withdrawn_of(p.rows), p.written)
         p.rows = []
+        p.written = None
     return p
 
 
