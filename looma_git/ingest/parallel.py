@@ -158,37 +158,22 @@ def _collect(order: list[int], fds: list[int], workers: int
     """Yield the workers' results in `order`, reading every worker's pipe while waiting for
     the one whose turn it is (so a worker that is ahead does not stop on a full pipe, leaving
     its core idle while the parent waits on the other), holding at most _AHEAD bytes of a
-    worker's results here. Closes `fds`."""
-    bufs = [bytearray() for _ in fds]
-    frames: list[deque[bytes]] = [deque() for _ in fds]
-    held = [0] * len(fds)  # bytes of each worker's results read and not yet yielded
-    live = [True] * len(fds)
+    worker's results here. Each result is read straight into a buffer of its size (no
+    copies of ~150 MB of staged rows on a cold 1,500-session read). Closes `fds`."""
+    boxes = [_Inbox() for _ in fds]
     try:
         for j, i in enumerate(order):
-            k = j % workers
-            while not frames[k]:
-                if not live[k]:
+            box = boxes[j % workers]
+            while not box.ready:
+                if not box.live:
                     raise RuntimeError("an ingest reader process died")
-                want = [fd for n, fd in enumerate(fds)
-                        if live[n] and (n == k or held[n] < _AHEAD)]
+                want = [fd for b, fd in zip(boxes, fds, strict=True)
+                        if b.live and (b is box or b.held < _AHEAD)]
                 ready, _, _ = select.select(want, [], [])
                 for fd in ready:
-                    n = fds.index(fd)
-                    data = os.read(fd, _PIPE_BYTES)
-                    if not data:
-                        live[n] = False
-                        continue
-                    held[n] += len(data)
-                    buf = bufs[n]
-                    buf += data
-                    while len(buf) >= 8:
-                        size = int.from_bytes(buf[:8], "little")
-                        if len(buf) < 8 + size:
-                            break
-                        frames[n].append(bytes(buf[8:8 + size]))
-                        del buf[:8 + size]
-            blob = frames[k].popleft()
-            held[k] -= len(blob) + 8
+                    boxes[fds.index(fd)].take(fd)
+            blob = box.ready.popleft()
+            box.held -= len(blob)
             ok, value = pickle.loads(blob)
             del blob
             if not ok:
@@ -197,6 +182,45 @@ def _collect(order: list[int], fds: list[int], workers: int
     finally:
         for fd in fds:
             os.close(fd)
+
+
+class _Inbox:
+    """One worker's results as they arrive: each an 8-byte length, then that many bytes."""
+
+    __slots__ = ("frame", "got", "head", "held", "live", "ready")
+
+    def __init__(self) -> None:
+        self.head = b""
+        self.frame: bytearray | None = None
+        self.got = 0
+        self.ready: deque[bytearray] = deque()
+        self.held = 0  # bytes read and not yet taken
+        self.live = True
+
+    def take(self, fd: int) -> None:
+        """One read from `fd` (readable): of the length, or into the result it announced."""
+        if self.frame is None:
+            data = os.read(fd, 8 - len(self.head))
+            if not data:
+                self.live = False
+                return
+            self.head += data
+            if len(self.head) == 8:
+                self.frame = bytearray(int.from_bytes(self.head, "little"))
+                self.head, self.got = b"", 0
+                if not self.frame:  # (a pickle never is empty)
+                    self.ready.append(self.frame)
+                    self.frame = None
+            return
+        n = os.readv(fd, [memoryview(self.frame)[self.got:]])
+        if not n:
+            self.live = False
+            return
+        self.got += n
+        self.held += n
+        if self.got == len(self.frame):
+            self.ready.append(self.frame)
+            self.frame = None
 
 
 def _serve(mine: list[int], fd: int) -> None:
