@@ -17,9 +17,15 @@ EVENT_COLS = ("event_id, agent, session_id, seq, ts, role, model, branch, text, 
               " schema_version, extra, content_sig, raw_ref")
 TOOL_COLS = "event_id, idx, name, kind, command, exit_code, is_error, test_outcome"
 FILE_COLS = "event_id, idx, raw_path, relpath, op"
+# The written_lines and written_seen rows (index/written.py) of the rows' edit events, but
+# the time they are stored (written_seen.ingested_at).
+LINE_COLS = "h, file, session, ts, event_id"
+SEEN_COLS = "event_id, session, n"
 _DDL = (f"CREATE TABLE ev({EVENT_COLS});"
         f"CREATE TABLE tc({TOOL_COLS});"
-        f"CREATE TABLE tf({FILE_COLS})")
+        f"CREATE TABLE tf({FILE_COLS});"
+        f"CREATE TABLE wl({LINE_COLS});"
+        f"CREATE TABLE ws({SEEN_COLS})")
 _N_EVENT, _N_TOOL, _N_FILE = 14, 8, 5
 _ID, _AGENT, _SESSION, _TOOLS, _FILES = 0, 1, 2, 14, 15
 
@@ -33,6 +39,7 @@ class Staged(NamedTuple):
     n: int  # distinct event ids: the rows of `ev`
     sessions: frozenset[tuple[str, str]]  # (agent, session_id) of the rows
     withdrawn: tuple[str, ...]  # ids the rows supersede or retract (not among their own)
+    written: int = 0  # rows of `ws`: edit events keyed (index/written.keyed_at_read)
 
 
 # Python's sqlite3 has serialize/deserialize only where SQLite was built with them (the
@@ -55,9 +62,12 @@ def _conn() -> tuple[sqlite3.Connection, bytes]:
     return conn, empty
 
 
-def stage(rows: Sequence[Sequence[Any]], withdrawn: set[str]) -> Staged:
+def stage(rows: Sequence[Sequence[Any]], withdrawn: set[str],
+          written: dict[str, Any] | None = None) -> Staged:
     """`rows` (EventRows or their tuples) in write_batch's order: the last occurrence of an
-    id wins, in the place of its first. `withdrawn`: event_writer.withdrawn_of(rows)."""
+    id wins, in the place of its first. `withdrawn`: event_writer.withdrawn_of(rows).
+    `written`: index/written.keyed_at_read(rows), staged as written.store_read stores it
+    when every id is new."""
     by_id = {r[_ID]: r for r in rows}
     kept = list(by_id.values())
     conn, empty = _conn()
@@ -68,11 +78,17 @@ def stage(rows: Sequence[Sequence[Any]], withdrawn: set[str]) -> Staged:
                      [(r[_ID], *t) for r in kept if r[_TOOLS] for t in r[_TOOLS]])
     conn.executemany(f"INSERT INTO tf VALUES({','.join('?' * _N_FILE)})",
                      [(r[_ID], *f) for r in kept if r[_FILES] for f in r[_FILES]])
+    if written:
+        conn.executemany("INSERT INTO wl VALUES(?,?,?,?,?)",
+                         [(k, f, w[0], w[1], e) for e, w in written.items() for k in w[2]
+                          for f in w[3]])
+        conn.executemany("INSERT INTO ws VALUES(?,?,?)",
+                         [(e, w[0], len(w[2])) for e, w in written.items()])
     conn.execute("COMMIT")
     image = conn.serialize()
     conn.deserialize(empty)
     return Staged(image, len(rows), len(kept), frozenset((r[_AGENT], r[_SESSION]) for r in kept),
-                  tuple(sorted(withdrawn - by_id.keys())))
+                  tuple(sorted(withdrawn - by_id.keys())), len(written or ()))
 
 
 def attach(conn: sqlite3.Connection) -> None:
@@ -97,3 +113,22 @@ def rows_of(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
         files.setdefault(r[0], []).append(tuple(r)[1:])
     return [(*r, tuple(tools.get(r[0], ())), tuple(files.get(r[0], ())))
             for r in conn.execute(f"SELECT {EVENT_COLS} FROM {SCHEMA}.ev ORDER BY rowid")]
+
+
+def written_of(conn: sqlite3.Connection) -> dict[str, Any]:
+    """The loaded image's `written` (index/written.keyed_at_read's form) as staged: the keys
+    and files of each event from its line rows (keys x files, in that order). An event that
+    wrote no line gets no time and a placeholder file: neither is stored without a line."""
+    lines: dict[str, list[tuple[Any, ...]]] = {}
+    for r in conn.execute(f"SELECT {LINE_COLS} FROM {SCHEMA}.wl ORDER BY rowid"):
+        lines.setdefault(r[4], []).append(r)
+    out: dict[str, Any] = {}
+    for eid, session, n in conn.execute(f"SELECT {SEEN_COLS} FROM {SCHEMA}.ws ORDER BY rowid"):
+        got = lines.get(eid, [])
+        if not n or not got:
+            out[eid] = (session, 0.0, (), ("",))
+            continue
+        per = len(got) // n
+        out[eid] = (session, got[0][3], tuple(got[i * per][0] for i in range(n)),
+                    tuple(g[1] for g in got[:per]))
+    return out

@@ -146,7 +146,8 @@ def write_batch(conn: sqlite3.Connection, rows: Sequence[Sequence[Any]],
     rows as a reader process staged them (index/event_stage, the schema attached with
     event_stage.attach); copied by SQLite itself when every id is new, the common case.
     `written`: the reader's line keys of the rows' edit events (index/written.keyed_at_read),
-    stored for the events inserted or updated here (then `update_written` has nothing left).
+    stored for the events inserted or updated here (then `update_written` has nothing left);
+    or staged with the rows (`staged.written`, then `written` is None).
     """
     res = WriteResult()
     if own_transaction:
@@ -163,16 +164,22 @@ def write_batch(conn: sqlite3.Connection, rows: Sequence[Sequence[Any]],
             touched = _write_staged(conn, staged, now)
             if touched is None:  # some ids were stored before: sorted out row by row below
                 rows = event_stage.rows_of(conn)
+                if staged.written:
+                    written = event_stage.written_of(conn)
             else:
                 res.added = staged.n
                 res.sessions_with_new = set(touched)
                 changed = list(written or ())  # every id was new
+                if staged.written:  # and so every staged key is stored
+                    from looma_git.index.written import store_staged
+
+                    store_staged(conn, now)
         if touched is None:
             touched, changed = _write_rows(conn, rows, now, top, res)
         if written:
-            from looma_git.index import written as written_index
+            from looma_git.index.written import store_read
 
-            written_index.store_read(conn, written, changed or (), now)
+            store_read(conn, written, changed or (), now)
         _write_rest(conn, sessions, touched, cursor, counts, now)
         if own_transaction:
             conn.execute("COMMIT")

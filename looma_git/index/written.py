@@ -10,7 +10,7 @@ incrementally; the linker asks only for the keys of the commits it scores."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -181,15 +181,18 @@ def _shell_writes(command: str | None) -> bool:
     return command is not None and ("<<" in command or "rm " in command.lower())
 
 
-def keyed_at_read(rows: list[Any]) -> dict[str, ReadKeys]:
+def keyed_at_read(rows: list[Any], spans: Sequence[tuple[tuple[int, int], ...]] = (),
+                  records: Mapping[int, Any] | None = None) -> dict[str, ReadKeys]:
     """What `update_written` would store for each edit event of one source's rows (event id:
     session, time, keys, files), computed by the reader that made the rows, so a cold store's
     work model does not read every edit record back: the same keys from the same records
-    (read back and parsed by `stored_records_many`; the stored, redacted
-    `raw_json` of an event kept inline) and the same stored commands. The last row of an id
-    wins, as the store keeps it."""
-    picked: dict[str, tuple[Any, tuple[str, ...], tuple[str, ...]]] = {}
-    for r in rows:
+    (the stored, redacted `raw_json` of an event kept inline; the records of one kept by
+    reference as the reader decoded them, `records` by byte offset (ReadResult.records) for
+    the spans each row keeps (`spans`, parallel to `rows`), else read back and parsed by
+    `stored_records_many`) and the same stored commands. The last row of an id wins, as the
+    store keeps it."""
+    picked: dict[str, tuple[Any, tuple[str, ...], tuple[str, ...], int]] = {}
+    for i, r in enumerate(rows):
         tools = r[14] or ()
         picked.pop(r[0], None)
         if not any(t[2] in _EDITS or (t[2] == "shell" and _shell_writes(t[3])) for t in tools):
@@ -197,17 +200,41 @@ def keyed_at_read(rows: list[Any]) -> dict[str, ReadKeys]:
         edits = {t[0] for t in tools if t[2] in _EDITS}
         files = tuple(sorted({f[2] for f in r[15] or () if f[2] is not None and f[0] in edits}))
         cmds = tuple(t[3] for t in tools if t[2] == "shell" and _shell_writes(t[3]))
-        picked[r[0]] = (r, files, cmds)
-    refs = [(eid, r[13]) for eid, (r, _, _) in picked.items() if r[13]]
-    by_id = dict(zip([e for e, _ in refs], stored_records_many([x for _, x in refs]),
-                     strict=True))
+        picked[r[0]] = (r, files, cmds, i)
+    by_id: dict[str, list[Any] | None] = {}
+    refs: list[tuple[str, str]] = []
+    for eid, (r, _, _, i) in picked.items():
+        if not r[13]:
+            continue
+        carried = _carried(spans[i] if i < len(spans) else (), records)
+        if carried is None:
+            refs.append((eid, r[13]))
+        else:
+            by_id[eid] = carried
+    if refs:
+        by_id.update(zip([e for e, _ in refs], stored_records_many([x for _, x in refs]),
+                         strict=True))
     out: dict[str, ReadKeys] = {}
-    for eid, (r, files, cmds) in picked.items():
+    for eid, (r, files, cmds, _) in picked.items():
         if r[13]:
             keys = records_keys(by_id.get(eid) or (), cmds)
         else:
             keys = written_keys(r[9] or "", cmds)
         out[eid] = (f"{r[1]}:{r[2]}", parse_ts(r[4] or ""), tuple(sorted(keys)), files or ("",))
+    return out
+
+
+def _carried(spans: tuple[tuple[int, int], ...], records: Mapping[int, Any] | None
+             ) -> list[Any] | None:
+    """The records at these spans as the reader decoded them; None unless it has all."""
+    if not spans or not records:
+        return None
+    out = []
+    for offset, _ in spans:
+        record = records.get(offset)
+        if record is None:
+            return None
+        out.append(record)
     return out
 
 
@@ -235,6 +262,20 @@ def store_read(conn: sqlite3.Connection, keyed: dict[str, ReadKeys], ids: Any, n
     conn.executemany("INSERT OR REPLACE INTO written_seen(event_id, ingested_at, session, n) "
                      "VALUES (?,?,?,?)",
                      [(e, now, keyed[e][0], len(keyed[e][2])) for e in want])
+
+
+def store_staged(conn: sqlite3.Connection, now: int) -> None:
+    """`store_read` of the keys staged with a batch whose every id was new (index/event_stage:
+    loaded, all of them stored), copied by SQLite in the order `store_read` takes them."""
+    from looma_git.index.event_stage import LINE_COLS
+    from looma_git.index.event_stage import SCHEMA as STAGE
+
+    conn.execute(f"DELETE FROM written_lines WHERE event_id IN (SELECT s.event_id FROM "
+                 f"{STAGE}.ws s JOIN written_seen w ON w.event_id = s.event_id)")
+    conn.execute(f"INSERT INTO written_lines(h, file, session, ts, event_id) SELECT {LINE_COLS}"
+                 f" FROM {STAGE}.wl ORDER BY rowid")
+    conn.execute("INSERT OR REPLACE INTO written_seen(event_id, ingested_at, session, n) "
+                 f"SELECT event_id, {int(now)}, session, n FROM {STAGE}.ws ORDER BY rowid")
 
 
 def _store(conn: sqlite3.Connection, rows: list[Any], lines: list[tuple[int, str, str, float, str]],

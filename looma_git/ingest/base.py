@@ -67,6 +67,14 @@ class Skip:
     location: str  # "path:line" or "path#key"
 
 
+# Tool kinds whose events' records the ingest keys (index/written.py): the ones an adapter
+# carries in ReadResult.records.
+KEYED_KINDS = frozenset({"edit", "write", "shell"})
+# Bytes of transcript lines one read carries as records at most (memory stays bounded on a
+# huge transcript; the lines past it are read back when keyed).
+CARRY_BYTES = 32 * 1024 * 1024
+
+
 @dataclass
 class ReadResult:
     """What one `Adapter.read` call produced."""
@@ -76,6 +84,12 @@ class ReadResult:
     skips: list[Skip] = field(default_factory=list)
     noise: dict[str, int] = field(default_factory=dict)  # dropped-as-noise counts by reason
     notes: list[str] = field(default_factory=list)  # plain-language facts (e.g. Windsurf)
+    # The parsed record at the byte offset of a line an event keeps by reference (raw_spans),
+    # as the adapter decoded it, for the readers that have it at hand: the ingest keys what
+    # edit events wrote from these instead of reading the lines back (index/written.py). Only
+    # records that reading back would parse alike (decoded from the bytes as read); one
+    # missing is read back.
+    records: dict[int, Any] = field(default_factory=dict)
 
 
 @runtime_checkable

@@ -86,8 +86,11 @@ def staged(p: Prepared) -> Prepared:
     storing process then copies them with one INSERT ... SELECT per table instead of
     unpickling and binding every value (a cold ingest: ~145k events and 145k tool rows)."""
     if p.rows:
-        p.staged = stage(p.rows, withdrawn_of(p.rows))
+        # The written-line keys go in the image too (one INSERT ... SELECT each, not a
+        # Python loop binding ~50,000 rows per cold history in the storing process).
+        p.staged = stage(p.rows, withdrawn_of(p.rows), p.written)
         p.rows = []
+        p.written = None
     return p
 
 
@@ -121,19 +124,21 @@ def prepare(agent: str, source: Source, sig: tuple[int, int] | None, rr: ReadRes
             p.not_ours.discard(sid)
         else:
             p.not_ours.add(sid)
+    spans = []  # each row's raw_spans (the records the reader carried are keyed by them)
     for ev in events:
         if ev.session_native_id not in p.ours:
             p.unattributed += 1
             continue
         p.rows.append(_row(agent, ev, resolver, p.redactions, source))
+        spans.append(ev.raw_spans)
         p.sessions[ev.session_native_id] = _session(agent, source, ev,
                                                     p.sessions.get(ev.session_native_id))
     if p.rows:
-        # Keyed here, by the reader that has the rows (in parallel, the records just read
-        # and in the page cache), not re-read by the work model (index/written.py).
+        # Keyed here, by the reader that has the rows and (mostly) their records as it
+        # decoded them, not read back by the work model (index/written.py).
         from looma_git.index.written import keyed_at_read
 
-        p.written = keyed_at_read(p.rows)
+        p.written = keyed_at_read(p.rows, spans, rr.records)
     c = rr.cursor
     p.cursor = CursorRow(source.source_id, agent, str(source.path), c.offset, c.head_fp,
                          c.content_hash, c.state, sig[0] if sig else None,

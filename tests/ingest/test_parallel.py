@@ -171,3 +171,41 @@ def test_workers_start_with_the_parent_frozen_and_callers_keep_their_gc_state():
         assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
+
+
+def _slow_evens(i: int) -> tuple[int, float, bytes]:
+    import time
+
+    if i % 2 == 0:
+        time.sleep(0.05)  # worker 0 takes the even indices
+    return i, time.monotonic(), b"x" * 300_000  # a few results fill a pipe
+
+
+def test_a_worker_ahead_keeps_computing_while_the_parent_waits_on_the_other():
+    """Worker 1 (odd indices, fast) is not held up by a full pipe while the parent waits on
+    worker 0: all its results are done before worker 0 has done a third of its own."""
+    import time
+
+    got = list(parallel.ordered_map(_slow_evens, list(range(24)), workers=2, window=4096))
+    assert [i for i, _ in got] == list(range(24))
+    done = {v[0]: v[1] for _, v in got}
+    assert max(done[i] for i in range(1, 24, 2)) < done[8]
+    assert time.monotonic() >= max(done.values())
+
+
+def _dies(i: int) -> int:
+    if i == 4:
+        os._exit(3)  # a reader process killed mid-run (OOM, a signal)
+    return i
+
+
+def test_a_reader_that_dies_is_reported_not_waited_for():
+    out = []
+    try:
+        for _i, v in parallel.ordered_map(_dies, list(range(10)), workers=2):
+            out.append(v)
+    except RuntimeError as exc:
+        assert "died" in str(exc)
+    else:
+        raise AssertionError("a dead reader went unnoticed")
+    assert out == [0, 1, 2, 3]

@@ -5,10 +5,20 @@ from __future__ import annotations
 import json
 import os
 import stat
+from collections.abc import Iterator
 from typing import Any
 
 from looma_git.ingest import noise
-from looma_git.ingest.base import Cursor, ReadResult, Skip, Source, event_id, head_fingerprint
+from looma_git.ingest.base import (
+    CARRY_BYTES,
+    KEYED_KINDS,
+    Cursor,
+    ReadResult,
+    Skip,
+    Source,
+    event_id,
+    head_fingerprint,
+)
 from looma_git.ingest.claude import discovery, shell
 from looma_git.ingest.claude.records import (
     AGENT,
@@ -27,8 +37,6 @@ from looma_git.ingest.claude.tools import attach_result, tool_call_from_use
 from looma_git.ingest.jsonl import Line, iter_jsonl
 from looma_git.model import NormalizedEvent, ToolCall
 
-_PEEK_BUFFER = 16 * 1024
-
 
 class Reader:
     """One read of one transcript file: records -> events, merging streaming-split replies."""
@@ -46,6 +54,8 @@ class Reader:
         self.pending: dict[str, tuple[Group, int]] = {}
         self.seq = 0
         self.ctx = Ctx()
+        self.records: dict[int, Any] = {}  # ReadResult.records
+        self.carried = 0  # bytes of the lines carried in groups' records
         self.stem = self.path.stem  # asked for on every record
         self.where = str(self.path)  # and this on every skipped one
         parent, agent_id, meta = discovery.subagent_info(self.path)
@@ -116,13 +126,20 @@ class Reader:
                             bash if isinstance(bash, list) and len(bash) == 2 else None)
         else:
             start = 0
-            self._peek()
         pos = [start]
-        for line in iter_jsonl(self.path, start, self.skips, pos_out=pos):
+        lines = iter_jsonl(self.path, start, self.skips, pos_out=pos)
+        if not start:
+            for line in self._peek(lines):
+                self._record(line)
+        for line in lines:
             self._record(line)
         end = pos[0]
+        records = self.records
         for g in self.groups.values():
             self.events.append(group_event(g))
+            if g.records and any(c["kind"] in KEYED_KINDS for c in g.calls):
+                for (offset, _), record in zip(g.spans, g.records, strict=True):
+                    records[offset] = record
         self.events.sort(key=lambda e: e.seq)
         open_groups = [g for g in self.groups.values() if not self._final(g, end)]
         if open_groups:
@@ -132,13 +149,14 @@ class Reader:
             resume, seq, ctx = end, self.seq, self.ctx.dump()
         new = Cursor(offset=resume, head_fp=head_fingerprint(self.path, resume),
                      state=json.dumps({"seq": seq, "ctx": ctx}, sort_keys=True))
-        return ReadResult(self.events, new, self.skips, self.noise, self.notes)
+        return ReadResult(self.events, new, self.skips, self.noise, self.notes, records)
 
-    def _peek(self) -> None:
-        """Learn sessionId/cwd before the first message (summary lines come first)."""
-        # A small buffer: the first line or two usually say both (a 256 KiB one read most
-        # transcripts whole here, 0.17 CPU-s per 1,000 files, before the real read).
-        for i, line in enumerate(iter_jsonl(self.path, 0, [], buffering=_PEEK_BUFFER)):
+    def _peek(self, lines: Iterator[Line]) -> list[Line]:
+        """Learn sessionId/cwd before the first message (summary lines come first): from the
+        first lines of `lines`, returned to be read as records next (each decoded once)."""
+        head: list[Line] = []
+        for i, line in enumerate(lines):
+            head.append(line)
             sid, cwd = line.obj.get("sessionId"), line.obj.get("cwd")
             if isinstance(sid, str) and sid and not self.ctx.sid:
                 self.ctx.sid = sid
@@ -146,6 +164,7 @@ class Reader:
                 self.ctx.cwd = cwd
             if (self.ctx.sid and self.ctx.cwd) or i >= PEEK_LINES:
                 break
+        return head
 
     def _final(self, g: Group, end: int) -> bool:
         if end - g.start > MAX_OPEN_SPAN:
@@ -173,6 +192,8 @@ class Reader:
         for g in self.open_groups:
             if g.key != except_key:
                 g.closed = True
+                if g.records and not any(c["kind"] in KEYED_KINDS for c in g.calls):
+                    g.records = None  # nothing keyed so far: not worth holding
             else:
                 keep.append(g)
         self.open_groups = keep
@@ -321,6 +342,8 @@ class Reader:
             g.uuids.add(uuid)
         g.spans.append((line.start, line.end - line.start))  # iter_jsonl always knows both
         g.last_end = line.end
+        if g.records is not None:
+            self._carry(g, line)
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         if not isinstance(blocks, list):
             return
@@ -337,11 +360,23 @@ class Reader:
                 if call.get("call_id"):
                     self.pending[call["call_id"]] = (g, len(g.calls) - 1)
 
+    def _carry(self, g: Group, line: Line) -> None:
+        # A line json.loads decoded (not msgspec from its bytes) may have had lone surrogates
+        # scrubbed, which reading it back would not do: such a group is read back.
+        size = line.end - line.start
+        if type(line.data) is bytes and self.carried + size <= CARRY_BYTES:
+            g.records.append(line.obj)  # type: ignore[union-attr]
+            self.carried += size
+        else:
+            g.records = None
+
     def _event(self, eid: str, session: str, ts: str | None, role: str, model: str | None,
                text: str, calls: tuple[ToolCall, ...], line: Line,
                extra: dict[str, str]) -> NormalizedEvent:
         # The raw record stays in the transcript: stored as its byte span, not copied.
         by_ref = line.start >= 0
+        if by_ref and calls and type(line.data) is bytes:  # shell mode: see _carry
+            self.records[line.start] = line.obj
         ev = new_event({
             "event_id": eid, "source": AGENT, "session_native_id": session,
             "project_root": self.ctx.cwd, "git_remote": None, "git_branch": self.ctx.branch,

@@ -59,6 +59,9 @@ class Group:
     uuids: set[str] = field(default_factory=set)
     closed: bool = False
     last_end: int = 0
+    # Each span's record as decoded (ReadResult.records), while the group may still need
+    # them: None once one was not carried (the ingest reads the group's lines back then).
+    records: list[Any] | None = field(default_factory=list)
 
 
 

@@ -114,14 +114,16 @@ class CodexAdapter:
         floats = floats_decoded()
         for line in iter_jsonl(path, start, skips, decoder=DECODE):
             seen, floats = floats, floats_decoded()
+            as_read = type(line.data) is bytes
             sess.feed(line.obj, line.end,
                       f"{path}:{line.lineno if not start else f'@{start}+{line.lineno}'}",
-                      line.start, plain=seen == floats and type(line.data) is bytes)
+                      line.start, plain=seen == floats and as_read, carry=as_read)
             end = line.end
         end = complete_end(path, end, size)
         new_cursor = Cursor(offset=end, head_fp=head_fingerprint(path, end),
                             state=sess.to_state())
-        return ReadResult(sess.events, new_cursor, skips + sess.skips, sess.noise, notes)
+        return ReadResult(sess.events, new_cursor, skips + sess.skips, sess.noise, notes,
+                          sess.records)
 
     def _read_zst(self, path: Path, cursor: Cursor | None) -> ReadResult:
         # Offsets into a compressed stream mean nothing to a tail reader: the whole file is

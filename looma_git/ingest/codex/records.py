@@ -13,7 +13,7 @@ from looma_git.ingest.agent_text import (
     clip_output,
     command_test_outcome,
 )
-from looma_git.ingest.base import Skip, builder
+from looma_git.ingest.base import CARRY_BYTES, KEYED_KINDS, Skip, builder
 from looma_git.ingest.codex import session_state
 from looma_git.ingest.codex.ids import id_and_raw, ts_of
 from looma_git.ingest.codex.tools import (
@@ -63,6 +63,9 @@ class CodexSession:
         # events keep the raw record by reference instead of a copy.
         self.span: tuple[int, int] | None = None
         self.plain = False  # the record being fed: decoded without a float (ids.id_and_raw)
+        self.record: dict[str, Any] | None = None  # the record being fed, when it may be carried
+        self.records: dict[int, Any] = {}  # ReadResult.records
+        self.carried = 0  # bytes of the lines in `records`
         self.era = "enveloped"
         self.facts: dict[str, str] = {}
         # The facts tuple of the last event: the next one that states the same facts gets this
@@ -84,14 +87,16 @@ class CodexSession:
 
     # -- dispatch --------------------------------------------------------------------------
     def feed(self, obj: dict[str, Any], seq: int, loc: str, start: int | None = None, *,
-             plain: bool = False) -> None:
+             plain: bool = False, carry: bool = False) -> None:
         """One record (enveloped or bare era). Unknown shapes become Skips; never raises.
 
         `start`: the record's byte offset in the rollout when `seq` is its end offset there.
-        `plain`: ids.DECODE decoded `obj` without meeting a float.
+        `plain`: ids.DECODE decoded `obj` without meeting a float. `carry`: `obj` was decoded
+        from the line's bytes as read, as reading it back would (ReadResult.records).
         """
         self.span = (start, seq - start) if start is not None else None
         self.plain = plain
+        self.record = obj if carry else None
         try:
             self._feed(obj, seq, loc)
         except (TypeError, ValueError, AttributeError, KeyError) as exc:  # defensive: bad data
@@ -376,6 +381,11 @@ class CodexSession:
         else:  # the usual case: the one object event_writer.extra_json encoded last time
             extra = self.last_extra
         spans = (self.span,) if self.span is not None else ()
+        if spans and self.record is not None and any(c.kind in KEYED_KINDS for c in calls):
+            size = spans[0][1]
+            if self.carried + size <= CARRY_BYTES:
+                self.records[spans[0][0]] = self.record
+                self.carried += size
         eid, raw = id_and_raw(AGENT, self.sid, seq, obj, need_raw=not spans, plain=self.plain)
         self.events.append(_new_event({
             "event_id": eid, "source": AGENT, "session_native_id": self.sid,
