@@ -1,9 +1,10 @@
 """The full-text docs of stored messages, written as Tantivy JSON by SQLite from store.db rows.
 
 A cold ingest indexes ~100k messages: building a `Doc`, a field dict and a `tantivy.Document`
-per message in Python cost about as much CPU as Tantivy's own indexing of them. SQLite writes
-each doc's JSON in C instead (the same fields and values `fulltext_docs.to_tantivy` gives a
-`Doc` of the row) and the writer parses it in Rust (`IndexWriter.add_json`)."""
+per message in Python was a sixth of indexing them (2.1G of 14.3G instructions at 77k; the
+rest is Tantivy's). SQLite writes each doc's JSON in C instead (the same fields and values
+`fulltext_docs.to_tantivy` gives a `Doc` of the row) and the writer parses it in Rust
+(`IndexWriter.add_json`): 12.2G in all (Python 0.25G, SQLite ~0.5G more than before)."""
 
 from __future__ import annotations
 
