@@ -20,6 +20,7 @@ from looma_git.index.fulltext_docs import (  # noqa: F401  (Doc, Hit, mark_range
     mark_ranges,
     to_tantivy,
 )
+from looma_git.index.message_docs import JsonDoc
 from looma_git.index.meta import file_lock
 
 if TYPE_CHECKING:
@@ -177,9 +178,10 @@ class FullTextIndex:
         """
         return self.apply((), docs, replace=replace)
 
-    def apply(self, delete_ids: Iterable[str], docs: Iterable[Doc], *,
+    def apply(self, delete_ids: Iterable[str], docs: Iterable[Doc | JsonDoc], *,
               replace: bool | Iterable[str] = True) -> int:
-        """Delete `delete_ids`, then add `docs`, in ONE writer commit; returns docs added.
+        """Delete `delete_ids`, then add `docs` (`Doc`s, or `JsonDoc`s already in Tantivy's
+        JSON), in ONE writer commit; returns docs added.
 
         `docs` is consumed lazily (a generator keeps memory bounded however many there are).
         `replace`: True deletes any document with each added id first, False deletes none
@@ -193,10 +195,12 @@ class FullTextIndex:
             for doc_id in delete_ids:
                 writer.delete_documents_by_term("doc_id", doc_id)
             for doc in docs:
-                tdoc = to_tantivy(doc)
                 if replace is True or (only is not None and doc.doc_id in only):
                     writer.delete_documents_by_term("doc_id", doc.doc_id)
-                writer.add_document(tdoc)
+                if isinstance(doc, JsonDoc):  # a stored message: its fields as JSON already
+                    writer.add_json(doc.json)
+                else:
+                    writer.add_document(to_tantivy(doc))
                 count += 1
         return count
 

@@ -22,8 +22,9 @@ def index_messages(paths: RepoPaths) -> int:
     ledger commit, so the next `reindex` adds the WorkItem docs to it instead of rebuilding."""
     from looma_git.index import storedb
     from looma_git.index.fulltext import FullTextIndex
+    from looma_git.index.message_docs import message_docs
     from looma_git.index.meta import IndexMeta, index_writer_lock, now_iso, read_meta, write_meta
-    from looma_git.index.rebuild import _message_docs, fulltext_dir
+    from looma_git.index.rebuild import fulltext_dir
 
     with index_writer_lock(paths.state_dir):
         meta = read_meta(paths.state_dir)
@@ -34,7 +35,7 @@ def index_messages(paths: RepoPaths) -> int:
         try:
             since = 0 if fresh else int(storedb.get_meta(conn, "index_events_mark") or 0)
             mark = [since]
-            added = ft.apply((), _message_docs(conn, since, mark), replace=not fresh)
+            added = ft.apply((), message_docs(conn, since, mark), replace=not fresh)
             with storedb.transaction(conn):
                 storedb.set_meta(conn, "index_events_mark", str(mark[0]))
                 if fresh:  # what the index holds of WorkItems: nothing yet

@@ -5,18 +5,16 @@ from __future__ import annotations
 import itertools
 import json
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from looma_git.errors import ReadOnlyError
 from looma_git.gitrepo import RepoPaths
+from looma_git.index.message_docs import message_docs
 from looma_git.retrieval.head_records import load_records
 from looma_git.retrieval.records import ItemRecord
 from looma_git.store.heads import ledger_head
-
-MESSAGE_CHARS = 4000
 
 
 @dataclass
@@ -54,24 +52,6 @@ def _item_docs(items: list[ItemRecord]) -> list[Any]:
             docs.append(Doc(doc_id=m.id, doc_type="memory", title=m.kind, body=m.text,
                             workitem=it.id))
     return docs
-
-
-def _message_docs(conn: Any, since: int, mark: list[int]) -> Iterator[Any]:
-    """Message docs of the events ingested after `since`, streamed (never all in memory);
-    `mark[0]` ends at the largest `ingested_at` seen."""
-    from looma_git.index.fulltext import Doc
-    from looma_git.pipeline.signals import parse_ts
-
-    mark[:] = [since]
-    cur = conn.execute(
-        "SELECT event_id, agent, session_id, ts, role, substr(text, 1, ?), ingested_at "
-        "FROM events WHERE ingested_at > ? AND role IN ('user','assistant') AND text != '' "
-        "ORDER BY ingested_at, event_id", (MESSAGE_CHARS, since))
-    while rows := cur.fetchmany(1000):
-        for row in rows:
-            yield Doc(doc_id=row[0], doc_type="message", title=row[4], body=row[5] or "",
-                      ts=int(parse_ts(row[3] or "")), agent=row[1], session=row[2])
-        mark[0] = max(mark[0], max(int(r[6] or 0) for r in rows))
 
 
 def _doc_hash(doc: Any) -> str:
@@ -184,7 +164,7 @@ def reindex(paths: RepoPaths, *, full: bool = True,
             # One writer commit: those docs out and in, plus the messages ingested since the
             # last mark (not every message on every run), streamed from store.db; a fresh
             # index has nothing to replace.
-            added = ft.apply(gone, itertools.chain(fresh, _message_docs(conn, since, mark)),
+            added = ft.apply(gone, itertools.chain(fresh, message_docs(conn, since, mark)),
                              replace=not full)
             report.messages = added - len(fresh)
             storedb.set_meta(conn, "index_item_docs", json.dumps(wanted, sort_keys=True))
