@@ -99,3 +99,33 @@ def test_extract_of_a_repeated_text_carries_each_event() -> None:
     assert [(x.kind, x.text, x.start, x.end, x.content_hash) for x in a] == [
         (x.kind, x.text, x.start, x.end, x.content_hash) for x in b]
     assert c and c[0].role == "user" and c[0].event_id == "e3"
+
+
+def test_what_a_remembered_text_names_depends_on_the_repository_too() -> None:
+    from looma_git.pipeline.signals import _said
+
+    text = "see app/x.py and docs/y.md (PR #12, https://h.example/o/r/pull/34)"
+    one = _said(text, frozenset({"app/x.py"}))
+    two = _said(text, frozenset({"docs/y.md"}))
+    assert one[1] == {"app/x.py"} and two[1] == {"docs/y.md"}
+    assert set(one[0]) == {"12", "34"} and one[0] == two[0] and one[2] == two[2]
+
+
+def test_a_long_user_turn_counts_the_terms_of_its_opening_only() -> None:
+    from looma_git.pipeline.inputs import Event, Session, ToolUse
+    from looma_git.pipeline.signals import windows_of
+
+    long = "refactor the billing ledger " + "word " * 600 + "kubernetes " * 200
+    edit = (ToolUse("edit", "Edit", None, None, False, None, ("app/a.py",)),)
+    evs = (Event("e1", 1, "2026-01-01T00:00:00Z", "user", "fix the login form please", None, ()),
+           Event("e2", 2, "2026-01-01T00:01:00Z", "assistant", "ok", None, edit),
+           Event("e3", 3, "2026-01-01T00:02:00Z", "user", long, None, ()),
+           Event("e4", 4, "2026-01-01T00:03:00Z", "assistant", "done", None,
+                 (ToolUse("edit", "Edit", None, None, False, None, ("infra/b.tf",)),)))
+    ws = windows_of(Session("claude-code", "s1", None, evs), frozenset({"app/a.py", "infra/b.tf"}),
+                    {})
+    # Past 2,000 characters the turn's own terms stop ("kubernetes" is beyond them): the
+    # turn shares no topic with the window, so it starts one; its window counts the terms of
+    # the first 4,000 characters, "kubernetes" among them.
+    assert [w.event_ids for w in ws] == [("e1", "e2"), ("e3", "e4")]
+    assert "kubernete" in dict(ws[1].terms)  # (plurals folded)
