@@ -173,10 +173,11 @@ def windows_of(session: Session, known: frozenset[str],
         groups[-1].extend(turn)
         window_edits |= edits
         window_terms.update(turn_terms)
-        for i in turn:
+        for i in reversed(turn):  # the turn's last time (parsed from its end: one parse)
             ti = parse_ts(session.events[i].ts)
             if ti:
                 last = ti
+                break
     out = []
     track = _BranchTrack()  # the branch the session is on, carried from window to window
     for n, idxs in enumerate(groups):
