@@ -152,25 +152,46 @@ def load_session(conn: sqlite3.Connection, agent: str, session_id: str) -> Sessi
     # The calls arrive in (event, idx) order, the primary key's: each event's list is in
     # call order as read, with no sort (a cold pass sorted 145k of them).
     tools: dict[str, list[ToolUse]] = {}
+    new = object.__new__
     for eid, idx, name, kind, command, code, err, outcome in conn.execute(
             f"SELECT event_id, idx, name, kind, command, exit_code, is_error, test_outcome "
             f"FROM tool_calls WHERE event_id IN ({sub}) ORDER BY event_id, idx",
             (agent, session_id)):
         fs = files.get((eid, idx))
-        use = ToolUse(kind or "other", name or "", command, code, bool(err), outcome,
-                      tuple(fs) if fs else ())
+        use = new(ToolUse)  # (as the events below: the fields in `_TOOL_FIELDS` order)
+        d = use.__dict__
+        (d["kind"], d["name"], d["command"], d["exit_code"], d["is_error"], d["test_outcome"],
+         d["files"]) = (kind or "other", name or "", command, code, bool(err), outcome,
+                        tuple(fs) if fs else ())
         calls = tools.get(eid)
         if calls is None:
             tools[eid] = [use]
         else:
             calls.append(use)
-    events = tuple([Event(r[0], r[1] or 0, r[2] or "", r[3] or "", r[4] or "", r[5],
-                          tuple(tools.get(r[0], ())), _words(r[6]), _words(r[7]))
-                    for r in rows])
+    # Each event's fields set in its __dict__ in field order, not through the frozen
+    # dataclass's __init__ (one object.__setattr__ a field: 1.1 -> 0.4 us an event, 145k
+    # events in a cold pass); the same values, so the same Event (`_FIELDS` is checked).
+    events: list[Event] = []
+    for r in rows:
+        ev = new(Event)
+        d = ev.__dict__
+        (d["event_id"], d["seq"], d["ts"], d["role"], d["text"], d["branch"], d["tools"],
+         d["shown_branches"], d["shown_commits"]) = (
+            r[0], r[1] or 0, r[2] or "", r[3] or "", r[4] or "", r[5],
+            tuple(tools.get(r[0], ())), _words(r[6]), _words(r[7]))
+        events.append(ev)
     got = conn.execute("SELECT git_branch FROM sessions WHERE agent=? AND session_id=?",
                        (agent, session_id)).fetchone()
     branch = (got[0] if got else None) or _first_branch(events)
-    return Session(agent=agent, session_id=session_id, branch=branch, events=events)
+    return Session(agent=agent, session_id=session_id, branch=branch, events=tuple(events))
+
+
+_FIELDS = ("event_id", "seq", "ts", "role", "text", "branch", "tools", "shown_branches",
+           "shown_commits")
+_TOOL_FIELDS = ("kind", "name", "command", "exit_code", "is_error", "test_outcome", "files")
+if tuple(Event.__dataclass_fields__) != _FIELDS or tuple(
+        ToolUse.__dataclass_fields__) != _TOOL_FIELDS:  # load_session sets exactly these
+    raise RuntimeError("pipeline/inputs.py: load_session must set every field it builds")
 
 
 def iter_sessions(conn: sqlite3.Connection, keys: list[str]) -> Iterator[Session]:

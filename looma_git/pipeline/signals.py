@@ -10,7 +10,7 @@ from typing import Any
 from looma_git.gitshell import TRUNK_NAMES, shell_git
 from looma_git.isotime import parse_ts
 from looma_git.pipeline.inputs import Session
-from looma_git.pipeline.text import cosine, path_terms, tokens
+from looma_git.pipeline.text import TextMemo, cosine, path_terms, tokens
 
 WINDOW_GAP_S = 3 * 3600  # a pause this long starts a new window of the same session
 MIN_SHIFT_TERMS = 4
@@ -144,7 +144,8 @@ def windows_of(session: Session, known: frozenset[str],
         first = session.events[turn[0]]
         t = parse_ts(first.ts)
         edits = _edits(session, turn)
-        turn_terms = Counter(tokens(first.text[:2000])) if first.role == "user" else Counter()
+        turn_terms = Counter(dict(_said(first.text, known)[2]) if len(first.text) <= 2000
+                             else tokens(first.text[:2000])) if first.role == "user" else Counter()
         shift = False
         cut = "topic"
         if groups:
@@ -172,10 +173,11 @@ def windows_of(session: Session, known: frozenset[str],
         groups[-1].extend(turn)
         window_edits |= edits
         window_terms.update(turn_terms)
-        for i in turn:
+        for i in reversed(turn):  # the turn's last time (parsed from its end: one parse)
             ti = parse_ts(session.events[i].ts)
             if ti:
                 last = ti
+                break
     out = []
     track = _BranchTrack()  # the branch the session is on, carried from window to window
     for n, idxs in enumerate(groups):
@@ -203,23 +205,21 @@ def windows_of(session: Session, known: frozenset[str],
                 if tool.kind == "shell" and tool.command:
                     commands.append((tool.command[:300], tool.exit_code, tool.test_outcome))
                     if sha_lookup:
-                        for sha in _SHA.findall(tool.command):
+                        for sha in _shas(tool.command):
                             if sha in sha_lookup:
                                 commits.add(sha_lookup[sha])
             if ev.role in ("user", "assistant"):
-                # (scans a text can skip: no sha of it can be valid when none is; a PR URL
-                # has "/pull" in it)
+                # (a scan a text can skip: no sha of it can be valid when none is)
                 if sha_lookup:
-                    for sha in _SHA.findall(ev.text):
+                    for sha in _shas(ev.text):
                         if sha in sha_lookup:
                             commits.add(sha_lookup[sha])
-                if "/pull" in ev.text:
-                    prs.update(_PR_URL.findall(ev.text))
-                prs.update(_PR_REF.findall(ev.text))
-                mentioned |= mentioned_paths(ev.text, known)
+                said_prs, said_paths, said_terms = _said(ev.text, known)
+                prs.update(said_prs)
+                mentioned |= said_paths
                 weight = USER_WEIGHT if ev.role == "user" else 1
-                for tok in tokens(ev.text[:4000]):
-                    terms[tok] += weight
+                for tok, count in said_terms:
+                    terms[tok] += count * weight
                 if ev.role == "user" and not first_prompt and ev.text.strip():
                     first_prompt = ev.text.strip()[:500]
         for path in edited:
@@ -327,16 +327,30 @@ def mentioned_paths(text: str, known: frozenset[str]) -> set[str]:
     return {c for c in (m.strip("./") for m in _PATHISH.findall(head)) if c in known}
 
 
+def _said_in(text: str, known: frozenset[str]
+             ) -> tuple[tuple[str, ...], frozenset[str], tuple[tuple[str, int], ...]]:
+    """What a message's text gives its window: the PR numbers it names, the repository
+    paths it names and its topic words with their counts (of its first 4,000 characters)."""
+    prs = _PR_URL.findall(text) if "/pull" in text else []  # (a PR URL has "/pull" in it)
+    return (tuple(prs + _PR_REF.findall(text)), frozenset(mentioned_paths(text, known)),
+            tuple(Counter(tokens(text[:4000])).items()))
+
+
+# Both depend on the text alone (and the pass's paths): transcripts repeat many texts.
+_said = TextMemo(_said_in)
+_shas = TextMemo(lambda text: tuple(_SHA.findall(text)))
+
+
 def sha_candidates(sessions: list[Session]) -> list[str]:
     """Every sha-looking token in any session (to validate in one git call)."""
     found: set[str] = set()
     for s in sessions:
         for ev in s.events:
             if ev.role in ("user", "assistant"):
-                found.update(_SHA.findall(ev.text))
+                found.update(_shas(ev.text))
             for tool in ev.tools:
                 if tool.command:
-                    found.update(_SHA.findall(tool.command))
+                    found.update(_shas(tool.command))
             found.update(ev.shown_commits)  # what `git commit` / `git push` printed
     # Pure-digit tokens are numbers, not shas.
     return sorted(s for s in found if not s.isdigit())

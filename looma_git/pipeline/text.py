@@ -6,6 +6,8 @@ import functools
 import math
 import re
 from collections import Counter
+from collections.abc import Callable, Iterable
+from typing import Generic, TypeVar
 
 # Kind logic lives in pipeline/kinds.py; re-exported for callers of the old place.
 from looma_git.pipeline.kinds import KIND_RULES as KIND_RULES
@@ -42,6 +44,54 @@ def _content_word(raw: str) -> str:
     if len(w) > 4 and w.endswith("s") and not w.endswith("ss"):
         w = w[:-1]
     return w
+
+
+T = TypeVar("T")
+
+
+class TextMemo(Generic[T]):
+    """`fn(text, *rest)` remembered for short texts: transcripts say the same things again and
+    again (an agent's stock replies, a retried prompt; the benchmark history's 100k assistant
+    messages have 2,300 texts), and what is derived from a text depends on it alone. Bounded:
+    a text over `longest` characters is computed every time, and the memo is emptied once it
+    holds `size` texts (each process, a forked worker too, has its own)."""
+
+    def __init__(self, fn: Callable[..., T], size: int = 4096, longest: int = 2000) -> None:
+        self.fn, self.size, self.longest = fn, size, longest
+        self.memo: dict[tuple[object, ...], T] = {}
+
+    def __call__(self, text: str, *rest: object) -> T:
+        if len(text) > self.longest:
+            return self.fn(text, *rest)
+        key = (text, *rest)
+        got = self.memo.get(key)
+        if got is None:
+            if len(self.memo) >= self.size:
+                self.memo.clear()
+            got = self.memo[key] = self.fn(text, *rest)
+        return got
+
+
+def any_of(words: Iterable[str]) -> re.Pattern[str]:
+    """A pattern that `search`es whether any of `words` occurs, as `any(w in text ...)` does:
+    one pass over the text with the words factored by their characters (a trie), in place of
+    a scan per word. A word another starts with stands for both (where the longer occurs, so
+    does it)."""
+    def trie(ws: list[str]) -> str:
+        by: dict[str, list[str]] = {}
+        for w in ws:
+            by.setdefault(w[0], []).append(w[1:])
+        alts = []
+        for c, rests in sorted(by.items()):
+            rest = "" if "" in rests else (
+                re.escape(rests[0]) if len(rests) == 1 else "(?:" + trie(rests) + ")")
+            alts.append(re.escape(c) + rest)
+        return "|".join(alts)
+
+    ws = sorted(set(words))
+    if not ws or "" in ws:
+        raise ValueError("any_of needs non-empty words")
+    return re.compile(trie(ws))
 
 
 def path_terms(path: str) -> list[str]:

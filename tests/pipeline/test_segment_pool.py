@@ -14,7 +14,7 @@ from looma_git.index import storedb
 from looma_git.ingest import parallel
 from looma_git.pipeline import segment_pool
 from looma_git.pipeline.extractor import HeuristicExtractor
-from looma_git.pipeline.inputs import load_session, session_versions
+from looma_git.pipeline.inputs import load_session, load_sessions, session_versions
 from looma_git.pipeline.segment import segment_session
 from looma_git.store import gitfacts
 from tests.pipeline.test_incremental import KNOWN, POOL
@@ -29,6 +29,21 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for s in POOL:
         _store(root, s)
     return root
+
+
+def test_a_session_loaded_alone_is_the_one_built_by_its_constructors(repo: Path) -> None:
+    # load_session sets its events' and calls' fields directly (no frozen __init__);
+    # load_sessions builds them with the dataclass constructors: the same values.
+    conn = storedb.connect(find_repo(repo), readonly=True)
+    try:
+        built = {s.key: s for s in load_sessions(conn)}
+        alone = {k: load_session(conn, *k.split(":", 1)) for k in session_versions(conn)}
+    finally:
+        conn.close()
+    assert alone == built and any(ev.tools for s in alone.values() for ev in s.events)
+    for k, s in alone.items():
+        assert repr(s) == repr(built[k]) and hash(s.events) == hash(built[k].events)
+        assert [vars(ev) for ev in s.events] == [vars(ev) for ev in built[k].events]
 
 
 def test_workers_segment_every_session_as_one_process_does(repo: Path) -> None:
