@@ -139,15 +139,20 @@ def _boom(i: int) -> int:
     return i
 
 
-def test_ordered_map_reraises_a_worker_exception():
-    out = []
+def _until_raised(fn, exc_type: type[Exception]) -> tuple[list[int], Exception]:
+    """The values `ordered_map(fn, range(10))` gave before it raised `exc_type`, and that."""
+    out: list[int] = []
     try:
-        for _i, v in parallel.ordered_map(_boom, list(range(10)), workers=2):
+        for _i, v in parallel.ordered_map(fn, list(range(10)), workers=2):
             out.append(v)
-    except ValueError as exc:
-        assert "bad source" in str(exc)
-    else:
-        raise AssertionError("the worker's exception was swallowed")
+    except exc_type as exc:
+        return out, exc
+    raise AssertionError(f"ordered_map over {fn.__name__} raised nothing")
+
+
+def test_ordered_map_reraises_a_worker_exception():
+    out, exc = _until_raised(_boom, ValueError)
+    assert "bad source" in str(exc)
     assert out == [0, 1, 2]
 
 
@@ -200,12 +205,6 @@ def _dies(i: int) -> int:
 
 
 def test_a_reader_that_dies_is_reported_not_waited_for():
-    out = []
-    try:
-        for _i, v in parallel.ordered_map(_dies, list(range(10)), workers=2):
-            out.append(v)
-    except RuntimeError as exc:
-        assert "died" in str(exc)
-    else:
-        raise AssertionError("a dead reader went unnoticed")
+    out, exc = _until_raised(_dies, RuntimeError)
+    assert "died" in str(exc)
     assert out == [0, 1, 2, 3]
