@@ -138,6 +138,7 @@ _ANCHORS = tuple(sorted({lit for pats in _PATTERNS.values() for _, gate in pats
                          for lit in gate[0]}))
 _ANY_ANCHOR = any_of(_ANCHORS)  # one pass: half the messages have none (90 `in` tests each)
 
+
 def _behind(anchors: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
     """Per anchor, the other literals of the patterns whose first group it is in: only those
     patterns can match once it occurs, so only their literals are worth testing."""

@@ -375,8 +375,6 @@ class Reader:
                extra: dict[str, str]) -> NormalizedEvent:
         # The raw record stays in the transcript: stored as its byte span, not copied.
         by_ref = line.start >= 0
-        if by_ref and calls and type(line.data) is bytes:  # shell mode: see _carry
-            self.records[line.start] = line.obj
         ev = new_event({
             "event_id": eid, "source": AGENT, "session_native_id": session,
             "project_root": self.ctx.cwd, "git_remote": None, "git_branch": self.ctx.branch,
