@@ -57,7 +57,7 @@ def start_beside(paths: RepoPaths, new_events: int) -> Callable[[], int | None]:
         return lambda: None
     from looma_git.pipeline import child
 
-    joined = child.start(lambda: index_messages(paths))
+    joined = child.start(lambda: index_messages(paths), nice=child.BESIDE_NICE)
 
     def join() -> int | None:
         try:

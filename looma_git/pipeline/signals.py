@@ -94,8 +94,10 @@ _SHIFT = re.compile(
 # after a word character or "-" that no match started at (whatever matches from there matches
 # from one character earlier) nor right after a match (each ends before a non-word character).
 # So the matches are those without that guard, found ~2x faster (no attempt inside a word).
+# Possessive runs (`++`): a run never gives back what it took, as "/" or "." (outside its
+# class) must follow it; the same matches without retrying each shorter run (~35% of it).
 _PATHISH = re.compile(r"(?:(?<![\w\-])|(?=[.\-]))"
-                      r"(?:[\w.\-]+(?:/[\w.\-]+)+|[\w\-]+\.[a-z]{1,5}\b)")
+                      r"(?:[\w.\-]++(?:/[\w.\-]++)+|[\w\-]++\.[a-z]{1,5}\b)")
 
 
 # Files that record the work rather than do it (who wrote it, what changed): every effort

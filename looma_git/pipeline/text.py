@@ -6,7 +6,7 @@ import functools
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Generic, TypeVar
 
 # Kind logic lives in pipeline/kinds.py; re-exported for callers of the old place.
@@ -70,28 +70,6 @@ class TextMemo(Generic[T]):
                 self.memo.clear()
             got = self.memo[key] = self.fn(text, *rest)
         return got
-
-
-def any_of(words: Iterable[str]) -> re.Pattern[str]:
-    """A pattern that `search`es whether any of `words` occurs, as `any(w in text ...)` does:
-    one pass over the text with the words factored by their characters (a trie), in place of
-    a scan per word. A word another starts with stands for both (where the longer occurs, so
-    does it)."""
-    def trie(ws: list[str]) -> str:
-        by: dict[str, list[str]] = {}
-        for w in ws:
-            by.setdefault(w[0], []).append(w[1:])
-        alts = []
-        for c, rests in sorted(by.items()):
-            rest = "" if "" in rests else (
-                re.escape(rests[0]) if len(rests) == 1 else "(?:" + trie(rests) + ")")
-            alts.append(re.escape(c) + rest)
-        return "|".join(alts)
-
-    ws = sorted(set(words))
-    if not ws or "" in ws:
-        raise ValueError("any_of needs non-empty words")
-    return re.compile(trie(ws))
 
 
 def path_terms(path: str) -> list[str]:

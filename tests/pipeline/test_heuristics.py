@@ -101,7 +101,9 @@ FRAGMENTS = ["Let's use", "we'll", "I will", "keep", "Redis", "decided to", "Dec
              "tokens", ".", ". ", "\n", "? ", "!", "```", "if", "maybe", " ", ",", "x.py",
              "- ", "  ", "ALL", "Through", "NOT", "Retry with", "Stream rows", ": ",
              "instead of", ", never on", "expire after 30 minutes", "an N+1 query",
-             "root cause", "Match on the verified email claim"]
+             "root cause", "Match on the verified email claim", "time out after 3 tries",
+             "Sessions times out after 5 minutes", "is valid for 7 days", "stay valid for",
+             "validate", "timeout", "time", "all calls must go through", "goes", "go"]
 
 
 @settings(max_examples=600, deadline=None)

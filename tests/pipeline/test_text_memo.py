@@ -6,9 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from looma_git.literals import Occurring, any_of
 from looma_git.pipeline import heuristics
 from looma_git.pipeline.heuristics import _ANCHORS, _BEHIND, _open_patterns, _opened, extract
-from looma_git.pipeline.text import TextMemo, any_of
+from looma_git.pipeline.text import TextMemo
 
 TRICKY = [
     "", "n", "no", "not", "nothing", "cannot", "not use", "a", "[ ]", "[  ]", "- [ ] x", "n+1",
@@ -24,10 +25,25 @@ def _present(words: tuple[str, ...], text: str) -> bool:
     return any(w in text for w in words)
 
 
-@pytest.mark.parametrize("text", TRICKY)
-def test_any_of_anchors_is_the_in_tests(text: str) -> None:
+@pytest.mark.parametrize("text", [*TRICKY, " ".join(TRICKY), "".join(TRICKY)])
+def test_the_anchors_found_are_the_in_tests(text: str) -> None:
     low = text.lower()
-    assert (heuristics._ANY_ANCHOR.search(low) is not None) is _present(_ANCHORS, low)
+    assert heuristics._ANCHORS_IN(low) == {a for a in _ANCHORS if a in low}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="ab .+[]'", min_size=1, max_size=4), min_size=1, max_size=6),
+       st.text(alphabet="ab .+[]'\n", max_size=30))
+def test_occurring_is_every_in_test(words: list[str], text: str) -> None:
+    """Overlapping words ("ab" inside "bab", "a" extended by "ab") are found too."""
+    assert Occurring(words)(text) == {w for w in words if w in text}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(TRICKY), max_size=12).map("".join))
+def test_occurring_anchors_in_glued_texts(text: str) -> None:
+    low = text.lower()
+    assert heuristics._ANCHORS_IN(low) == {a for a in _ANCHORS if a in low}
 
 
 @pytest.mark.parametrize("words", [
