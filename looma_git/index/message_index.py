@@ -1,12 +1,13 @@
 """Indexing stored messages into Tantivy ahead of `reindex`, in a process beside the work model.
 
 A cold ingest stores ~100k messages; their full-text docs depend on nothing the work model
-builds, so a forked child indexes them while the parent resolves WorkItems (the second core is
-otherwise idle then), and the parent's `reindex` finds them indexed (the mark in store.db has
-moved) and adds only the WorkItem and memory docs."""
+builds, so a process of its own indexes them while the parent resolves WorkItems (the second
+core is otherwise idle then), and the parent's `reindex` finds them indexed (the mark in
+store.db has moved) and adds only the WorkItem and memory docs."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 from looma_git.gitrepo import RepoPaths
@@ -48,21 +49,59 @@ def index_messages(paths: RepoPaths) -> int:
 
 
 def start_beside(paths: RepoPaths, new_events: int) -> Callable[[], int | None]:
-    """Fork a child that runs `index_messages` when `new_events` make it pay; returns a join
-    that waits for it and gives how many messages it indexed (None: nothing was started, or
-    the child failed; `reindex` then indexes what is left, as it always does)."""
+    """Start a process that runs `index_messages` when `new_events` make it pay; returns a
+    join that waits for it and gives how many messages it indexed (None: nothing was started,
+    or the process failed; `reindex` then indexes what is left, as it always does).
+
+    A new interpreter, not a fork: a fork of the work model's process inherits SQLite's state
+    for store.db (which locks this process holds, of its open connections), so a connection
+    the fork opened took no real lock; once it wrote while the parent did (a slower run: the
+    index done during the settling pass), it read a "malformed" image and failed. It runs at a
+    lower priority: the work model's steps are the ones the command waits on."""
     from looma_git.ingest import parallel
 
     if new_events < BESIDE_FROM or not parallel.fork_available() or parallel.default_workers() < 2:
         return lambda: None
-    from looma_git.pipeline import child
+    import subprocess
+    import sys
 
-    joined = child.start(lambda: index_messages(paths), nice=child.BESIDE_NICE)
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "import sys; from looma_git.index.message_index import "
+             "_main; _main(sys.argv[1:])", str(os.getpid()), str(paths.worktree or ""),
+             str(paths.git_dir), str(paths.common_dir)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            close_fds=True)
+    except OSError:
+        return lambda: None
 
     def join() -> int | None:
+        out, _ = proc.communicate()
+        if proc.returncode != 0:
+            return None
         try:
-            return joined()
-        except Exception:  # the child failed: the parent indexes what is left
+            return int(out.decode().strip())
+        except ValueError:
             return None
 
     return join
+
+
+BESIDE_NICE = 10  # how much lower the indexing process runs than the work model beside it
+
+
+def _main(argv: list[str]) -> None:
+    """The indexing process: `index_messages`, its count on stdout; it dies with its parent."""
+    from pathlib import Path
+
+    from looma_git.ingest import parallel
+
+    parent, worktree, git_dir, common = argv
+    parallel.child_init((), int(parent))
+    try:
+        os.nice(BESIDE_NICE)
+    except OSError:
+        pass
+    paths = RepoPaths(worktree=Path(worktree) if worktree else None, git_dir=Path(git_dir),
+                      common_dir=Path(common))
+    print(index_messages(paths), flush=True)

@@ -25,17 +25,9 @@ def in_child(fn: Callable[[], T]) -> T:
     return start(fn)()
 
 
-# How much lower a child working beside its parent runs (`start(nice=BESIDE_NICE)`) when
-# the parent waits for it last: the parent's own steps are the ones the command waits on, and
-# the child's work fits in the time they leave (a cold ingest's tail: the ledger appends beside
-# the message index and the rows' saver, three processes on two cores, had ~0.7 of a core).
-BESIDE_NICE = 10
-
-
-def start(fn: Callable[[], T], *, nice: int = 0) -> Callable[[], T]:
+def start(fn: Callable[[], T]) -> Callable[[], T]:
     """Fork a child computing `fn()` now; returns the join that waits for it and gives its
-    value (or raises what it raised). `nice` lowers the child's priority (work beside the
-    parent's). The caller checked that fork is available."""
+    value (or raises what it raised). The caller checked that fork is available."""
     from looma_git.ingest import parallel
 
     for stream in (sys.stdout, sys.stderr):  # a fork must not inherit unflushed output
@@ -51,11 +43,6 @@ def start(fn: Callable[[], T], *, nice: int = 0) -> Callable[[], T]:
         try:
             os.close(r)
             parallel.child_init((), parent)
-            if nice:
-                try:
-                    os.nice(nice)
-                except OSError:
-                    pass
             # What the parent holds is live for as long as the child runs: its full
             # collections need not walk it (a cold work model's 9 took 0.66 -> 0.39 CPU-s).
             gc.freeze()

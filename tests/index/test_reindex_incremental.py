@@ -121,7 +121,7 @@ def test_messages_indexed_beside_the_work_model_are_not_indexed_again(
     paths = find_repo(repo)
     api_ledger.init_repo(paths)
     _events(paths, [f"oauth callback step {i}" for i in range(6)], "s1", now=100)
-    join = message_index.start_beside(paths, 6)  # a forked child: the spy does not see it
+    join = message_index.start_beside(paths, 6)  # a process of its own: the spy does not see it
     a = _create(paths, "Implement OAuth Login")  # meanwhile the work model writes the ledger
     assert join() == 6
     rep = api_index.reindex(paths, full=False, memory_budget_s=0)
@@ -133,3 +133,42 @@ def test_messages_indexed_beside_the_work_model_are_not_indexed_again(
     # Nothing to start below the threshold.
     monkeypatch.setattr(message_index, "BESIDE_FROM", 10**9)
     assert message_index.start_beside(paths, 6)() is None
+
+
+def test_the_indexing_process_writes_while_its_parent_reads_and_writes(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The parent holds a read open when it starts the indexer (a pass streaming its windows)
+    and writes store.db meanwhile, checkpointing (the settling pass): the indexer, a process
+    of its own with its own locks, indexes every message and both stay whole."""
+    import time
+
+    from looma_git.index import message_index
+    from looma_git.ingest import parallel
+
+    if not parallel.fork_available():
+        pytest.skip("needs Linux")
+    monkeypatch.setattr(message_index, "BESIDE_FROM", 1)
+    monkeypatch.setattr(parallel, "default_workers", lambda: 2)
+    paths = find_repo(repo)
+    api_ledger.init_repo(paths)
+    _events(paths, [f"oauth callback step {i} " + "x" * 2000 for i in range(3000)], "s1",
+            now=100)
+    reader = storedb.connect(paths)
+    rows = reader.execute("SELECT event_id FROM events")
+    assert rows.fetchone() is not None  # a read in progress when the indexer starts
+    join = message_index.start_beside(paths, 3000)
+    writer = storedb.connect(paths)
+    deadline = time.monotonic() + 1.5
+    n = 0
+    while time.monotonic() < deadline:
+        with storedb.transaction(writer):
+            storedb.set_meta(writer, "test_counter", str(n))  # and pages to checkpoint:
+            storedb.set_meta(writer, "test_blob", str(n) * 100_000)
+        n += 1
+    assert join() == 3000
+    rows.fetchall()
+    assert storedb.get_meta(writer, "test_counter") == str(n - 1)
+    assert writer.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert int(storedb.get_meta(writer, "index_events_mark") or 0) > 0
+    reader.close()
+    writer.close()
