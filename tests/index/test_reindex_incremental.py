@@ -109,17 +109,25 @@ def test_a_workitem_that_disappears_leaves_the_index(repo: Path, added: list[lis
     assert FullTextIndex(api_index.fulltext_dir(paths)).search("oauth") == []
 
 
-def test_messages_indexed_beside_the_work_model_are_not_indexed_again(
-        repo: Path, added: list[list[str]], monkeypatch: pytest.MonkeyPatch) -> None:
+def _indexing_beside(repo: Path, monkeypatch: pytest.MonkeyPatch) -> RepoPaths:
+    """An initialised repository where any ingest indexes its messages beside the work model."""
     from looma_git.index import message_index
     from looma_git.ingest import parallel
 
     if not parallel.fork_available():
-        pytest.skip("needs fork (Linux)")
+        pytest.skip("needs Linux")
     monkeypatch.setattr(message_index, "BESIDE_FROM", 1)
     monkeypatch.setattr(parallel, "default_workers", lambda: 2)
     paths = find_repo(repo)
     api_ledger.init_repo(paths)
+    return paths
+
+
+def test_messages_indexed_beside_the_work_model_are_not_indexed_again(
+        repo: Path, added: list[list[str]], monkeypatch: pytest.MonkeyPatch) -> None:
+    from looma_git.index import message_index
+
+    paths = _indexing_beside(repo, monkeypatch)
     _events(paths, [f"oauth callback step {i}" for i in range(6)], "s1", now=100)
     join = message_index.start_beside(paths, 6)  # a process of its own: the spy does not see it
     a = _create(paths, "Implement OAuth Login")  # meanwhile the work model writes the ledger
@@ -143,14 +151,8 @@ def test_the_indexing_process_writes_while_its_parent_reads_and_writes(
     import time
 
     from looma_git.index import message_index
-    from looma_git.ingest import parallel
 
-    if not parallel.fork_available():
-        pytest.skip("needs Linux")
-    monkeypatch.setattr(message_index, "BESIDE_FROM", 1)
-    monkeypatch.setattr(parallel, "default_workers", lambda: 2)
-    paths = find_repo(repo)
-    api_ledger.init_repo(paths)
+    paths = _indexing_beside(repo, monkeypatch)
     _events(paths, [f"oauth callback step {i} " + "x" * 2000 for i in range(3000)], "s1",
             now=100)
     reader = storedb.connect(paths)
