@@ -44,7 +44,6 @@ def update(paths: RepoPaths, env: DiscoveryEnv, *, agents: list[str] | None = No
         _phase("building the work model")
         from looma_git.api.refine import refine_and_publish  # not imported by --no-refine
         from looma_git.index.message_index import start_beside
-        from looma_git.pipeline.child import in_child
         from looma_git.pipeline.refine import after_segmenting
 
         new = report.events_added + report.events_updated
@@ -63,32 +62,52 @@ def update(paths: RepoPaths, env: DiscoveryEnv, *, agents: list[str] | None = No
                     for join in joins:
                         join()
 
-        # A pass over many new events (a cold ingest) runs in a child: the heap its
-        # work model grew is returned to the system before indexing, not kept under it.
-        result = in_child(work_model) if new >= WORK_MODEL_CHILD_FROM else work_model()
-        _phase("indexing")
-        # Keep the index fresh here, off the query path, so the next `resume` finds it ready:
-        # vectors for what this run's new work added, and a bounded share of any backlog
-        # (the rest is reported as pending by `looma status`).
-        from looma_git.api.index import INGEST_BACKLOG_BUDGET_S, reindex
-        from looma_git.errors import LoomaError
-        from looma_git.index.vector_background import BESIDE_FROM
-        from looma_git.store import gcpause
+        from looma_git.index import vector_background
 
+        # The process that embeds a cold ingest's vectors after the command starts now, at
+        # the lowest priority: it loads the model on the core the work model's last steps
+        # leave idle, then waits for its task (index/vector_background.Prewarmed).
+        prewarmed = vector_background.prewarm(paths) \
+            if new >= vector_background.BESIDE_FROM else None
         try:
-            # After many new events (a cold ingest) a detached process embeds the vectors:
-            # the command returns once words can answer (index/vector_background). After a
-            # few (a new session) the records of every WorkItem are loaded and kept to the
-            # command's end: no collection need walk them (store/gcpause.py).
-            with gcpause.paused(new < BESIDE_FROM):
-                reindex(paths, full=False, memory_budget_s=INGEST_BACKLOG_BUDGET_S,
-                        embed_new=True,
-                        last_use=True,  # the command reads the ledger no more: drop its fold
-                        vectors_beside=new >= BESIDE_FROM)
-        except LoomaError:
-            pass  # the index is a cache: the next query refreshes it
+            result = _model_and_index(paths, new, work_model, prewarmed, _phase)
+        finally:
+            if prewarmed is not None:
+                prewarmed.cancel()  # (no task handed over: it exits)
 
     return UpdateReport(ingest=report, refine=result)
+
+
+def _model_and_index(paths: RepoPaths, new: int, work_model: Callable[[], Any],
+                     prewarmed: Any, phase: Callable[[str], None]) -> Any:
+    """The work model (`work_model()`), then the index of what it published; returns the
+    refinery's report."""
+    from looma_git.api.index import INGEST_BACKLOG_BUDGET_S, reindex
+    from looma_git.errors import LoomaError
+    from looma_git.index.vector_background import BESIDE_FROM
+    from looma_git.pipeline.child import in_child
+    from looma_git.store import gcpause
+
+    # A pass over many new events (a cold ingest) runs in a child: the heap its
+    # work model grew is returned to the system before indexing, not kept under it.
+    result = in_child(work_model) if new >= WORK_MODEL_CHILD_FROM else work_model()
+    phase("indexing")
+    # Keep the index fresh here, off the query path, so the next `resume` finds it ready:
+    # vectors for what this run's new work added, and a bounded share of any backlog
+    # (the rest is reported as pending by `looma status`).
+    try:
+        # After many new events (a cold ingest) a detached process embeds the vectors:
+        # the command returns once words can answer (index/vector_background). After a
+        # few (a new session) the records of every WorkItem are loaded and kept to the
+        # command's end: no collection need walk them (store/gcpause.py).
+        with gcpause.paused(new < BESIDE_FROM):
+            reindex(paths, full=False, memory_budget_s=INGEST_BACKLOG_BUDGET_S,
+                    embed_new=True,
+                    last_use=True,  # the command reads the ledger no more: drop its fold
+                    vectors_beside=new >= BESIDE_FROM, prewarmed=prewarmed)
+    except LoomaError:
+        pass  # the index is a cache: the next query refreshes it
+    return result
 
 
 def _refined_before(paths: RepoPaths) -> bool:

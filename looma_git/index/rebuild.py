@@ -112,14 +112,15 @@ def release_memory(collect: bool = False) -> None:
 def reindex(paths: RepoPaths, *, full: bool = True,
             memory_budget_s: float | None = MEMORY_EMBED_BUDGET_S,
             embed_new: bool = False, last_use: bool = False,
-            vectors_beside: bool = False) -> ReindexReport:
+            vectors_beside: bool = False, prewarmed: Any = None) -> ReindexReport:
     """Rebuild (full) or refresh the Tantivy index and vectors from the ledger + local events;
     `embed_new`: texts new since the last top-up are embedded whatever the budget;
     `last_use`: this process reads the ledger no more (a command's last step), so its
     in-memory fold is dropped once the records are taken (the state dir's fold cache keeps
     it for the next process); `vectors_beside`: the vectors are topped up by a detached
     process (index/vector_background: a cold ingest's), the index and its stamp are written
-    here and the report counts what that process will embed as pending."""
+    here and the report counts what that process will embed as pending (`prewarmed`: that
+    process, started earlier: `vector_background.prewarm`)."""
     from looma_git.index import storedb
     from looma_git.index.fulltext import FullTextIndex
     from looma_git.index.meta import IndexMeta, index_writer_lock, now_iso, read_meta, write_meta
@@ -174,7 +175,8 @@ def reindex(paths: RepoPaths, *, full: bool = True,
             conn.close()
         del ft, docs, wanted, indexed, fresh
         release_memory()  # the writer's heap and merges are done: the model starts from here
-        if vectors_beside and _beside(paths, items, report, memory_budget_s, embed_new):
+        if vectors_beside and _beside(paths, items, report, memory_budget_s, embed_new,
+                                      prewarmed):
             # (the process waits for this lock: it starts from the stamp written here)
             model_id = meta.model_id if meta is not None else None
         else:
@@ -200,11 +202,11 @@ def _embed(paths: RepoPaths, items: list[ItemRecord], report: ReindexReport,
 
 
 def _beside(paths: RepoPaths, items: list[ItemRecord], report: ReindexReport,
-            memory_budget_s: float | None, embed_new: bool) -> bool:
+            memory_budget_s: float | None, embed_new: bool, prewarmed: Any = None) -> bool:
     """Start the detached top-up (index/vector_background); False: embed inline instead."""
     from looma_git.index import vector_background, vector_sync
 
-    if not vector_background.start(paths, memory_budget_s, embed_new):
+    if not vector_background.start(paths, memory_budget_s, embed_new, prewarmed):
         return False
     texts = vector_sync.item_texts(items) + vector_sync.window_texts(paths)
     report.vectors, report.vectors_pending = vector_sync.counts(paths, texts)

@@ -11,6 +11,11 @@ detached process embeds the texts the inline top-up would have (WorkItems, then 
 within the same budget). It holds `LOCK` from before it starts to its exit; a query that needs
 meaning (`retrieval/semantic`) waits for the lock, so it ranks on the vectors the inline
 top-up would have written, never on some of them.
+
+A cold ingest starts that process before its work model (`prewarm`): a thread of the lowest
+priority imports onnxruntime and folds the model (once per user) on the core the work model's
+last steps leave idle, while the process waits for its task, handed over with LOCK when the
+stamp is written (`Prewarmed.go`); ~0.8 s of the top-up no longer comes after the command.
 """
 
 from __future__ import annotations
@@ -35,6 +40,9 @@ BESIDE_FROM = 20_000
 # said on stderr, and after this long the query ranks on the vectors written so far (words
 # still rank every WorkItem; the rest are embedded by then or by the next run).
 WAIT_S = 20.0
+# A prewarmed top-up warms up at the lowest priority: while the work model keeps both cores
+# busy it takes next to nothing from it (CFS weight 15 against 1024), then runs on the idle one.
+PREWARM_NICE = 19
 # How long the detached process waits for the index writer lock (the ingest that started it
 # still holds it while it writes the stamp; another reindex may hold it next).
 _WRITER_WAIT_S = 300.0
@@ -45,10 +53,13 @@ def _lock_path(paths: RepoPaths) -> Path:
     return paths.state_dir / LOCK
 
 
-def start(paths: RepoPaths, budget_s: float | None, embed_new: bool) -> bool:
-    """Start the detached top-up (`index.rebuild.top_up` with these arguments); False when
-    it cannot be started here (no flock, another top-up still running, no process): the
-    caller then embeds inline, as before."""
+def start(paths: RepoPaths, budget_s: float | None, embed_new: bool,
+          prewarmed: Prewarmed | None = None) -> bool:
+    """Start the detached top-up (`index.rebuild.top_up` with these arguments), or hand it to
+    the `prewarmed` process; False when it cannot be started here (no flock, another top-up
+    still running, no process): the caller then embeds inline, as before."""
+    if prewarmed is not None:
+        return prewarmed.go(budget_s, embed_new)
     try:
         import fcntl
     except ImportError:  # not POSIX
@@ -79,6 +90,72 @@ def start(paths: RepoPaths, budget_s: float | None, embed_new: bool) -> bool:
     finally:
         os.close(fd)  # the child's copy keeps the lock
     return True
+
+
+class Prewarmed:
+    """The top-up's process, started before the work model and waiting for its task (`go`):
+    a thread of the lowest priority imports onnxruntime and folds the model (once per user)
+    on whatever core is idle, which at a cold ingest's end is one of two (the work model's
+    last steps run on one), instead of after the command returned."""
+
+    def __init__(self, fd: int, pipe: int) -> None:
+        self.fd, self.pipe = fd, pipe  # LOCK's open file (shared with the process), its task
+
+    def go(self, budget_s: float | None, embed_new: bool) -> bool:
+        """Take LOCK for the process (a flock is the open file's: it holds it until it
+        exits) and hand it the top-up; False when another top-up holds LOCK or the process
+        is gone: it is told to exit, and the caller embeds inline."""
+        import fcntl
+
+        try:
+            try:
+                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                return False
+            task = f"{'none' if budget_s is None else repr(budget_s)} {int(embed_new)}\n"
+            try:
+                os.write(self.pipe, task.encode())
+            except OSError:  # it died while warming up: nobody holds the lock but us
+                with contextlib.suppress(OSError):
+                    fcntl.flock(self.fd, fcntl.LOCK_UN)
+                return False
+            return True
+        finally:
+            self.cancel()
+
+    def cancel(self) -> None:
+        """Close this side: a process that got no task reads the end and exits."""
+        for fd in (self.pipe, self.fd):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.pipe = self.fd = -1
+
+
+def prewarm(paths: RepoPaths) -> Prewarmed | None:
+    """Start the top-up's process now (`Prewarmed`); None where it cannot be (not Linux,
+    where a thread's priority is its own; no process): `start` then starts one when the
+    vectors are due, as before."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        fd = os.open(_lock_path(paths), os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        return None
+    r, w = os.pipe()
+    try:
+        subprocess.Popen(
+            [sys.executable, "-c", "import sys; from looma_git.index.vector_background "
+             "import _main; _main(sys.argv[1:])", str(fd), str(paths.worktree or ""),
+             str(paths.git_dir), str(paths.common_dir), "task", str(r)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True, close_fds=True, pass_fds=(fd, r))
+    except OSError:
+        for x in (fd, w):
+            os.close(x)
+        return None
+    finally:
+        os.close(r)
+    return Prewarmed(fd, w)
 
 
 def running(paths: RepoPaths) -> bool:
@@ -126,12 +203,41 @@ def _try_shared(paths: RepoPaths) -> bool:
         os.close(fd)
 
 
+def _warm_up() -> None:
+    """What a top-up loads before it embeds: the imports and the folded model (built once per
+    user, index/model_cache). In a thread of the lowest priority (on Linux a thread has its
+    own nice value, and threads it starts inherit it): the session that embeds is created by
+    the main thread after it, at the usual priority, so the embedding never runs niced."""
+    with contextlib.suppress(OSError):
+        os.nice(PREWARM_NICE)
+    with contextlib.suppress(Exception):  # (a model that cannot load: the top-up says why)
+        import numpy  # noqa: F401
+        import onnxruntime  # noqa: F401
+        import tokenizers  # noqa: F401
+
+        from looma_git.index import model_cache, rebuild, vectors  # noqa: F401
+        from looma_git.index.embedder import prepare_batch
+
+        prepare_batch(model_cache.FOLD_AT_TEXTS)
+
+
 def _main(argv: list[str]) -> None:
     """The detached top-up: embed under the index writer lock, then exit (which frees LOCK)."""
     # argv[0]: the inherited descriptor of LOCK, left open (the lock lasts until this exits)
     _fd, worktree, git_dir, common, budget, embed_new = argv
     paths = RepoPaths(worktree=Path(worktree) if worktree else None, git_dir=Path(git_dir),
                       common_dir=Path(common))
+    if budget == "task":  # prewarmed: warm up while waiting for the task (or none)
+        import threading
+
+        warm = threading.Thread(target=_warm_up, daemon=True)
+        warm.start()
+        with os.fdopen(int(embed_new), "rb") as pipe:
+            task = pipe.readline().decode().split()
+        if len(task) != 2:
+            return  # the ingest ended without vectors to embed here (or died)
+        warm.join()
+        budget, embed_new = task
     from looma_git.index.rebuild import top_up
 
     # A failure leaves the texts pending (recorded): the next ingest or reindex embeds them.

@@ -150,3 +150,55 @@ def test_a_query_says_that_it_waits_and_the_wait_is_bounded(repo: Path, capsys,
         held.release()
     said.clear()
     assert vector_background.wait(paths, say=said.append) and said == []
+
+
+def _prewarm_exits(paths: RepoPaths) -> None:
+    """The prewarmed process is gone (it holds no lock and no pipe any more)."""
+    import subprocess
+
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        got = subprocess.run(["pgrep", "-f", f"vector_background.*{paths.git_dir}"],
+                             capture_output=True, text=True)
+        if got.returncode != 0:
+            return
+        time.sleep(0.05)
+    raise AssertionError("the prewarmed top-up did not exit")
+
+
+def test_a_prewarmed_top_up_without_a_task_exits_and_embeds_nothing(repo: Path) -> None:
+    paths, _ids = _ledger(repo)
+    prewarmed = vector_background.prewarm(paths)
+    assert prewarmed is not None
+    assert not vector_background.running(paths)  # no lock until it has a task
+    prewarmed.cancel()
+    _prewarm_exits(paths)
+    assert not vector_sync.vectors_path(paths).exists()
+    assert not vector_background.running(paths)
+
+
+def test_a_prewarmed_top_up_is_told_to_exit_while_another_holds_the_lock(repo: Path) -> None:
+    paths, _ids = _ledger(repo)
+    api_index.reindex(paths, full=True, memory_budget_s=0)
+    held = _Held(paths)
+    try:
+        prewarmed = vector_background.prewarm(paths)
+        assert prewarmed is not None
+        assert not vector_background.start(paths, 0.0, True, prewarmed)  # the caller embeds
+        _prewarm_exits(paths)
+    finally:
+        held.release()
+    assert not vector_background.running(paths)
+
+
+def test_a_prewarmed_top_up_embeds_what_the_stamp_names(repo: Path) -> None:
+    paths, ids = _ledger(repo)
+    prewarmed = vector_background.prewarm(paths)
+    rep = api_index.reindex(paths, full=True, memory_budget_s=0, vectors_beside=True,
+                            prewarmed=prewarmed)
+    assert rep.vectors_beside
+    assert vector_background.wait(paths, timeout=60)
+    meta = read_meta(paths.state_dir)
+    assert meta is not None and meta.model_id == emb_mod.DEFAULT_MODEL_ID
+    assert meta.vectors >= 2 and meta.vectors_pending == 0
+    assert sorted(semantic.item_cosines(paths, "oauth login", set(ids))) == sorted(ids)
