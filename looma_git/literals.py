@@ -39,7 +39,7 @@ class Occurring:
     def __init__(self, words: Iterable[str]) -> None:
         ws = sorted(set(words))
         self.findall = any_of(ws).findall
-        self.shadows = {m: tuple(x for x in ws if x != m and _overlaps(m, x)) for m in ws}
+        self.shadows = {m: _shadowed(m, ws) for m in ws}
 
     def __call__(self, text: str) -> set[str]:
         found = set(self.findall(text))
@@ -50,13 +50,11 @@ class Occurring:
         return found
 
 
-def _overlaps(m: str, x: str) -> bool:
-    """Whether an occurrence of `x` may start where one of `m` does (extending it) or inside
-    it: a scan that reported `m` there passed over it."""
-    if x.startswith(m):
-        return True
-    for i in range(1, len(m)):
-        tail = m[i:]
-        if x.startswith(tail) or tail.startswith(x):
-            return True
-    return False
+def _shadowed(m: str, words: list[str]) -> tuple[str, ...]:
+    """The words an occurrence of which may start where one of `m` does (extending it) or
+    inside it, so that a scan that reported `m` there passed over it: `x` starts with `m`,
+    lies inside `m` after its first character, or starts with a proper tail of `m`."""
+    tails = tuple(m[i:] for i in range(1, len(m)))
+    inner = m[1:]
+    return tuple(x for x in words if x != m and (
+        x.startswith(m) or x in inner or (tails and x.startswith(tails))))
