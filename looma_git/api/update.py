@@ -64,9 +64,9 @@ def update(paths: RepoPaths, env: DiscoveryEnv, *, agents: list[str] | None = No
 
         from looma_git.index import vector_background
 
-        # The process that embeds a cold ingest's vectors after the command starts now, at
-        # the lowest priority: it loads the model on the core the work model's last steps
-        # leave idle, then waits for its task (index/vector_background.Prewarmed).
+        # The process that embeds a cold ingest's vectors after the command starts now: a
+        # thread of the lowest priority loads what it needs on the core the work model's last
+        # steps leave idle, then it waits for its task (index/vector_background.Prewarmed).
         prewarmed = vector_background.prewarm(paths) \
             if new >= vector_background.BESIDE_FROM else None
         try:

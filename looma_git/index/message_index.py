@@ -53,11 +53,12 @@ def start_beside(paths: RepoPaths, new_events: int) -> Callable[[], int | None]:
     join that waits for it and gives how many messages it indexed (None: nothing was started,
     or the process failed; `reindex` then indexes what is left, as it always does).
 
-    A new interpreter, not a fork: a fork of the work model's process inherits SQLite's state
-    for store.db (which locks this process holds, of its open connections), so a connection
-    the fork opened took no real lock; once it wrote while the parent did (a slower run: the
-    index done during the settling pass), it read a "malformed" image and failed. It runs at a
-    lower priority: the work model's steps are the ones the command waits on."""
+    A new interpreter, not a fork: a fork of the work model's process inherits SQLite's
+    in-process state for store.db (what it knows of the file's locks and WAL index through the
+    parent's open connection: SQLite's "do not carry a connection across fork()"), and when
+    it ran late (niced, or delayed 2.5 s to test it) it read "database disk image is
+    malformed" during the settling pass's writes and failed. It runs at a lower priority: the
+    work model's steps are the ones the command waits on."""
     from looma_git.ingest import parallel
 
     if new_events < BESIDE_FROM or not parallel.fork_available() or parallel.default_workers() < 2:
