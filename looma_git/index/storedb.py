@@ -138,7 +138,10 @@ def connect(paths: RepoPaths, *, readonly: bool = False) -> sqlite3.Connection:
             conn.close()
             if "readonly" in str(exc) or "read-only" in str(exc):
                 raise ReadOnlyError(f"{db} is not writable: {exc}") from exc
-            raise InvalidDataError(f"cannot use {db}: {exc}") from exc
+            # (SQLite's extended code names which I/O failed: "disk I/O error" alone does not)
+            code = getattr(exc, "sqlite_errorname", None)
+            raise InvalidDataError(f"cannot use {db}: {exc}" + (f" ({code})" if code else "")
+                                   ) from exc
         except sqlite3.DatabaseError as exc:
             conn.close()
             raise InvalidDataError(f"{db} is not a usable SQLite database: {exc}",
