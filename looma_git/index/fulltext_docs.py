@@ -73,9 +73,14 @@ def build_analyzer() -> tantivy.TextAnalyzer:
     )
 
 
+def check_doc_id(doc_id: object) -> None:
+    """A document id is a non-empty string (InvalidDataError otherwise)."""
+    if not isinstance(doc_id, str) or not doc_id:
+        raise InvalidDataError(f"document id must be a non-empty string, got {doc_id!r}")
+
+
 def check_doc(doc: Doc) -> None:
-    if not isinstance(doc.doc_id, str) or not doc.doc_id:
-        raise InvalidDataError(f"document id must be a non-empty string, got {doc.doc_id!r}")
+    check_doc_id(doc.doc_id)
     if doc.doc_type not in DOC_TYPES:
         raise InvalidDataError(
             f"document {doc.doc_id!r} has unknown type {doc.doc_type!r}",

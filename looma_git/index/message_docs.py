@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
-from looma_git.errors import InvalidDataError
+from looma_git.index.fulltext_docs import check_doc_id
 
 MESSAGE_CHARS = 4000
 
@@ -49,7 +49,6 @@ def message_docs(conn: Any, since: int, mark: list[int]) -> Iterator[JsonDoc]:
     cur.execute(_SQL, (MESSAGE_CHARS, since))
     while rows := cur.fetchmany(1000):
         for doc_id, head, ts, _ in rows:
-            if not isinstance(doc_id, str) or not doc_id:
-                raise InvalidDataError(f"document id must be a non-empty string, got {doc_id!r}")
+            check_doc_id(doc_id)
             yield JsonDoc(doc_id, f"{head}{int(parse_ts(ts or ''))}}}")
         mark[0] = max(mark[0], max(int(r[3] or 0) for r in rows))

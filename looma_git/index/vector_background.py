@@ -76,13 +76,7 @@ def start(paths: RepoPaths, budget_s: float | None, embed_new: bool,
         # The child inherits the locked open file: the lock is held until it exits (also
         # when it crashes), with no moment between this call and its start when a query
         # would find it free.
-        subprocess.Popen(
-            [sys.executable, "-c", "import sys; from looma_git.index.vector_background "
-             "import _main; _main(sys.argv[1:])", str(fd), str(paths.worktree or ""),
-             str(paths.git_dir), str(paths.common_dir),
-             "none" if budget_s is None else repr(budget_s), "1" if embed_new else "0"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True, close_fds=True, pass_fds=(fd,))
+        _spawn(paths, "_main", fd, *_task(budget_s, embed_new))
     except OSError:
         with contextlib.suppress(OSError):
             fcntl.flock(fd, fcntl.LOCK_UN)
@@ -90,6 +84,24 @@ def start(paths: RepoPaths, budget_s: float | None, embed_new: bool,
     finally:
         os.close(fd)  # the child's copy keeps the lock
     return True
+
+
+def _task(budget_s: float | None, embed_new: bool) -> tuple[str, str]:
+    """`top_up`'s arguments as the process reads them (`_top_up`)."""
+    return ("none" if budget_s is None else repr(budget_s)), ("1" if embed_new else "0")
+
+
+def _spawn(paths: RepoPaths, entry: str, fd: int, *args: str, keep: int | None = None) -> None:
+    """Start a detached process running `entry(argv)` of this module: `fd` (LOCK's open
+    file) and `keep` are inherited, then the repository's paths and `args` (OSError when it
+    cannot be started)."""
+    subprocess.Popen(
+        [sys.executable, "-c", f"import sys; from looma_git.index.vector_background import "
+         f"{entry}; {entry}(sys.argv[1:])", str(fd), str(paths.worktree or ""),
+         str(paths.git_dir), str(paths.common_dir), *args],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True, close_fds=True,
+        pass_fds=(fd,) if keep is None else (fd, keep))
 
 
 class Prewarmed:
@@ -112,9 +124,8 @@ class Prewarmed:
                 fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
                 return False
-            task = f"{'none' if budget_s is None else repr(budget_s)} {int(embed_new)}\n"
             try:
-                os.write(self.pipe, task.encode())
+                os.write(self.pipe, (" ".join(_task(budget_s, embed_new)) + "\n").encode())
             except OSError:  # it died while warming up: nobody holds the lock but us
                 with contextlib.suppress(OSError):
                     fcntl.flock(self.fd, fcntl.LOCK_UN)
@@ -143,12 +154,7 @@ def prewarm(paths: RepoPaths) -> Prewarmed | None:
         return None
     r, w = os.pipe()
     try:
-        subprocess.Popen(
-            [sys.executable, "-c", "import sys; from looma_git.index.vector_background "
-             "import _main; _main(sys.argv[1:])", str(fd), str(paths.worktree or ""),
-             str(paths.git_dir), str(paths.common_dir), "task", str(r)],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True, close_fds=True, pass_fds=(fd, r))
+        _spawn(paths, "_main_prewarmed", fd, str(r), keep=r)
     except OSError:
         for x in (fd, w):
             os.close(x)
@@ -221,23 +227,35 @@ def _warm_up() -> None:
         prepare_batch(model_cache.FOLD_AT_TEXTS)
 
 
+def _paths(worktree: str, git_dir: str, common: str) -> RepoPaths:
+    return RepoPaths(worktree=Path(worktree) if worktree else None, git_dir=Path(git_dir),
+                     common_dir=Path(common))
+
+
 def _main(argv: list[str]) -> None:
     """The detached top-up: embed under the index writer lock, then exit (which frees LOCK)."""
     # argv[0]: the inherited descriptor of LOCK, left open (the lock lasts until this exits)
     _fd, worktree, git_dir, common, budget, embed_new = argv
-    paths = RepoPaths(worktree=Path(worktree) if worktree else None, git_dir=Path(git_dir),
-                      common_dir=Path(common))
-    if budget == "task":  # prewarmed: warm up while waiting for the task (or none)
-        import threading
+    _top_up(_paths(worktree, git_dir, common), budget, embed_new)
 
-        warm = threading.Thread(target=_warm_up, daemon=True)
-        warm.start()
-        with os.fdopen(int(embed_new), "rb") as pipe:
-            task = pipe.readline().decode().split()
-        if len(task) != 2:
-            return  # the ingest ended without vectors to embed here (or died)
-        warm.join()
-        budget, embed_new = task
+
+def _main_prewarmed(argv: list[str]) -> None:
+    """The prewarmed top-up (`Prewarmed`): warm up while waiting for the task on the pipe,
+    then `_main`'s work; exit without a task (the ingest embedded nothing here, or died)."""
+    import threading
+
+    _fd, worktree, git_dir, common, pipe = argv
+    warm = threading.Thread(target=_warm_up, daemon=True)
+    warm.start()
+    with os.fdopen(int(pipe), "rb") as task_in:
+        task = task_in.readline().decode().split()
+    if len(task) != 2:
+        return
+    warm.join()
+    _top_up(_paths(worktree, git_dir, common), *task)
+
+
+def _top_up(paths: RepoPaths, budget: str, embed_new: str) -> None:
     from looma_git.index.rebuild import top_up
 
     # A failure leaves the texts pending (recorded): the next ingest or reindex embeds them.

@@ -206,11 +206,9 @@ def _redact(text: str) -> tuple[str, Counter[str] | None]:
         # finds ids and test keys by the vendor or credential word next to them
         if "BUNDLE_" in out:
             out = _bundler_pass(out, hits)
-        # only with key material in a run and a credential word or a vendor name in the text
-        # a credential word or a vendor name first (one scan), key material in a run then
-        # (cached per run, judged only for these texts)
-        # (when no earlier pass changed the text, its runs decide first: without key material
-        # in one, the pass returns the text as it is, and the word scans are skipped)
+        # only with key material in a run and a credential word or a vendor name in the text:
+        # when no earlier pass changed the text, its runs (judged once each, cached) decide
+        # first, and most texts skip the word scans; a changed text's runs are the pass's own
         if (out is not text or any(map(_run_material, toks))) and (
                 (kw and _cred_search(low) is not None)
                 or not _VENDOR_SET.isdisjoint(_words(low))):
