@@ -27,6 +27,8 @@ _MAGIC = b"SQLite format 3\x00"
 def damage(db: Path) -> str | None:
     """Why `db` cannot be a whole SQLite database (not SQLite, or shorter than the page count
     its header records: truncated), or None. Reads 100 bytes; no SQL."""
+    wal = db.with_name(db.name + "-wal")
+    busy = _frames(wal)
     try:
         size = db.stat().st_size
         if size == 0:
@@ -41,6 +43,14 @@ def damage(db: Path) -> str | None:
         return f"{db} is corrupt (not an SQLite database)"
     if len(head) < 100:
         return f"{db} is truncated ({size} bytes)"
+    # While the WAL holds frames another connection may be checkpointing them: SQLite copies
+    # them in page order, so page 1 (this header, with the new page count) lands before the
+    # pages that extend the file. A healthy store then looked truncated in ~4% of checks
+    # beside a writer, and a writable open moved it aside under that writer ("disk I/O
+    # error"). The last connection to close empties the WAL once the file is whole; a store
+    # truly cut short with frames beside it fails in SQLite itself (cli/main._known_failure).
+    if busy or _frames(wal):
+        return None
     page_size = int.from_bytes(head[16:18], "big")
     page_size = 65536 if page_size == 1 else page_size
     pages = int.from_bytes(head[28:32], "big")
@@ -48,6 +58,13 @@ def damage(db: Path) -> str | None:
     if valid and pages and size < pages * page_size:
         return f"{db} is truncated ({size} of {pages * page_size} bytes)"
     return None
+
+
+def _frames(wal: Path) -> bool:
+    try:
+        return wal.stat().st_size > 0
+    except OSError:
+        return False
 
 
 def set_aside(db: Path) -> Path:
