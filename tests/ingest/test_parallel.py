@@ -168,8 +168,8 @@ def test_workers_start_with_the_parent_frozen_and_callers_keep_their_gc_state():
     if gc.get_freeze_count():
         gc.unfreeze()  # (nothing in this process froze on purpose: start from a thawed heap)
     got = [v for _, v in parallel.ordered_map(_gc_state, list(range(4)), workers=2)]
-    assert got == [(True, parallel._WORKER_GC_GEN0)] * 4  # the parent's objects: never walked
-    assert gc.get_freeze_count() == 0 and gc.get_threshold()[0] != parallel._WORKER_GC_GEN0
+    assert got == [(True, parallel.WORKER_GC_GEN0)] * 4  # the parent's objects: never walked
+    assert gc.get_freeze_count() == 0 and gc.get_threshold()[0] != parallel.WORKER_GC_GEN0
     gc.freeze()  # a caller that froze its heap itself (a forked work-model child) stays frozen
     try:
         assert [v for _, v in parallel.ordered_map(_boom, [0, 1], workers=2)] == [0, 1]

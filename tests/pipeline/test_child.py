@@ -35,3 +35,14 @@ def test_an_error_that_does_not_unpickle_still_says_what_it_was() -> None:
 
     with pytest.raises(RuntimeError, match=r"_Picky: 3: store\.db is locked"):
         in_child(fails)
+
+
+def test_the_child_collects_young_objects_as_seldom_as_a_worker() -> None:
+    import gc
+
+    from looma_git.ingest import parallel
+
+    before = gc.get_threshold()
+    frozen, first = in_child(lambda: (gc.get_freeze_count() > 0, gc.get_threshold()[0]))
+    assert frozen and first == parallel.WORKER_GC_GEN0 != before[0]
+    assert gc.get_threshold() == before  # (the caller's own collector is untouched)
