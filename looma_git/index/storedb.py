@@ -51,6 +51,12 @@ def damage(db: Path) -> str | None:
     # truly cut short with frames beside it fails in SQLite itself (cli/main._known_failure).
     if busy or _frames(wal):
         return None
+    # The size as it is now, after the header was read and the WAL found empty: a checkpoint
+    # that wrote this header had finished extending the file before it emptied the WAL.
+    try:
+        size = db.stat().st_size
+    except OSError:
+        return None
     page_size = int.from_bytes(head[16:18], "big")
     page_size = 65536 if page_size == 1 else page_size
     pages = int.from_bytes(head[28:32], "big")
