@@ -296,8 +296,12 @@ def _publish_pass(paths: RepoPaths, by: str, commits_revs: tuple[str, ...], no_w
             write([d for d in plan_memories(planned.memories, id_map,
                                             state.memories, redact_text)
                    if d["op"] == "memory.update"])
-        with storedb.transaction(conn):  # after every append: the ledger is the pass's
-            saved()  # (one transaction with the meta; a child's rows are committed by now)
+        # After every append: the ledger is the pass's. A child's rows are committed first
+        # (the transaction below holds the write lock it would wait for); inline rows go in
+        # one transaction with the meta.
+        saved.wait()
+        with storedb.transaction(conn):
+            saved.store()
             refine_save.save_meta(conn, mode, run_seen, _ledger_head(paths), result.own_authors)
         report.promoted = len(id_map)
         report.candidates = sum(1 for w in result.workitems if w.id not in id_map

@@ -23,13 +23,22 @@ BESIDE_FROM = 1000
 LEDGER_AFTER = "ledger_after"  # refine_meta: the ledger head once the last pass published
 
 
+class Saving:
+    """The rows of a pass being stored: `wait()` before the caller opens the transaction that
+    writes the pass's meta, `store()` inside it."""
+
+    def __init__(self, wait: Callable[[], None], store: Callable[[], None]) -> None:
+        self.wait, self.store = wait, store
+
+
 def start_saving(paths: RepoPaths, conn: Any, result: RefineResult, id_map: dict[str, str],
                  memo: dict[str, Any], versions: dict[str, str], known: frozenset[str],
                  prior: tuple[StoredWindow, ...], seeds: tuple[Any, ...], redact: Any,
-                 code: str) -> Callable[[], None]:
-    """Store the pass's rows (`save_rows`): returns the call that finishes it. A big pass's
-    rows go in a forked child started now (the call waits for it); else the call stores
-    them on `conn` (inside the caller's transaction, when it has one open)."""
+                 code: str) -> Saving:
+    """Store the pass's rows (`save_rows`). A big pass's rows go in a forked child started now,
+    committed on its own (`wait()` joins it: before the caller's transaction, which takes the
+    write lock the child needs); else `store()` writes them on `conn`, inside the caller's
+    transaction."""
     from looma_git.index import storedb
     from looma_git.ingest import parallel
 
@@ -39,7 +48,7 @@ def start_saving(paths: RepoPaths, conn: Any, result: RefineResult, id_map: dict
 
     if (len(result.stored) < BESIDE_FROM or not parallel.fork_available()
             or parallel.default_workers() < 2):
-        return lambda: save(conn)
+        return Saving(lambda: None, lambda: save(conn))
 
     def in_child() -> None:
         c = storedb.connect(paths)  # (a connection must not cross a fork)
@@ -50,8 +59,7 @@ def start_saving(paths: RepoPaths, conn: Any, result: RefineResult, id_map: dict
 
     from looma_git.pipeline import child
 
-    join = child.start(in_child)
-    return lambda: join()
+    return Saving(child.start(in_child), lambda: None)
 
 
 def save_rows(conn: Any, result: RefineResult, id_map: dict[str, str], memo: dict[str, Any],

@@ -53,6 +53,10 @@ def start(fn: Callable[[], T]) -> Callable[[], T]:
                 payload = (True, fn())
             except BaseException as exc:  # re-raised in the parent
                 payload = (False, exc)
+                if os.environ.get("LOOMA_DEBUG"):  # (the parent's traceback ends at join)
+                    import traceback
+
+                    traceback.print_exc()
             try:
                 blob = pickle.dumps(payload, pickle.HIGHEST_PROTOCOL)
                 pickle.loads(blob)  # an exception whose __init__ takes other arguments

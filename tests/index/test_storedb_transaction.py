@@ -26,3 +26,36 @@ def test_a_failure_inside_stores_nothing_and_a_success_stores_all(tmp_path: Path
         assert conn.in_transaction
     assert not conn.in_transaction
     assert conn.execute("SELECT COUNT(*) FROM t").fetchone()[0] == 6
+
+
+def test_a_transaction_that_reads_first_is_not_refused_when_another_process_commits(
+        tmp_path: Path) -> None:
+    """A deferred transaction that read holds a snapshot; another connection's commit after
+    it made SQLite refuse the first write at once ("database is locked", no busy wait): a
+    cold ingest's settling pass failed so beside the message index. The write lock is taken
+    at BEGIN, so the other writer waits for this transaction instead."""
+    import subprocess
+    import sys
+
+    db = tmp_path / "s.db"
+    setup = sqlite3.connect(db)
+    setup.execute("PRAGMA journal_mode=WAL")
+    setup.execute("CREATE TABLE t(x TEXT)")
+    setup.execute("INSERT INTO t VALUES ('old')")
+    setup.commit()
+    setup.close()
+    conn = sqlite3.connect(db, isolation_level=None, timeout=10)
+    # The other writer, a process of its own (as the message index is): it commits a row.
+    other = [sys.executable, "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1], "
+             "timeout=10); c.execute(\"INSERT INTO t VALUES ('other')\"); c.commit()", str(db)]
+    with storedb.transaction(conn):
+        rows = conn.execute("SELECT x FROM t").fetchall()  # the snapshot this pass read
+        writer = subprocess.Popen(other)
+        try:
+            writer.wait(timeout=0.5)  # deferred: it commits at once; here it waits for us
+        except subprocess.TimeoutExpired:
+            pass
+        conn.execute("DELETE FROM t WHERE x = ?", rows[0])
+        conn.execute("INSERT INTO t VALUES ('new')")
+    assert writer.wait(timeout=10) == 0
+    assert sorted(r[0] for r in conn.execute("SELECT x FROM t")) == ["new", "other"]
