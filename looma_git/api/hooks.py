@@ -179,8 +179,12 @@ def steps(paths: RepoPaths, env: DiscoveryEnv) -> list[drain_mod.Step]:
         if quiet is not None:
             return f"no new transcript lines ({quiet})"
         from looma_git.api.ingest import ingest_summary
+        from looma_git.errors import LockError
 
-        return _short(ingest_summary(paths, env))
+        try:
+            return _short(ingest_summary(paths, env))
+        except LockError:  # (not an error of the drain: the next drain reads what that misses)
+            return "skipped: another looma ingest or pass is running and stores what is new"
 
     def rewrites(batch: drain_mod.Batch) -> str:
         if not batch.rewrites:

@@ -39,6 +39,15 @@ def link_commits(paths: RepoPaths, shas: list[str], *, by: str = "hook",
     sessions (with an LLM configured, only its cached answers: the hook never waits)."""
     if not shas:
         return LinkReport()
+    from looma_git.store.locking import pass_lock
+
+    # Behind a pass that is running (a cold ingest's work model): then the stored targets and
+    # WorkItems are the ones it published, and it linked these commits if it listed them.
+    with pass_lock(paths.state_dir):
+        return _link(paths, shas, by, settings)
+
+
+def _link(paths: RepoPaths, shas: list[str], by: str, settings: Settings | None) -> LinkReport:
     if sessions_changed(paths):
         from looma_git.api.refine import refine_and_publish
 

@@ -204,6 +204,16 @@ def refine_and_publish(paths: RepoPaths, *, by: str = "backfill",
     ledger's and the next new session re-derives only what it changes, not every WorkItem
     the full pass published (that cost grew with the history: issue 14).
     """
+    from looma_git.store.locking import pass_lock
+
+    with pass_lock(paths.state_dir):
+        return _publish_and_settle(paths, by, commits_revs, no_walk, settings, offline,
+                                   incremental)
+
+
+def _publish_and_settle(paths: RepoPaths, by: str, commits_revs: tuple[str, ...],
+                        no_walk: bool, settings: Settings | None, offline: bool,
+                        incremental: bool) -> RefineReport:
     report = _publish_pass(paths, by, commits_revs, no_walk, settings, offline, incremental)
     if report.mode != "full" or not report.ops.get("workitem.create"):
         return report

@@ -30,6 +30,18 @@ def update(paths: RepoPaths, env: DiscoveryEnv, *, agents: list[str] | None = No
            phase: Callable[[str], None] | None = None) -> UpdateReport:
     """Ingest; when anything new arrived (or nothing was refined yet), run the refinery.
     `phase(name)` is called as each named phase starts (for a progress display)."""
+    from looma_git.store.locking import pass_lock
+
+    # Reading and the work model are one critical section: no drainer's pass comes between
+    # (its forked children and ours share nothing but this lock; the work model's child
+    # holds it through the parent's open lock file).
+    with pass_lock(paths.state_dir):
+        return _update(paths, env, agents, progress, settings, refine, phase)
+
+
+def _update(paths: RepoPaths, env: DiscoveryEnv, agents: list[str] | None,
+            progress: Callable[[int, int, str], None] | None, settings: Settings | None,
+            refine: bool, phase: Callable[[str], None] | None) -> UpdateReport:
     from looma_git.api.ingest import ingest
 
     def _phase(name: str) -> None:

@@ -144,7 +144,13 @@ def run_ingest(paths: RepoPaths, env: DiscoveryEnv, *, agents: list[str] | None 
     started = time.monotonic()
     result = RunResult()
     names = agents or all_adapters()
-    with writer_lock(paths, lock_wait_s) as lock_fd:
+    from looma_git.store.locking import pass_lock
+
+    # Not beside a refinery pass (a drainer's, or another ingest's work model): a pass that
+    # read a store being written published the efforts it saw half-stored as WorkItems of its
+    # own, and a forked child of it read pages being rewritten ("disk I/O error").
+    with writer_lock(paths, lock_wait_s) as lock_fd, pass_lock(paths.state_dir,
+                                                               wait=lock_wait_s):
         conn = storedb.connect(paths)
         try:
             storedb.ensure_schema(conn)

@@ -1,4 +1,5 @@
-"""One writer per clone (flock), and compare-and-swap ref updates with bounded retries."""
+"""One ledger writer and one refinery pass per clone (flock), and compare-and-swap ref updates
+with bounded retries."""
 
 from __future__ import annotations
 
@@ -24,10 +25,48 @@ CAS_BUDGET_SECONDS = 10.0
 WRITER_WAIT_SECONDS = 60.0
 
 
+# A refinery pass (a cold ingest's work model can take minutes on a long history) and the
+# hooks' drainer, which waits behind it in the background.
+PASS_WAIT_SECONDS = 600.0
+_PASSES_HELD: dict[str, int] = {}  # pass.lock paths this process (or the one it forked from) holds
+
+
 @contextmanager
 def writer_lock(state_dir: Path, *, wait: float = WRITER_WAIT_SECONDS) -> Iterator[None]:
     """Serialize looma writers of one clone; released by the kernel if the process dies."""
     path = state_dir / "writer.lock"
+    with _flocked(path, wait, f"another looma process holds {path}"):
+        yield
+
+
+@contextmanager
+def pass_lock(state_dir: Path, *, wait: float = PASS_WAIT_SECONDS) -> Iterator[None]:
+    """One refinery pass, or drainer link step, at a time per clone. Two at once (a commit's
+    drainer beside a cold ingest's work model) each published the same efforts as WorkItems
+    of their own. Re-entrant in a process and in the children it forks while holding it
+    (they share its open lock file, and it waits for them)."""
+    path = state_dir / "pass.lock"
+    key = str(path)
+    if _PASSES_HELD.get(key):
+        _PASSES_HELD[key] += 1
+        try:
+            yield
+        finally:
+            _PASSES_HELD[key] -= 1
+        return
+    with _flocked(path, wait, "another looma pass is running (an ingest's work model or the "
+                              "hooks' drainer)"):
+        _PASSES_HELD[key] = 1
+        try:
+            yield
+        finally:
+            _PASSES_HELD.pop(key, None)
+
+
+@contextmanager
+def _flocked(path: Path, wait: float, busy: str) -> Iterator[None]:
+    """An exclusive flock on `path` (created), waiting up to `wait` seconds."""
+    state_dir = path.parent
     try:
         state_dir.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -44,8 +83,7 @@ def writer_lock(state_dir: Path, *, wait: float = WRITER_WAIT_SECONDS) -> Iterat
                 break
             except BlockingIOError:
                 if time.monotonic() > deadline:
-                    raise LockError(f"another looma process holds {path}",
-                                    hint="wait for it to finish and retry") from None
+                    raise LockError(busy, hint="wait for it to finish and retry") from None
                 time.sleep(0.005 + random.random() * 0.01)
         yield
     finally:
