@@ -35,7 +35,11 @@ def update(paths: RepoPaths, env: DiscoveryEnv, *, agents: list[str] | None = No
     # Reading and the work model are one critical section: no drainer's pass comes between
     # (its forked children and ours share nothing but this lock; the work model's child
     # holds it through the parent's open lock file).
-    with pass_lock(paths.state_dir):
+    def waiting() -> None:
+        if phase is not None:
+            phase("waiting for another looma ingest or the hooks' drainer")
+
+    with pass_lock(paths.state_dir, on_wait=waiting):
         return _update(paths, env, agents, progress, settings, refine, phase)
 
 

@@ -40,11 +40,13 @@ def writer_lock(state_dir: Path, *, wait: float = WRITER_WAIT_SECONDS) -> Iterat
 
 
 @contextmanager
-def pass_lock(state_dir: Path, *, wait: float = PASS_WAIT_SECONDS) -> Iterator[None]:
+def pass_lock(state_dir: Path, *, wait: float = PASS_WAIT_SECONDS,
+              on_wait: Callable[[], None] | None = None) -> Iterator[None]:
     """One refinery pass, or drainer link step, at a time per clone. Two at once (a commit's
     drainer beside a cold ingest's work model) each published the same efforts as WorkItems
     of their own. Re-entrant in a process and in the children it forks while holding it
-    (they share its open lock file, and it waits for them)."""
+    (they share its open lock file, and it waits for them). `on_wait()` is called once if
+    it has to wait."""
     path = state_dir / "pass.lock"
     key = str(path)
     if _PASSES_HELD.get(key):
@@ -55,7 +57,7 @@ def pass_lock(state_dir: Path, *, wait: float = PASS_WAIT_SECONDS) -> Iterator[N
             _PASSES_HELD[key] -= 1
         return
     with _flocked(path, wait, "another looma pass is running (an ingest's work model or the "
-                              "hooks' drainer)"):
+                              "hooks' drainer)", on_wait):
         _PASSES_HELD[key] = 1
         try:
             yield
@@ -64,7 +66,8 @@ def pass_lock(state_dir: Path, *, wait: float = PASS_WAIT_SECONDS) -> Iterator[N
 
 
 @contextmanager
-def _flocked(path: Path, wait: float, busy: str) -> Iterator[None]:
+def _flocked(path: Path, wait: float, busy: str,
+             on_wait: Callable[[], None] | None = None) -> Iterator[None]:
     """An exclusive flock on `path` (created), waiting up to `wait` seconds."""
     state_dir = path.parent
     try:
@@ -84,6 +87,9 @@ def _flocked(path: Path, wait: float, busy: str) -> Iterator[None]:
             except BlockingIOError:
                 if time.monotonic() > deadline:
                     raise LockError(busy, hint="wait for it to finish and retry") from None
+                if on_wait is not None:
+                    on_wait()
+                    on_wait = None
                 time.sleep(0.005 + random.random() * 0.01)
         yield
     finally:

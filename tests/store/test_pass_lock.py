@@ -103,3 +103,23 @@ def test_an_ingest_does_not_read_beside_a_pass_and_the_drain_skips_instead(
         _release(holder)
     assert got.startswith("skipped: another looma ingest or pass is running")
     run_ingest(paths, env, lock_wait_s=0.0)  # free again
+
+
+def test_looma_ingest_says_it_waits_for_a_pass_then_runs(repo: Path,
+                                                        scrubbed_env: dict[str, str]) -> None:
+    import threading
+
+    from looma_git.api.update import update
+    from looma_git.gitrepo import find_repo
+    from looma_git.ingest.base import DiscoveryEnv
+    from tests.helpers import cli
+
+    cli(repo, "init")
+    paths = find_repo(repo)
+    holder = _hold(paths.state_dir)
+    threading.Timer(0.5, _release, (holder,)).start()
+    names: list[str] = []
+    report = update(paths, DiscoveryEnv(home=Path(os.environ["HOME"])), phase=names.append)
+    assert names[:2] == ["waiting for another looma ingest or the hooks' drainer",
+                         "reading transcripts"]
+    assert report.ingest.events_added == 0
