@@ -32,9 +32,9 @@ def update(paths: RepoPaths, env: DiscoveryEnv, *, agents: list[str] | None = No
     `phase(name)` is called as each named phase starts (for a progress display)."""
     from looma_git.store.locking import pass_lock
 
-    # Reading and the work model are one critical section: no drainer's pass comes between
-    # (its forked children and ours share nothing but this lock; the work model's child
-    # holds it through the parent's open lock file).
+    # Reading and the work model are one critical section: no other pass (a drainer's,
+    # another ingest's) reads the store while this one writes it, nor publishes what this one
+    # publishes. The work model's forked child holds it through the parent's open lock file.
     def waiting() -> None:
         if phase is not None:
             phase("waiting for another looma ingest or the hooks' drainer")

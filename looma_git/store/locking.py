@@ -45,8 +45,8 @@ def pass_lock(state_dir: Path, *, wait: float = PASS_WAIT_SECONDS,
     """One refinery pass, or drainer link step, at a time per clone. Two at once (a commit's
     drainer beside a cold ingest's work model) each published the same efforts as WorkItems
     of their own. Re-entrant in a process and in the children it forks while holding it
-    (they share its open lock file, and it waits for them). `on_wait()` is called once if
-    it has to wait."""
+    (they share its open lock file, and it waits for them); per process, not per thread
+    (a command runs its pass on one thread). `on_wait()` is called once if it has to wait."""
     path = state_dir / "pass.lock"
     key = str(path)
     if _PASSES_HELD.get(key):
