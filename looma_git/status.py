@@ -7,6 +7,7 @@ The hooks' part is read by the hooks layer and handed in (the core never imports
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from looma_git import health
 from looma_git.gitrepo import RepoPaths
@@ -27,10 +28,14 @@ from looma_git.wire.status import (
 
 
 def _ingest_running(paths: RepoPaths) -> bool:
-    """Another process holds `ingest.lock` (an ingest, or the hooks' drainer, is running)."""
+    """Another process holds `ingest.lock` or `pass.lock` (an ingest reading or building its
+    work model, or the hooks' drainer, is running)."""
+    return any(_held(paths.state_dir / name) for name in ("ingest.lock", "pass.lock"))
+
+
+def _held(lock: Path) -> bool:
     import fcntl
 
-    lock = paths.state_dir / "ingest.lock"
     try:
         fd = os.open(lock, os.O_RDONLY)
     except OSError:

@@ -123,3 +123,21 @@ def test_looma_ingest_says_it_waits_for_a_pass_then_runs(repo: Path,
     assert names[:2] == ["waiting for another looma ingest or the hooks' drainer",
                          "reading transcripts"]
     assert report.ingest.events_added == 0
+
+
+def test_status_says_an_ingest_runs_while_a_pass_holds_the_lock(repo: Path,
+                                                                scrubbed_env: dict[str, str]
+                                                                ) -> None:
+    """A cold ingest's work model holds only the pass lock (its reading lock is free)."""
+    from looma_git.gitrepo import find_repo
+    from looma_git.status import clone_state
+    from tests.helpers import cli
+
+    cli(repo, "init")
+    paths = find_repo(repo)
+    holder = _hold(paths.state_dir)
+    try:
+        assert clone_state(paths).state == "ingest running"
+    finally:
+        _release(holder)
+    assert clone_state(paths).state != "ingest running"
