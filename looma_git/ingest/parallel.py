@@ -138,12 +138,11 @@ def ordered_map(task: Callable[[int], Any], indices: Sequence[int], workers: int
 
 _PIPE_BYTES = 1 << 20
 _AHEAD = 16 << 20  # bytes of one worker's results the parent holds before it stops reading
-# Allocations between a forked process's gen-0 collections (Python: 700). Its work keeps
-# what it loaded alive until a batch is done (a segmenting worker holds its sessions' events
-# while it segments them), so most young objects survive and each collection walks them
-# again: at 7,000 a cold pass's segmenting workers spent 0.3 CPU-s each in collections, the
-# work-model child 0.25, the child storing its rows 0.2 of its 0.5; at 100,000 they spend a
-# fifth of that. What a pass leaves for the collector is not cycles (the same peak RSS).
+# Allocations between a forked worker's gen-0 collections (Python: 700). Its work keeps what
+# it loaded alive until a batch is done, so most young objects survive and each collection
+# walks them again: at 7,000 a cold pass's segmenting workers spent 0.3 CPU-s each in
+# collections, at 100,000 0.04. (Workers forked by a pipeline/child.py child, as the
+# segmenting ones are, inherit its disabled collector.) The same peak RSS either way.
 WORKER_GC_GEN0 = 100_000
 _BUF = 1 << 16
 _F_SETPIPE_SZ = 1031  # Linux fcntl
