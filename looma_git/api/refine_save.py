@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from looma_git.api.linking import PASS_INGEST_RUN
@@ -23,12 +23,13 @@ BESIDE_FROM = 1000
 LEDGER_AFTER = "ledger_after"  # refine_meta: the ledger head once the last pass published
 
 
+@dataclass(frozen=True)
 class Saving:
     """The rows of a pass being stored: `wait()` before the caller opens the transaction that
     writes the pass's meta, `store()` inside it."""
 
-    def __init__(self, wait: Callable[[], None], store: Callable[[], None]) -> None:
-        self.wait, self.store = wait, store
+    wait: Callable[[], None]
+    store: Callable[[], None]
 
 
 def start_saving(paths: RepoPaths, conn: Any, result: RefineResult, id_map: dict[str, str],

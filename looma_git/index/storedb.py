@@ -27,8 +27,6 @@ _MAGIC = b"SQLite format 3\x00"
 def damage(db: Path) -> str | None:
     """Why `db` cannot be a whole SQLite database (not SQLite, or shorter than the page count
     its header records: truncated), or None. Reads 100 bytes; no SQL."""
-    wal = db.with_name(db.name + "-wal")
-    busy = _frames(wal)
     try:
         size = db.stat().st_size
         if size == 0:
@@ -49,7 +47,7 @@ def damage(db: Path) -> str | None:
     # beside a writer, and a writable open moved it aside under that writer ("disk I/O
     # error"). The last connection to close empties the WAL once the file is whole; a store
     # truly cut short with frames beside it fails in SQLite itself (cli/main._known_failure).
-    if busy or _frames(wal):
+    if _frames(db.with_name(db.name + "-wal")):
         return None
     # The size as it is now, after the header was read and the WAL found empty: a checkpoint
     # that wrote this header had finished extending the file before it emptied the WAL.

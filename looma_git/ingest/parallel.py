@@ -140,9 +140,10 @@ _PIPE_BYTES = 1 << 20
 _AHEAD = 16 << 20  # bytes of one worker's results the parent holds before it stops reading
 # Allocations between a forked worker's gen-0 collections (Python: 700). Its work keeps what
 # it loaded alive until a batch is done, so most young objects survive and each collection
-# walks them again: at 7,000 a cold pass's segmenting workers spent 0.3 CPU-s each in
-# collections, at 100,000 0.04. (Workers forked by a pipeline/child.py child, as the
-# segmenting ones are, inherit its disabled collector.) The same peak RSS either way.
+# walks them again: at 7,000 a pass's segmenting workers spent 0.3 CPU-s each in collections
+# at 1,500 sessions, at 100,000 0.04, the same peak RSS (`looma reprocess` forks them from a
+# collecting process; a cold ingest's, forked by a pipeline/child.py child, inherit its
+# disabled collector).
 WORKER_GC_GEN0 = 100_000
 _BUF = 1 << 16
 _F_SETPIPE_SZ = 1031  # Linux fcntl

@@ -43,13 +43,12 @@ def start(fn: Callable[[], T]) -> Callable[[], T]:
         try:
             os.close(r)
             parallel.child_init((), parent)
-            # What the parent holds is live for as long as the child runs: its full
-            # collections need not walk it (a cold work model's 9 took 0.66 -> 0.39 CPU-s).
+            # No cyclic collection: a child runs one call and exits, and what a pass leaves is
+            # not cycles. Collections walked what the pass keeps until it ends (a cold work
+            # model at 5,000 sessions: 13 of them, 0.65 CPU-s; its rows' child 0.8 of 2.4),
+            # for the same peak RSS (482 MB either way). Workers it forks inherit this. (What
+            # the parent holds is frozen too, so an explicit collect does not walk it.)
             gc.freeze()
-            # And none of its own: a child runs one call and exits, and what a pass leaves is
-            # not cycles. Its collections walked what the pass keeps until it ends (a cold work
-            # model at 5,000 sessions: 13 collections, 0.65 CPU-s; its rows' child 0.8 of 2.4),
-            # for the same peak RSS (482 MB either way). Workers it forks inherit this.
             gc.disable()
             payload: tuple[bool, Any]
             try:
